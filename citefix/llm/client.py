@@ -1,0 +1,393 @@
+"""The LLM layer: one client over litellm with retries, a concurrency bound, a cache and a call log.
+
+The client never talks to a provider itself: a *transport* does (litellm by default; tests plug in a scripted one), so
+retries, caching, logging and P(Yes) parsing are the same code in tests and in use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
+from urllib.parse import urlparse
+
+from citefix.errors import LLMError
+from citefix.models import CallRecord
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Tests set this to False: any call that would leave this machine then fails loudly (see tests/conftest.py).
+ALLOW_REMOTE_REQUESTS = True
+
+_TRANSIENT_NAMES = {
+    "RateLimitError",
+    "Timeout",
+    "APITimeoutError",
+    "APIConnectionError",
+    "InternalServerError",
+    "ServiceUnavailableError",
+    "BadGatewayError",
+    "TransientLLMError",
+}
+
+
+class TransientLLMError(Exception):
+    """A failure worth retrying (rate limit, timeout, connection, 5xx). Transports may raise it directly."""
+
+
+class RemoteRequestBlocked(RuntimeError):
+    """Raised when ALLOW_REMOTE_REQUESTS is False and a call would reach a non-loopback model."""
+
+
+@dataclass
+class RawResponse:
+    """What a transport returns."""
+
+    text: str
+    top_logprobs: list[list[tuple[str, float]]] | None = None  # per generated token: [(token, logprob), ...]
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+
+
+class Transport(Protocol):
+    def __call__(
+        self, *, model: str, messages: list[dict[str, Any]], max_tokens: int, temperature: float, top_logprobs: int, timeout: float
+    ) -> RawResponse: ...
+
+
+@dataclass
+class Completion:
+    text: str
+    top_logprobs: list[list[tuple[str, float]]] | None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+    latency_ms: float = 0.0
+    cached: bool = False
+
+
+@dataclass
+class YesNo:
+    """P(Yes)/(P(Yes)+P(No)) from the first answer token, or the parsed answer when there are no log-probs."""
+
+    score: float | None
+    discrete: bool
+    answer: str
+    error: str | None = None
+
+
+class CallCache(Protocol):
+    def get(self, key: str) -> dict | None: ...
+    def put(self, key: str, model: str, value: dict) -> None: ...
+
+
+def is_transient(exc: BaseException) -> bool:
+    names = {c.__name__ for c in type(exc).__mro__}
+    if names & _TRANSIENT_NAMES:
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+_SECRET_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+
+
+def redact(text: str | None) -> str | None:
+    """Remove the values of secret-looking environment variables from text bound for the store or logs."""
+    if not text:
+        return text
+    for name, value in os.environ.items():
+        if len(value) >= 8 and any(h in name.upper() for h in _SECRET_HINTS) and value in text:
+            text = text.replace(value, "[REDACTED]")
+    return text
+
+
+def explain_error(exc: BaseException, model: str) -> str:
+    """A one-line message that says what to fix, for errors retrying will not fix."""
+    name = type(exc).__name__
+    detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else name) or name
+    if "Authentication" in name or "PermissionDenied" in name:
+        return f"the provider refused the credentials for {model!r} ({detail}); set its API key in the environment, e.g. OPENAI_API_KEY"
+    if "NotFound" in name:
+        return f"model {model!r} was not found ({detail}); check the litellm model string and the base URL (e.g. OPENAI_API_BASE)"
+    if "ContextWindow" in name:
+        return f"the prompt is too long for {model!r} ({detail}); lower --chunk-words"
+    if "BadRequest" in name or "UnsupportedParams" in name:
+        return f"{model!r} rejected the request ({detail}); check the model string and provider settings"
+    if is_transient(exc):
+        return f"{model!r} kept failing after retries ({detail}); try again later or lower --concurrency"
+    return f"call to {model!r} failed: {name}: {detail}"
+
+
+def litellm_transport(api_base: str | None = None) -> Transport:
+    """The real transport: litellm.completion, with the local cost map so importing it makes no request."""
+
+    def call(*, model, messages, max_tokens, temperature, top_logprobs, timeout):
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm
+
+        litellm.suppress_debug_info = True
+        base = api_base or _env_api_base(model)
+        if not ALLOW_REMOTE_REQUESTS and not _is_loopback(base):
+            raise RemoteRequestBlocked(f"test tried to reach a remote model {model!r} at {base!r}")
+        kwargs: dict[str, Any] = dict(
+            model=model, messages=messages, max_tokens=max_tokens, temperature=temperature, timeout=timeout, num_retries=0,
+            drop_params=True,
+        )
+        if api_base:
+            kwargs["api_base"] = api_base
+        if top_logprobs:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = top_logprobs
+        resp = litellm.completion(**kwargs)
+        choice = resp.choices[0]
+        text = choice.message.content or ""
+        tops = None
+        lp = getattr(choice, "logprobs", None)
+        content = getattr(lp, "content", None) if lp is not None else None
+        if content is None and isinstance(lp, dict):
+            content = lp.get("content")
+        if content:
+            tops = []
+            for tok in content:
+                tl = tok.get("top_logprobs") if isinstance(tok, dict) else getattr(tok, "top_logprobs", None)
+                pairs = []
+                for t in tl or []:
+                    tt = t.get("token") if isinstance(t, dict) else t.token
+                    ll = t.get("logprob") if isinstance(t, dict) else t.logprob
+                    pairs.append((tt, float(ll)))
+                if not pairs:
+                    tt = tok.get("token") if isinstance(tok, dict) else tok.token
+                    ll = tok.get("logprob") if isinstance(tok, dict) else tok.logprob
+                    pairs = [(tt, float(ll))]
+                tops.append(pairs)
+        usage = getattr(resp, "usage", None)
+        cost = None
+        try:
+            cost = float(litellm.completion_cost(completion_response=resp))
+        except Exception:  # unknown price for local models: leave cost empty
+            cost = None
+        return RawResponse(
+            text=text,
+            top_logprobs=tops,
+            prompt_tokens=getattr(usage, "prompt_tokens", None),
+            completion_tokens=getattr(usage, "completion_tokens", None),
+            cost=cost,
+        )
+
+    return call
+
+
+def _env_api_base(model: str) -> str | None:
+    provider = model.split("/", 1)[0].upper() if "/" in model else "OPENAI"
+    for name in (f"{provider}_API_BASE", f"{provider}_BASE_URL", "OPENAI_API_BASE", "OPENAI_BASE_URL"):
+        if os.environ.get(name) and (name.startswith(provider) or provider == "OPENAI"):
+            return os.environ[name]
+    if provider == "OLLAMA":
+        return "http://localhost:11434"
+    return None
+
+
+def _is_loopback(base: str | None) -> bool:
+    if not base:
+        return False
+    host = urlparse(base if "://" in base else f"http://{base}").hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+class LLMClient:
+    """Completions and P(Yes) with retries on transient errors, bounded concurrency, cache and call log."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        transport: Transport | None = None,
+        cache: CallCache | None = None,
+        concurrency: int = 8,
+        timeout: float = 60.0,
+        max_attempts: int = 6,
+        backoff_max: float = 20.0,
+        backoff_initial: float = 0.5,
+        api_base: str | None = None,
+    ):
+        if not model or not model.strip():
+            raise LLMError("empty model name; give a litellm model string such as openai/gpt-4o-mini")
+        self.model = model
+        self.transport = transport or litellm_transport(api_base)
+        self.cache = cache
+        self.concurrency = max(1, int(concurrency))
+        self.timeout = timeout
+        self.max_attempts = max_attempts
+        self.backoff_max = backoff_max
+        self.backoff_initial = backoff_initial
+        self._calls: list[CallRecord] = []
+        self._lock = threading.Lock()
+        self._logprobs_supported: bool | None = None
+
+    # -- call log -------------------------------------------------------------------------------------------------
+    def drain_calls(self) -> list[CallRecord]:
+        """Return and forget the calls logged since the last drain (the store writes them with the round)."""
+        with self._lock:
+            calls, self._calls = self._calls, []
+        return calls
+
+    def _log(self, rec: CallRecord) -> None:
+        with self._lock:
+            self._calls.append(rec)
+
+    # -- calls ------------------------------------------------------------------------------------------------------
+    def cache_key(self, messages, max_tokens: int, temperature: float, top_logprobs: int) -> str:
+        payload = json.dumps([self.model, messages, max_tokens, temperature, top_logprobs], sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        purpose: str,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        top_logprobs: int = 0,
+        prompt=None,
+    ) -> Completion:
+        key = self.cache_key(messages, max_tokens, temperature, top_logprobs)
+        rec = CallRecord(
+            purpose=purpose,
+            model=self.model,
+            prompt_name=getattr(prompt, "name", None),
+            prompt_version=getattr(prompt, "version", None),
+            prompt_hash=getattr(prompt, "hash", None),
+            messages=messages,
+        )
+        if self.cache is not None and temperature == 0:
+            hit = self.cache.get(key)
+            if hit is not None:
+                comp = Completion(
+                    text=hit["text"],
+                    top_logprobs=[[tuple(p) for p in pos] for pos in hit["top_logprobs"]] if hit.get("top_logprobs") else None,
+                    prompt_tokens=hit.get("prompt_tokens"),
+                    completion_tokens=hit.get("completion_tokens"),
+                    cost=0.0,
+                    cached=True,
+                )
+                rec.response, rec.cached, rec.latency_ms, rec.cost = comp.text, True, 0.0, 0.0
+                rec.logprobs = _lp_json(comp.top_logprobs)
+                self._log(rec)
+                return comp
+        started = time.perf_counter()
+        attempts = 0
+        from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+        retrying = Retrying(
+            retry=retry_if_exception(is_transient),
+            wait=wait_random_exponential(multiplier=self.backoff_initial, max=self.backoff_max),
+            stop=stop_after_attempt(self.max_attempts),
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    raw = self.transport(
+                        model=self.model,
+                        messages=messages,
+                        max_tokens=max_tokens,
+                        temperature=temperature,
+                        top_logprobs=top_logprobs,
+                        timeout=self.timeout,
+                    )
+        except RemoteRequestBlocked:
+            raise
+        except (RetryError, Exception) as exc:  # noqa: B014 - surface every failure as a message
+            rec.error = explain_error(exc, self.model)
+            rec.attempts = attempts
+            rec.latency_ms = (time.perf_counter() - started) * 1000
+            self._log(rec)
+            raise LLMError(rec.error) from exc
+        latency = (time.perf_counter() - started) * 1000
+        comp = Completion(
+            text=raw.text,
+            top_logprobs=raw.top_logprobs,
+            prompt_tokens=raw.prompt_tokens,
+            completion_tokens=raw.completion_tokens,
+            cost=raw.cost,
+            latency_ms=latency,
+        )
+        rec.response = redact(raw.text)
+        rec.logprobs = _lp_json(raw.top_logprobs)
+        rec.prompt_tokens, rec.completion_tokens, rec.cost = raw.prompt_tokens, raw.completion_tokens, raw.cost
+        rec.latency_ms, rec.attempts = latency, attempts
+        self._log(rec)
+        if self.cache is not None and temperature == 0:
+            self.cache.put(
+                key,
+                self.model,
+                {
+                    "text": raw.text,
+                    "top_logprobs": raw.top_logprobs,
+                    "prompt_tokens": raw.prompt_tokens,
+                    "completion_tokens": raw.completion_tokens,
+                },
+            )
+        return comp
+
+    def yes_probability(self, messages: list[dict[str, Any]], *, purpose: str, prompt=None) -> YesNo:
+        comp = self.complete(messages, purpose=purpose, max_tokens=5, temperature=0.0, top_logprobs=20, prompt=prompt)
+        return yes_no_from(comp)
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """fn over items, at most `concurrency` at once, results in input order."""
+        items = list(items)
+        if self.concurrency == 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(items))) as pool:
+            return list(pool.map(fn, items))
+
+
+def _lp_json(tops):
+    if not tops:
+        return None
+    return [{"top": [[t, lp] for t, lp in pos]} for pos in tops[:3]]
+
+
+def _norm(token: str) -> str:
+    return "".join(ch for ch in token.lower() if ch.isalpha())
+
+
+def parse_yes_no(text: str) -> bool | None:
+    """First yes/no word of an answer; None when it has neither."""
+    for word in text.replace("*", " ").split():
+        w = _norm(word)
+        if w in ("yes", "true"):
+            return True
+        if w in ("no", "false"):
+            return False
+        if w:
+            break
+    return None
+
+
+def yes_no_from(comp: Completion) -> YesNo:
+    """Normalised P(Yes) from the first non-empty answer token's top log-probabilities, else the parsed answer."""
+    if comp.top_logprobs:
+        for pos in comp.top_logprobs:
+            if not any(_norm(t) for t, _ in pos[:1]):
+                continue  # skip leading whitespace / markup tokens
+            p_yes = sum(math.exp(lp) for t, lp in pos if _norm(t) == "yes")
+            p_no = sum(math.exp(lp) for t, lp in pos if _norm(t) == "no")
+            if p_yes + p_no > 0:
+                return YesNo(score=p_yes / (p_yes + p_no), discrete=False, answer=comp.text)
+            break
+    parsed = parse_yes_no(comp.text)
+    if parsed is None:
+        return YesNo(score=None, discrete=True, answer=comp.text, error=f"answer is neither Yes nor No: {comp.text[:80]!r}")
+    return YesNo(score=1.0 if parsed else 0.0, discrete=True, answer=comp.text)

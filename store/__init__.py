@@ -1,0 +1,319 @@
+"""The SQLite store: the one place that knows the schema.
+
+One file, opened through sqlite-utils, in WAL mode, migrated on open. Every evaluation round is written in one
+transaction together with its units, verdicts, scores and model calls, so a crash never leaves half a round.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from citefix.errors import ConfigError
+from citefix.models import CallRecord, Case, Evaluation
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def default_db_path(explicit: str | os.PathLike | None = None) -> Path:
+    """--db PATH, else $CITEFIX_HOME/citefix.db, else $XDG_DATA_HOME/citefix/citefix.db (~/.local/share)."""
+    if explicit:
+        return Path(explicit).expanduser()
+    home = os.environ.get("CITEFIX_HOME")
+    if home:
+        return Path(home).expanduser() / "citefix.db"
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "citefix" / "citefix.db"
+
+
+def _j(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+class Store:
+    def __init__(self, path: str | os.PathLike | None = None):
+        from sqlite_utils import Database
+
+        from citefix.store.migrations import migrations
+
+        self.path = default_db_path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
+            self.db = Database(conn)
+            self.db.execute("PRAGMA journal_mode=WAL;")
+            self.db.execute("PRAGMA foreign_keys=ON;")
+            migrations.apply(self.db)
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise ConfigError(f"cannot open the store at {self.path}: {exc}; pass another path with --db") from exc
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- cases and runs ----------------------------------------------------------------------------------------------
+    def upsert_case(self, case: Case) -> int:
+        h = case.content_hash()
+        row = next(self.db["cases"].rows_where("content_hash = ?", [h], limit=1), None)
+        if row:
+            return row["id"]
+        return self.db["cases"].insert(
+            {"case_id": case.id, "kind": case.kind, "content_hash": h, "data": case.model_dump_json(), "created": now()}
+        ).last_pk
+
+    def start_run(self, case: Case, command: str, *, input_path: str | None = None, llm: str | None = None,
+                  judge_llm: str | None = None, decomposer: str | None = None, verifier: str | None = None,
+                  strategy: str | None = None, settings: dict | None = None) -> int:
+        with self.db.atomic():
+            case_pk = self.upsert_case(case)
+            return self.db["runs"].insert(
+                {
+                    "case_pk": case_pk,
+                    "command": command,
+                    "status": "running",
+                    "created": now(),
+                    "input_path": input_path,
+                    "llm": llm,
+                    "judge_llm": judge_llm,
+                    "decomposer": decomposer,
+                    "verifier": verifier,
+                    "strategy": strategy,
+                    "settings": _j(settings or {}),
+                }
+            ).last_pk
+
+    def finish_run(self, run_id: int, status: str, *, best_round: int | None = None, stop_reason: str | None = None) -> None:
+        self.db["runs"].update(run_id, {"status": status, "finished": now(), "best_round": best_round, "stop_reason": stop_reason})
+
+    def update_run(self, run_id: int, **fields: Any) -> None:
+        self.db["runs"].update(run_id, fields)
+
+    def run(self, run_id: int) -> dict:
+        try:
+            return self.db["runs"].get(run_id)
+        except Exception as exc:
+            from citefix.errors import InputError
+
+            raise InputError(f"no run {run_id} in {self.path}; list stored runs with: citefix runs") from exc
+
+    def case_for_run(self, run_id: int) -> Case:
+        run = self.run(run_id)
+        return Case.model_validate_json(self.db["cases"].get(run["case_pk"])["data"])
+
+    def list_runs(self, *, case: str | None = None, strategy: str | None = None, model: str | None = None,
+                  command: str | None = None, limit: int = 50) -> list[dict]:
+        where, params = [], []
+        if case:
+            where.append("(c.case_id = ? OR c.case_id LIKE ?)")
+            params += [case, f"%{case}%"]
+        if strategy:
+            where.append("r.strategy = ?")
+            params.append(strategy)
+        if model:
+            where.append("(r.llm = ? OR r.judge_llm = ? OR r.verifier = ?)")
+            params += [model, model, model]
+        if command:
+            where.append("r.command = ?")
+            params.append(command)
+        sql = (
+            "select r.*, c.case_id, c.kind, "
+            "(select count(*) from rounds x where x.run_id = r.id) as n_rounds, "
+            "(select score from rounds x where x.run_id = r.id order by n desc limit 1) as last_score, "
+            "(select score from rounds x where x.run_id = r.id order by n asc limit 1) as first_score "
+            "from runs r join cases c on c.id = r.case_pk"
+            + (" where " + " and ".join(where) if where else "")
+            + " order by r.id desc limit ?"
+        )
+        return list(self.db.query(sql, params + [limit]))
+
+    # -- rounds -------------------------------------------------------------------------------------------------------
+    def write_round(
+        self,
+        run_id: int,
+        n: int,
+        evaluation: Evaluation,
+        *,
+        calls: Iterable[CallRecord] = (),
+        comment: str | None = None,
+        judge: Evaluation | None = None,
+        edit_prev: int | None = None,
+        edit_orig: int | None = None,
+        duration_s: float | None = None,
+        status: str = "done",
+    ) -> int:
+        """Write one round, its units, verdicts, scores and calls in a single transaction; returns the round id."""
+        calls = list(calls) + list(evaluation.calls) + (list(judge.calls) if judge else [])
+        n_unsupported = len(evaluation.unsupported)
+        with self.db.atomic():
+            round_id = self.db["rounds"].insert(
+                {
+                    "run_id": run_id,
+                    "n": n,
+                    "status": status,
+                    "text": evaluation.text,
+                    "comment": comment,
+                    "score": evaluation.score,
+                    "judge_score": judge.score if judge else None,
+                    "n_units": len(evaluation.units),
+                    "n_unsupported": n_unsupported,
+                    "edit_prev": edit_prev,
+                    "edit_orig": edit_orig,
+                    "prompt_tokens": sum(c.prompt_tokens or 0 for c in calls if not c.cached),
+                    "completion_tokens": sum(c.completion_tokens or 0 for c in calls if not c.cached),
+                    "cost": sum(c.cost or 0.0 for c in calls if not c.cached),
+                    "duration_s": duration_s if duration_s is not None else evaluation.duration_s,
+                    "accepted": 1,
+                    "evaluation": evaluation.model_dump_json(),
+                    "judge_evaluation": judge.model_dump_json() if judge else None,
+                    "created": now(),
+                }
+            ).last_pk
+            for role, ev in (("primary", evaluation), ("judge", judge)):
+                if ev is None:
+                    continue
+                self._write_units_verdicts(round_id, role, ev)
+            self.write_calls(run_id, round_id, calls)
+        return round_id
+
+    def _write_units_verdicts(self, round_id: int, role: str, ev: Evaluation) -> None:
+        unit_rows: dict[str, int] = {}
+        if role == "primary":
+            for idx, u in enumerate(ev.units):
+                unit_rows[u.id] = self.db["units"].insert(
+                    {
+                        "round_id": round_id,
+                        "uid": u.id,
+                        "idx": idx,
+                        "text": u.text,
+                        "kind": u.kind,
+                        "decomposer": u.decomposer,
+                        "start": u.start,
+                        "end": u.end,
+                        "note": u.note,
+                        "cited": _j(u.cited),
+                        "sentence": u.sentence,
+                        "grp": u.group,
+                        "meta": _j(u.meta),
+                    }
+                ).last_pk
+        else:
+            unit_rows = {r["uid"]: r["id"] for r in self.db["units"].rows_where("round_id = ?", [round_id])}
+        self.db["verdicts"].insert_all(
+            {
+                "round_id": round_id,
+                "unit_row": unit_rows.get(v.unit_id),
+                "uid": v.unit_id,
+                "role": role,
+                "verifier": v.verifier,
+                "score": v.score,
+                "label": v.label,
+                "discrete": int(v.discrete),
+                "target": _j(v.target),
+                "evidence_source": v.evidence.source_id if v.evidence else None,
+                "evidence_start": v.evidence.start if v.evidence else None,
+                "evidence_end": v.evidence.end if v.evidence else None,
+                "evidence_text": v.evidence.text if v.evidence else None,
+                "unsupported_spans": _j(v.unsupported_spans),
+                "details": _j(v.details),
+                "error": v.error,
+            }
+            for v in ev.verdicts
+        )
+        scores = dict(ev.scores)
+        scores.setdefault("score", ev.score)
+        self.db["scores"].insert_all(
+            {"round_id": round_id, "role": role, "name": k, "value": v} for k, v in scores.items() if v is not None
+        )
+
+    def write_calls(self, run_id: int | None, round_id: int | None, calls: Iterable[CallRecord]) -> None:
+        from citefix.llm.client import redact
+
+        self.db["calls"].insert_all(
+            {
+                "run_id": run_id,
+                "round_id": round_id,
+                "purpose": c.purpose,
+                "model": c.model,
+                "prompt_name": c.prompt_name,
+                "prompt_version": c.prompt_version,
+                "prompt_hash": c.prompt_hash,
+                "messages": redact(_j(c.messages)),
+                "response": redact(c.response),
+                "logprobs": _j(c.logprobs),
+                "prompt_tokens": c.prompt_tokens,
+                "completion_tokens": c.completion_tokens,
+                "latency_ms": c.latency_ms,
+                "cost": c.cost,
+                "cached": int(c.cached),
+                "attempts": c.attempts,
+                "error": redact(c.error),
+                "created": now(),
+            }
+            for c in calls
+        )
+
+    def rounds(self, run_id: int) -> list[dict]:
+        return list(self.db["rounds"].rows_where("run_id = ?", [run_id], order_by="n"))
+
+    def evaluation(self, run_id: int, n: int | None = None, *, role: str = "primary") -> Evaluation:
+        rows = self.rounds(run_id)
+        if not rows:
+            from citefix.errors import InputError
+
+            raise InputError(f"run {run_id} has no stored rounds")
+        row = rows[-1] if n is None else next((r for r in rows if r["n"] == n), None)
+        if row is None:
+            from citefix.errors import InputError
+
+            raise InputError(f"run {run_id} has no round {n}; it has rounds {[r['n'] for r in rows]}")
+        blob = row["evaluation"] if role == "primary" else row["judge_evaluation"]
+        return Evaluation.model_validate_json(blob)
+
+    def calls(self, run_id: int) -> list[dict]:
+        return list(self.db["calls"].rows_where("run_id = ?", [run_id], order_by="id"))
+
+    def delete_rounds_from(self, run_id: int, n: int) -> None:
+        """Remove rounds >= n of a run (used when a writer reverts and continues from an earlier round)."""
+        with self.db.atomic():
+            ids = [r["id"] for r in self.db["rounds"].rows_where("run_id = ? and n >= ?", [run_id, n])]
+            for rid in ids:
+                self.db.execute("delete from verdicts where round_id = ?", [rid])
+                self.db.execute("delete from units where round_id = ?", [rid])
+                self.db.execute("delete from scores where round_id = ?", [rid])
+                self.db.execute("update calls set round_id = null where round_id = ?", [rid])
+                self.db.execute("delete from rounds where id = ?", [rid])
+
+    # -- caches -------------------------------------------------------------------------------------------------------
+    def llm_cache(self) -> "LLMCache":
+        return LLMCache(self)
+
+    def verdict_cache_get(self, key: str) -> dict | None:
+        row = next(self.db["verdict_cache"].rows_where("key = ?", [key], limit=1), None)
+        return json.loads(row["value"]) if row else None
+
+    def verdict_cache_put(self, key: str, verifier: str, value: dict) -> None:
+        self.db["verdict_cache"].insert({"key": key, "verifier": verifier, "value": _j(value), "created": now()}, replace=True)
+
+
+class LLMCache:
+    """Identical LLM requests answered from the store (the client's CallCache)."""
+
+    def __init__(self, store: Store):
+        import threading
+
+        self.store = store
+        self._lock = threading.Lock()  # the client calls from worker threads; one connection serves them in turn
+
+    def get(self, key: str) -> dict | None:
+        with self._lock:
+            row = next(self.store.db["llm_cache"].rows_where("key = ?", [key], limit=1), None)
+        return json.loads(row["value"]) if row else None
+
+    def put(self, key: str, model: str, value: dict) -> None:
+        with self._lock:
+            self.store.db["llm_cache"].insert({"key": key, "model": model, "value": _j(value), "created": now()}, replace=True)

@@ -1,0 +1,163 @@
+"""The store's schema, as append-only named migrations. Never edit one that has shipped: add a new one below."""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("citefix")
+
+
+@migrations(name="m001_initial")
+def m001_initial(db: Database) -> None:
+    db["cases"].create(
+        {"id": int, "case_id": str, "kind": str, "content_hash": str, "data": str, "created": str}, pk="id"
+    )
+    db["cases"].create_index(["content_hash"], unique=True)
+    db["runs"].create(
+        {
+            "id": int,
+            "case_pk": int,
+            "command": str,
+            "status": str,
+            "created": str,
+            "finished": str,
+            "input_path": str,
+            "llm": str,
+            "judge_llm": str,
+            "decomposer": str,
+            "verifier": str,
+            "strategy": str,
+            "settings": str,
+            "best_round": int,
+            "stop_reason": str,
+        },
+        pk="id",
+        foreign_keys=[("case_pk", "cases", "id")],
+    )
+    db["rounds"].create(
+        {
+            "id": int,
+            "run_id": int,
+            "n": int,
+            "status": str,
+            "text": str,
+            "comment": str,
+            "score": float,
+            "judge_score": float,
+            "n_units": int,
+            "n_unsupported": int,
+            "edit_prev": int,
+            "edit_orig": int,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "cost": float,
+            "duration_s": float,
+            "accepted": int,
+            "evaluation": str,
+            "judge_evaluation": str,
+            "created": str,
+        },
+        pk="id",
+        foreign_keys=[("run_id", "runs", "id")],
+    )
+    db["rounds"].create_index(["run_id", "n"], unique=True)
+    db["units"].create(
+        {
+            "id": int,
+            "round_id": int,
+            "uid": str,
+            "idx": int,
+            "text": str,
+            "kind": str,
+            "decomposer": str,
+            "start": int,
+            "end": int,
+            "note": str,
+            "cited": str,
+            "sentence": int,
+            "grp": int,
+            "meta": str,
+        },
+        pk="id",
+        foreign_keys=[("round_id", "rounds", "id")],
+    )
+    db["units"].create_index(["round_id"])
+    db["verdicts"].create(
+        {
+            "id": int,
+            "round_id": int,
+            "unit_row": int,
+            "uid": str,
+            "role": str,
+            "verifier": str,
+            "score": float,
+            "label": str,
+            "discrete": int,
+            "target": str,
+            "evidence_source": str,
+            "evidence_start": int,
+            "evidence_end": int,
+            "evidence_text": str,
+            "unsupported_spans": str,
+            "details": str,
+            "error": str,
+        },
+        pk="id",
+        foreign_keys=[("round_id", "rounds", "id"), ("unit_row", "units", "id")],
+    )
+    db["verdicts"].create_index(["round_id"])
+    db["scores"].create({"id": int, "round_id": int, "role": str, "name": str, "value": float}, pk="id",
+                        foreign_keys=[("round_id", "rounds", "id")])
+    db["scores"].create_index(["round_id"])
+    db["calls"].create(
+        {
+            "id": int,
+            "run_id": int,
+            "round_id": int,
+            "purpose": str,
+            "model": str,
+            "prompt_name": str,
+            "prompt_version": str,
+            "prompt_hash": str,
+            "messages": str,
+            "response": str,
+            "logprobs": str,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "latency_ms": float,
+            "cost": float,
+            "cached": int,
+            "attempts": int,
+            "error": str,
+            "created": str,
+        },
+        pk="id",
+    )
+    db["calls"].create_index(["run_id"])
+    db["llm_cache"].create({"key": str, "model": str, "value": str, "created": str}, pk="key")
+    db["verdict_cache"].create({"key": str, "verifier": str, "value": str, "created": str}, pk="key")
+
+
+@migrations(name="m002_metaeval")
+def m002_metaeval(db: Database) -> None:
+    db["metaeval_runs"].create(
+        {
+            "id": int,
+            "created": str,
+            "path": str,
+            "format": str,
+            "n_items": int,
+            "verifiers": str,
+            "command": str,
+            "result": str,
+            "duration_s": float,
+        },
+        pk="id",
+    )
+    db["metaeval_items"].create(
+        {"id": int, "metaeval_run_id": int, "item_id": str, "verifier": str, "score": float, "human": str, "details": str},
+        pk="id",
+        foreign_keys=[("metaeval_run_id", "metaeval_runs", "id")],
+    )
+    db["metaeval_items"].create_index(["metaeval_run_id"])

@@ -1,0 +1,85 @@
+"""Shared test set-up: no test may reach a remote model or host; each test gets its own store and config."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+
+import pytest
+
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self, address):
+    host = address[0] if isinstance(address, tuple) else address
+    if isinstance(host, str) and self.family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            ok = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            ok = host == "localhost"
+        if not ok:
+            raise RuntimeError(f"test tried to reach {host!r}: tests never leave this machine")
+    return _real_connect(self, address)
+
+
+socket.socket.connect = _guarded_connect
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    import citefix.llm.client as client
+
+    monkeypatch.setattr(client, "ALLOW_REMOTE_REQUESTS", False)
+    monkeypatch.setenv("CITEFIX_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("CITEFIX_CONFIG", raising=False)
+    for var in ("CITEFIX_LLM", "CITEFIX_JUDGE_LLM", "CITEFIX_VERIFIER", "CITEFIX_DECOMPOSER", "OPENAI_API_BASE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    yield
+
+
+@pytest.fixture
+def store(tmp_path):
+    from citefix.store import Store
+
+    s = Store(tmp_path / "test.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def summary_case():
+    from citefix.commands.check import example_path
+    from citefix.inputs import load_cases
+
+    return load_cases(example_path("summary"))[0]
+
+
+@pytest.fixture
+def cited_case():
+    from citefix.commands.check import example_path
+    from citefix.inputs import load_cases
+
+    return load_cases(example_path("cited_answer"))[0]
+
+
+def acu_responder(unsupported_words=("two years", "chairs"), p_yes=0.93, p_no=0.08):
+    """A scripted LLM: lists comma-separated pieces as ACUs; answers P(Yes) low when a statement has a flagged word."""
+    from citefix.llm.fake import yes_answer
+
+    def respond(messages):
+        last = messages[-1]["content"]
+        if "<<<TEXT" in last:
+            body = last.split("<<<TEXT")[1].split("TEXT>>>")[0].strip()
+            return "\n".join("- " + s.strip() for s in body.split(",") if s.strip())
+        statement = last.split("<<<STATEMENT")[-1]
+        if any(w in statement for w in unsupported_words):
+            return yes_answer(p_no)
+        return yes_answer(p_yes)
+
+    return respond

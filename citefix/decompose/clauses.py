@@ -1,0 +1,359 @@
+"""Offline decomposition: cut a text into clause-level units with spaCy's dependency parse.
+
+Clause heads are the root of each sentence, a verb conjoined to a clause head (`conj`), a relative clause (`relcl`)
+and an apposition (`appos`). Every token belongs to its nearest clause-head ancestor, so every word of the text lands
+in exactly one unit (edge punctuation and conjunctions are trimmed; they carry no content). Split-off units get a
+readable, self-contained text — "Boris Johnson was the foreign secretary" for an apposition, the antecedent in place
+of "who/which" for a relative clause, the shared subject for a subject-less conjoined verb — while their span points
+to the original words. `Unit.meta["align"]` maps pieces of the unit text back to the case text:
+`[[unit_start, unit_end, text_start], ...]`, with `unit.text[a:b] == case.text[t:t + b - a]`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from citefix.models import Case, Unit
+from citefix.nlp import CITATION_MARK, load_spacy
+
+_VERBAL = {"VERB", "AUX"}
+_SUBJ = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
+_TRIM_POS = {"PUNCT", "CCONJ", "SPACE"}
+_KEEP_PUNCT = {"%"}
+_PAST_TAGS = {"VBD", "VBN"}
+_CONTRAST = {"while", "whereas"}  # "X, while Y": two claims side by side
+_MARK_ID = re.compile(r"\d+(?:\s*[-–]\s*\d+)?")
+
+
+@dataclass
+class _Clause:
+    head: object  # spaCy Token
+    kind: str  # root | conj | relcl | appos
+    tokens: list = field(default_factory=list)  # owned tokens, in order
+
+
+class ClauseDecomposer:
+    """Clause-level units from spaCy (coordination, relative clauses, appositions). Deterministic, no LLM."""
+
+    name = "spacy-clauses"
+
+    def __init__(self, *, split_conj: bool = True, split_relcl: bool = True, split_appos: bool = True, nlp=None):
+        self.split_conj = split_conj
+        self.split_relcl = split_relcl
+        self.split_appos = split_appos
+        self._nlp = nlp
+
+    @property
+    def nlp(self):
+        if self._nlp is None:
+            self._nlp = load_spacy()
+        return self._nlp
+
+    def units(self, case: Case) -> list[Unit]:
+        return self.units_many([case])[0]
+
+    def units_many(self, cases: Sequence[Case]) -> list[list[Unit]]:
+        """Decompose several cases with one batched spaCy pass."""
+        cleaned = [_strip_marks(c.text) for c in cases]
+        docs = self.nlp.pipe([c.text for c in cleaned], batch_size=64)
+        return [self._units_for(doc, cl) for doc, cl in zip(docs, cleaned)]
+
+    def units_for_text(self, text: str) -> list[Unit]:
+        """Units for a bare text (no case): used by tools and tests."""
+        cl = _strip_marks(text)
+        return self._units_for(self.nlp(cl.text), cl)
+
+    # --- internals ---------------------------------------------------------------------------------------------
+
+    def _units_for(self, doc, cl: "_Cleaned") -> list[Unit]:
+        out: list[Unit] = []
+        for s_idx, sent in enumerate(doc.sents):
+            for clause in self._clauses(sent):
+                unit = self._build(clause, sent, cl, s_idx)
+                if unit is not None:
+                    out.append(unit)
+        out.sort(key=lambda u: (u.start, u.end))
+        return [u.model_copy(update={"id": f"u{i + 1}"}) for i, u in enumerate(out)]
+
+    def _is_head(self, tok) -> str | None:
+        if tok.dep_ == "ROOT":
+            return "root"
+        if self.split_conj and tok.dep_ == "conj" and tok.pos_ in _VERBAL and tok.head.pos_ in _VERBAL:
+            return "conj"
+        if self.split_relcl and tok.dep_ == "relcl":
+            return "relcl"
+        if self.split_appos and tok.dep_ == "appos" and tok.head.pos_ in {"NOUN", "PROPN", "PRON"}:
+            return "appos"
+        if (
+            self.split_conj
+            and tok.dep_ == "advcl"
+            and any(c.dep_ == "mark" and c.lower_ in _CONTRAST for c in tok.children)
+            and any(c.dep_ in _SUBJ for c in tok.children)
+        ):
+            return "contrast"
+        return None
+
+    def _clauses(self, sent) -> list[_Clause]:
+        heads: dict[int, _Clause] = {}
+        for tok in sent:
+            kind = self._is_head(tok)
+            if kind:
+                heads[tok.i] = _Clause(tok, kind)
+        root = sent.root
+        if root.i not in heads:
+            heads[root.i] = _Clause(root, "root")
+        for tok in sent:
+            owner = tok
+            while owner.i not in heads and owner.head.i != owner.i:
+                owner = owner.head
+            heads.get(owner.i, heads[root.i]).tokens.append(tok)
+        clauses = [c for c in heads.values() if _content(c.tokens)]
+        # A clause left with no content word gives its tokens back to the root clause.
+        orphans = [t for c in heads.values() if not _content(c.tokens) for t in c.tokens]
+        if orphans:
+            main = heads[root.i] if heads[root.i] in clauses else (clauses[0] if clauses else heads[root.i])
+            main.tokens = sorted(main.tokens + orphans, key=lambda t: t.i)
+            if main not in clauses:
+                clauses.append(main)
+        return clauses
+
+    def _build(self, clause: _Clause, sent, cl: "_Cleaned", s_idx: int) -> Unit | None:
+        toks = clause.tokens
+        if clause.kind == "contrast":
+            toks = [t for t in toks if not (t.dep_ == "mark" and t.head.i == clause.head.i and t.lower_ in _CONTRAST)]
+        own = _trim(toks)
+        if not _content(own):
+            return None
+        pieces: list[list] = []  # runs of tokens; each run is rendered with its own whitespace
+        note = None
+        if clause.kind == "conj" and not any(c.dep_ in _SUBJ for c in clause.head.children):
+            subj = _shared_subject(clause.head)
+            if subj is not None:
+                pieces.append(_phrase(subj, clause.head))
+                note = "conjoined verb; subject copied from the first clause"
+            pieces.append(own)
+        elif clause.kind == "relcl":
+            ante = _phrase(clause.head.head, clause.head)
+            pieces.extend(_relcl_pieces(own, ante))
+            note = "relative clause; antecedent copied"
+        elif clause.kind == "appos":
+            anchor = _phrase(clause.head.head, clause.head)
+            pieces.append(anchor)
+            pieces.append(_copula(anchor, sent))
+            pieces.append(own)
+            note = "apposition; anchor copied"
+        else:
+            pieces.append(own)
+        text, align = _render(pieces, cl)
+        if not text.strip():
+            return None
+        start, end = cl.orig(own[0].idx), cl.orig_end(own[-1].idx + len(own[-1].text))
+        return Unit(
+            id="u0",
+            text=text,
+            kind="clause",
+            decomposer=self.name,
+            start=start,
+            end=end,
+            sentence=s_idx,
+            note=note,
+            cited=cl.marks_in(own[0].idx, own[-1].idx + len(own[-1].text), sent.end_char),
+            meta={"align": align, "clause": clause.kind},
+        )
+
+
+def _content(tokens) -> bool:
+    return any((t.is_alpha or t.like_num or any(ch.isalnum() for ch in t.text)) and t.pos_ not in _TRIM_POS for t in tokens)
+
+
+def _trim(tokens: list) -> list:
+    """Drop edge punctuation/conjunctions and punctuation next to a gap (the commas around a removed apposition)."""
+    toks = list(tokens)
+    changed = True
+    while changed and toks:
+        changed = False
+        while toks and _trimmable(toks[0]):
+            toks.pop(0)
+            changed = True
+        while toks and _trimmable(toks[-1]) and toks[-1].text not in _KEEP_PUNCT:
+            toks.pop()
+            changed = True
+        keep = []
+        for k, t in enumerate(toks):
+            gap_before = k > 0 and toks[k - 1].i != t.i - 1
+            gap_after = k + 1 < len(toks) and toks[k + 1].i != t.i + 1
+            if t.pos_ == "PUNCT" and t.text in {",", "-", "–", "—", ";", ":"} and (gap_before or gap_after):
+                changed = True
+                continue
+            keep.append(t)
+        toks = keep
+    return toks
+
+
+def _trimmable(t) -> bool:
+    return t.pos_ in _TRIM_POS or (t.is_punct and t.text not in _KEEP_PUNCT)
+
+
+def _shared_subject(verb):
+    """The subject of the clause this conjoined verb hangs from (through chains of conj)."""
+    head = verb.head
+    seen = 0
+    while head is not None and seen < 10:
+        subj = next((c for c in head.children if c.dep_ in _SUBJ), None)
+        if subj is not None:
+            return subj
+        if head.dep_ != "conj" or head.head.i == head.i:
+            return None
+        head = head.head
+        seen += 1
+    return None
+
+
+def _phrase(tok, exclude):
+    """The noun phrase of `tok`: its subtree without clauses, appositions, and without `exclude`'s subtree."""
+    drop = set()
+    for c in tok.children:
+        if c.i == exclude.i or c.dep_ in {"relcl", "appos", "conj", "cc", "punct", "acl", "advcl"} and c.i > tok.i:
+            drop.update(x.i for x in c.subtree)
+    toks = [t for t in tok.subtree if t.i not in drop]
+    # keep one contiguous run around the head
+    run = [t for t in toks if t.i <= tok.i]
+    lo = tok.i
+    for t in reversed(run):
+        if t.i == lo:
+            lo -= 1
+    left = [t for t in toks if lo < t.i <= tok.i]
+    hi = tok.i
+    right = []
+    for t in toks:
+        if t.i == hi + 1:
+            right.append(t)
+            hi += 1
+    return _trim(left + right) or [tok]
+
+
+def _relcl_pieces(own: list, ante: list) -> list[list]:
+    rel = next((t for t in own if t.tag_ in {"WDT", "WP", "WP$", "WRB"} or (t.lower_ == "that" and t.i == own[0].i)), None)
+    if rel is None:
+        return [ante, own]
+    before = [t for t in own if t.i < rel.i]
+    after = [t for t in own if t.i > rel.i]
+    if rel.tag_ == "WP$":  # whose → X's
+        return [p for p in (before, ante, ["'s"], after) if p]
+    if rel.tag_ == "WRB":  # where/when → "... in X" / keep as is
+        if rel.lower_ == "where":
+            return [p for p in (before, after, ["in"], ante) if p]
+        return [ante, own]
+    return [p for p in (before, ante, after) if p]
+
+
+def _copula(anchor: list, sent) -> list:
+    plural = anchor[-1].tag_ in {"NNS", "NNPS"} if hasattr(anchor[-1], "tag_") else False
+    past = sent.root.tag_ in _PAST_TAGS or any(t.tag_ == "VBD" for t in sent if t.dep_ in {"aux", "auxpass"})
+    return [("were" if plural else "was") if past else ("are" if plural else "is")]
+
+
+def _render(pieces: list[list], cl: "_Cleaned") -> tuple[str, list[list[int]]]:
+    """Join pieces (token runs or literal strings) into text; return the alignment of copied token text."""
+    parts: list[str] = []
+    spans: list[list[int]] = []  # per copied token: [unit_start, unit_end, orig_start]
+    pos = 0
+    for p_idx, piece in enumerate(pieces):
+        if p_idx and parts and not parts[-1].endswith(" ") and not (isinstance(piece[0], str) and piece[0] == "'s"):
+            parts.append(" ")
+            pos += 1
+        for k, t in enumerate(piece):
+            if isinstance(t, str):
+                parts.append(t)
+                pos += len(t)
+                continue
+            spans.append([pos, pos + len(t.text), cl.orig(t.idx)])
+            parts.append(t.text)
+            pos += len(t.text)
+            nxt = piece[k + 1] if k + 1 < len(piece) else None
+            if nxt is None:
+                continue
+            ws = t.whitespace_ if (not isinstance(nxt, str) and nxt.i == t.i + 1) else " "
+            parts.append(ws)
+            pos += len(ws)
+    text = "".join(parts)
+    # merge neighbouring token spans when the text between them is the same in the unit and in the case text
+    align: list[list[int]] = []
+    for a, b, o in spans:
+        if align:
+            pa, pb, po = align[-1]
+            po_end = po + (pb - pa)
+            if o - po_end == a - pb and cl.text_orig[po_end:o] == text[pb:a]:
+                align[-1][1] = b
+                continue
+        align.append([a, b, o])
+    return text, align
+
+
+@dataclass
+class _Cleaned:
+    """The text with citation marks removed, and the map back to the original offsets."""
+
+    text_orig: str
+    text: str
+    starts: list[int]  # per cleaned char: its original offset
+    marks: list[tuple[int, list[str]]]  # (cleaned offset where the mark was, ids)
+
+    def orig(self, i: int) -> int:
+        if i < len(self.starts):
+            return self.starts[i]
+        return len(self.text_orig) if not self.starts else self.starts[-1] + 1
+
+    def orig_end(self, i: int) -> int:
+        return self.orig(i - 1) + 1 if i > 0 else 0
+
+    def marks_in(self, start: int, end: int, limit: int) -> list[str]:
+        """Ids of the marks inside [start, end] or right after end (only punctuation between)."""
+        out: list[str] = []
+        for pos, ids in self.marks:
+            if start < pos <= end or (end <= pos <= limit and self.text[end:pos].strip(" ,;:.") == ""):
+                out.extend(ids)
+        return list(dict.fromkeys(out))
+
+
+def _strip_marks(text: str) -> _Cleaned:
+    starts: list[int] = []
+    parts: list[str] = []
+    marks: list[tuple[int, list[str]]] = []
+    pos = 0
+    clen = 0
+    for m in CITATION_MARK.finditer(text):
+        parts.append(text[pos : m.start()])
+        starts.extend(range(pos, m.start()))
+        clen += m.start() - pos
+        marks.append((clen, _mark_ids(m.group(0))))
+        pos = m.end()
+    parts.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    return _Cleaned(text_orig=text, text="".join(parts), starts=starts, marks=marks)
+
+
+def _mark_ids(mark: str) -> list[str]:
+    ids: list[str] = []
+    for m in _MARK_ID.finditer(mark):
+        nums = re.split(r"\s*[-–]\s*", m.group(0))
+        if len(nums) == 2 and int(nums[1]) >= int(nums[0]) and int(nums[1]) - int(nums[0]) < 50:
+            ids.extend(str(k) for k in range(int(nums[0]), int(nums[1]) + 1))
+        else:
+            ids.append(nums[0])
+    return ids
+
+
+def unit_to_text_offsets(unit: Unit, case_text: str) -> list[list[int]] | None:
+    """The alignment of a unit's text to the case text: from meta["align"], or identity when the span holds the text."""
+    align = unit.meta.get("align") if unit.meta else None
+    if align:
+        return [list(a) for a in align]
+    if unit.has_span and case_text[unit.start : unit.end] == unit.text:
+        return [[0, len(unit.text), unit.start]]
+    return None
+
+
+__all__: Iterable[str] = ["ClauseDecomposer", "unit_to_text_offsets"]

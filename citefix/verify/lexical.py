@@ -1,0 +1,165 @@
+"""Cheap lexical facts of a text for the offline verifier: normalised numbers, date words, negation cues.
+
+Numbers keep their precision so a rounded mention ("about 3 million") still matches a precise source ("3,080,000"),
+while an invented figure ("£45m" against "£30m") does not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_ORDINALS = {
+    "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10,
+    "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15, "twentieth": 20,
+}
+_SCALES = {
+    "hundred": 1e2, "thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "mln": 1e6, "billion": 1e9,
+    "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12, "dozen": 12,
+}
+# Words read as numbers in the source, but never checked when they stand in a unit (too often not a quantity).
+_SOFT = {"one", "zero"}
+
+_NUM_WORDS = "|".join(sorted(list(_UNITS) + list(_TENS) + list(_ORDINALS) + ["hundred"], key=len, reverse=True))
+_SCALE_WORDS = "hundred|thousand|million|billion|trillion|dozen"
+_WORD_SCALES = "thousand|million|billion|trillion|dozen"
+_NUMBER = re.compile(
+    r"(?<![\w.])(?P<cur>[£$€¥]\s?)?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<ord>st|nd|rd|th)?"
+    r"(?:\s?(?P<scale>" + _SCALE_WORDS + r"|bn|mn|mln|tn|m|k|b)\b)?",
+    re.IGNORECASE,
+)
+_WORDNUM = re.compile(
+    r"\b(?P<words>(?:(?:" + _NUM_WORDS + r")\b(?:[\s-]+(?:and[\s-]+)?)?)+)"
+    r"(?:(?P<scale>" + _WORD_SCALES + r")\b)?",
+    re.IGNORECASE,
+)
+
+MONTHS = {
+    "january": "jan", "february": "feb", "march": "mar", "april": "apr", "may": "may", "june": "jun", "july": "jul",
+    "august": "aug", "september": "sep", "october": "oct", "november": "nov", "december": "dec",
+    "jan": "jan", "feb": "feb", "mar": "mar", "apr": "apr", "jun": "jun", "jul": "jul", "aug": "aug", "sep": "sep",
+    "sept": "sep", "oct": "oct", "nov": "nov", "dec": "dec",
+}
+WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without|n't|nowhere|hardly|fail(?:s|ed)? to)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Number:
+    value: float
+    precision: float  # half the unit of the last written digit, times the scale
+    text: str
+    start: int
+    end: int
+    soft: bool = False
+
+
+def _digits_precision(num: str) -> float:
+    """Half the unit of the last written digit ("3.08" → 0.005, "45" → 0.5); whole numbers are taken as exact."""
+    if "." in num:
+        return 0.5 * 10 ** -len(num.split(".")[1])
+    return 0.5
+
+
+def _words_value(words: str) -> float | None:
+    total, cur = 0.0, 0.0
+    seen = False
+    for w in re.split(r"[\s-]+", words.lower()):
+        if not w or w == "and":
+            continue
+        if w in _UNITS:
+            cur += _UNITS[w]
+        elif w in _TENS:
+            cur += _TENS[w]
+        elif w in _ORDINALS:
+            cur += _ORDINALS[w]
+        elif w == "hundred":
+            cur = (cur or 1) * 100
+        else:
+            continue
+        seen = True
+    return total + cur if seen else None
+
+
+def find_numbers(text: str) -> list[Number]:
+    """Numbers in text with value and precision: '3.08 million', '£45m', '1,000', 'twenty-five', '3rd', 'three'."""
+    out: list[Number] = []
+    taken: list[tuple[int, int]] = []
+    for m in _NUMBER.finditer(text):
+        num = m.group("num")
+        try:
+            value = float(num.replace(",", ""))
+        except ValueError:
+            continue
+        scale_word = (m.group("scale") or "").lower()
+        # a bare "m"/"b"/"k" counts only right after the digits or with a currency ("£45m", "45m", not "5 m away")
+        if scale_word in {"m", "b", "k"} and (" " in m.group(0)[m.start("num") - m.start() :] and not m.group("cur")):
+            scale_word = ""
+        scale = _SCALES.get(scale_word, 1.0)
+        prec = _digits_precision(num) * scale
+        end = m.end() if scale_word else m.end("ord") if m.group("ord") else m.end("num")
+        out.append(Number(value * scale, prec, text[m.start() : end].strip(), m.start(), end))
+        taken.append((m.start(), end))
+    for m in _WORDNUM.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        words = m.group("words").strip(" -")
+        if words.lower().endswith(" and") or words.lower().endswith("-and"):
+            words = words[:-4]
+        value = _words_value(words)
+        if value is None:
+            continue
+        scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
+        soft = words.lower() in _SOFT and not m.group("scale")
+        end = m.end() if m.group("scale") else m.start() + len(m.group("words").rstrip(" -"))
+        out.append(Number(value * scale, 0.5 * scale if scale > 1 else 0.5, text[m.start() : end].strip(), m.start(), end, soft))
+        taken.append((m.start(), end))
+    # a bare scale word with an article: "a million" → 1e6
+    for m in re.finditer(r"\b(?:a|one)\s+(million|billion|thousand|hundred|dozen)\b", text, re.IGNORECASE):
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            s = _SCALES[m.group(1).lower()]
+            out.append(Number(s, 0.5 * s, m.group(0), m.start(), m.end()))
+    out.sort(key=lambda n: n.start)
+    return out
+
+
+def number_supported(n: Number, source_values: list[float]) -> bool:
+    """True if some source number equals n up to n's written precision (rounding), or up to 0.5% either way."""
+    for v in source_values:
+        if abs(v - n.value) <= max(n.precision, 1e-9) or (v and abs(v - n.value) <= 0.005 * abs(v)):
+            return True
+    return False
+
+
+def date_words(text: str) -> list[tuple[str, int, int]]:
+    """Month and weekday names (canonical form, span)."""
+    out = []
+    for m in re.finditer(r"\b[A-Za-z]+\b", text):
+        w = m.group(0).lower()
+        if w in WEEKDAYS:
+            out.append((w, m.start(), m.end()))
+        elif w in MONTHS and (len(w) > 3 or m.group(0)[0].isupper()) and w != "may":
+            out.append((MONTHS[w], m.start(), m.end()))
+        elif w == "may" and m.group(0) == "May" and m.start() > 0:
+            out.append(("may", m.start(), m.end()))
+    return out
+
+
+def negations(text: str) -> int:
+    return len(NEGATION.findall(text))
+
+
+def safe_log(x: float) -> float:
+    return math.log(max(x, 1e-6))

@@ -1,0 +1,616 @@
+"""The offline default verifier: no LLM, only the packaged spaCy model and MiniLM encoder.
+
+Three signals per unit, against the union of its target sources:
+
+* lexical — numbers (normalised: "3.08 million", "£45m", "1,000", "three"), month/weekday names, named entities and
+  content lemmas of the unit that the sources do not contain, and a negation mismatch with the evidence. Each miss
+  multiplies the score by a penalty: `lexical = exp(-Σ weight·misses)`.
+* alignment — BERTScore-style precision: every unit token (MiniLM, in context) takes its best cosine against all
+  tokens of the source's sentence-aligned chunks (≤ 256 tokens each, so nothing is truncated); idf-weighted mean,
+  rescaled by a baseline. Unit tokens below a threshold are reported as unsupported spans.
+* similarity — mean-pooled MiniLM cosine between the unit and each source sentence or two-sentence window; the best
+  one is the verdict's evidence. It does not decide alone.
+
+The combined score is a logistic function of the three (weights in citefix/data/offline_params.json, fitted by
+bench/tune_offline.py on development data). `OfflineVerifier(signal="lexical")` etc. runs a single signal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Sequence
+
+from citefix.chunking import Span, chunk_text, split_sentences, word_count
+from citefix.models import Case, Evidence, Unit, Verdict
+from citefix.verify.base import label_for
+from citefix.verify.lexical import date_words, find_numbers, negations, number_supported
+
+SIGNALS = ("combined", "lexical", "alignment", "similarity")
+_ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
+_CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
+
+# Used when citefix/data/offline_params.json is missing; the file holds the tuned values.
+DEFAULT_PARAMS: dict[str, Any] = {
+    "chunk_words": 150,
+    "max_chunk_tokens": 254,
+    "sentence_piece_words": 80,
+    "window_words": 120,
+    "window_margin": 0.03,
+    "lexical": {"number": 1.2, "entity": 1.0, "date": 0.8, "word": 1.5, "neg_unit": 0.5, "neg_source": 0.1},
+    "alignment": {"baseline": 0.35, "token_threshold": 0.55, "min_idf": 1.0},
+    "similarity": {"baseline": 0.1},
+    "combined": {"bias": -3.0, "lexical": 1.0, "alignment": 4.0, "similarity": 2.0},
+    "thresholds": {
+        "combined": {"supported": 0.5, "partial": 0.3},
+        "lexical": {"supported": 0.6, "partial": 0.3},
+        "alignment": {"supported": 0.6, "partial": 0.4},
+        "similarity": {"supported": 0.6, "partial": 0.4},
+    },
+}
+
+
+def load_params(path: str | None = None) -> dict[str, Any]:
+    """The verifier's parameters: DEFAULT_PARAMS updated with the packaged (or given) JSON file."""
+    params = json.loads(json.dumps(DEFAULT_PARAMS))
+    try:
+        if path is None:
+            raw = resources.files("citefix").joinpath("data/offline_params.json").read_text(encoding="utf-8")
+        else:
+            with open(path, encoding="utf-8") as f:
+                raw = f.read()
+        data = json.loads(raw)
+    except (FileNotFoundError, OSError):
+        return params
+    for k, v in data.items():
+        if isinstance(v, dict) and isinstance(params.get(k), dict):
+            params[k].update(v)
+        else:
+            params[k] = v
+    return params
+
+
+def load_idf() -> dict[str, Any] | None:
+    """The MiniLM word-piece idf table (see citefix/data/README.md), or None when it is missing."""
+    try:
+        raw = resources.files("citefix").joinpath("data/minilm_idf.json").read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return None
+    data = json.loads(raw)
+    return {"default": float(data["default"]), "idf": {int(k): float(v) for k, v in data["idf"].items()}}
+
+
+@dataclass
+class _Source:
+    """Everything the verifier needs from one source text, computed once and cached by text hash."""
+
+    text: str
+    words: set[str] = field(default_factory=set)
+    lemmas: set[str] = field(default_factory=set)
+    numbers: list[float] = field(default_factory=list)
+    dates: set[str] = field(default_factory=set)
+    windows: list[Span] = field(default_factory=list)  # sentence pieces, then two-piece windows
+    n_pieces: int = 0
+    win_emb: Any = None  # [W, d]
+    tok_emb: Any = None  # [T, d]
+    n_chunks: int = 0
+
+
+@dataclass
+class _Pool:
+    """The union of a unit's target sources."""
+
+    ids: list[str]
+    sources: list[_Source]
+    words: set[str]
+    lemmas: set[str]
+    numbers: list[float]
+    dates: set[str]
+    tok_emb: Any
+    win_emb: Any
+    win_owner: list[tuple[int, int]]  # per window row: (index in sources, index in that source's windows)
+
+
+class OfflineVerifier:
+    """Lexical + token-alignment + similarity verifier that runs on CPU with the packaged models."""
+
+    def __init__(
+        self,
+        signal: str = "combined",
+        *,
+        params: dict[str, Any] | None = None,
+        params_path: str | None = None,
+        encoder=None,
+        nlp=None,
+        cache_size: int = 64,
+    ):
+        if signal not in SIGNALS:
+            raise ValueError(f"signal must be one of {', '.join(SIGNALS)}, not {signal!r}")
+        self.signal = signal
+        self.name = "offline" if signal == "combined" else f"offline:{signal}"
+        self.params = params if params is not None else load_params(params_path)
+        self._encoder = encoder
+        self._nlp = nlp
+        self._idf: dict[str, Any] | None = None
+        self._idf_loaded = False
+        self._cache: OrderedDict[str, _Source] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    # --- models, loaded on first use ------------------------------------------------------------------------------
+
+    @property
+    def encoder(self):
+        if self._encoder is None:
+            _quiet_transformers()
+            from citefix.encoder import load_encoder
+
+            self._encoder = load_encoder()
+        return self._encoder
+
+    @property
+    def nlp(self):
+        if self._nlp is None:
+            from citefix.nlp import load_spacy
+
+            self._nlp = load_spacy()
+        return self._nlp
+
+    @property
+    def idf(self):
+        if not self._idf_loaded:
+            self._idf = load_idf()
+            self._idf_loaded = True
+        return self._idf
+
+    # --- public API ------------------------------------------------------------------------------------------------
+
+    def verify(
+        self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None
+    ) -> list[Verdict]:
+        """One verdict per unit, in order. `targets[i]`: source ids for unit i (empty/None: all sources)."""
+        feats = self.features(units, case, targets=targets)
+        return [self._verdict(u, f, case) for u, f in zip(units, feats)]
+
+    def features(
+        self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None
+    ) -> list[dict[str, Any]]:
+        """Raw per-unit features (all three signals), or {"error": ...}. Used by verify() and by the tuner."""
+        if targets is not None and len(targets) != len(units):
+            raise ValueError(f"targets has {len(targets)} entries for {len(units)} units")
+        all_ids = [s.id for s in case.sources]
+        target_ids: list[list[str] | None] = []
+        for i in range(len(units)):
+            t = list(targets[i]) if targets is not None and targets[i] else []
+            target_ids.append(list(dict.fromkeys(t)) if t else None)
+        out: list[dict[str, Any] | None] = [None] * len(units)
+        live: list[int] = []
+        for i, u in enumerate(units):
+            if not u.text.strip() or not any(ch.isalnum() for ch in u.text):
+                out[i] = {"error": "empty unit: nothing to check"}
+                continue
+            ids = target_ids[i] or all_ids
+            unknown = [x for x in ids if case.source(x) is None]
+            if unknown:
+                out[i] = {"error": f"unknown source id(s) {', '.join(unknown)}; the case has {', '.join(all_ids)}"}
+                continue
+            live.append(i)
+        if not live:
+            return [o or {"error": "no unit"} for o in out]
+
+        # Sources: each distinct text once per call (and across calls through the LRU cache).
+        needed = list(dict.fromkeys(x for i in live for x in (target_ids[i] or all_ids)))
+        infos = self._sources([case.source(x).text for x in needed])
+        by_id = dict(zip(needed, infos))
+        pools: dict[tuple[str, ...], _Pool] = {}
+
+        # Units: one spaCy pass and two encoder passes for all of them.
+        texts = [units[i].text for i in live]
+        docs = list(self.nlp.pipe(texts, batch_size=64))
+        tok = self.encoder.encode_tokens(texts) if self.signal in ("combined", "alignment") else [None] * len(live)
+        sent = self.encoder.encode_sentences(texts)
+        for k, i in enumerate(live):
+            key = tuple(target_ids[i] or all_ids)
+            if key not in pools:
+                pools[key] = self._pool(list(key), [by_id[x] for x in key])
+            out[i] = self._unit_features(units[i], case, docs[k], tok[k], sent[k], pools[key])
+            out[i]["target"] = list(target_ids[i] or [])
+        return [o if o is not None else {"error": "no features"} for o in out]
+
+    def score(self, feat: dict[str, Any], signal: str | None = None) -> float:
+        """The score in [0, 1] of one feature dict under `signal` (default: this verifier's)."""
+        signal = signal or self.signal
+        p = self.params
+        if signal == "lexical":
+            s = math.exp(max(-30.0, feat["lexical_log"]))
+        elif signal == "alignment":
+            s = feat["alignment"]
+        elif signal == "similarity":
+            s = feat["similarity"]
+        else:
+            c = p["combined"]
+            z = (
+                c["bias"]
+                + c["lexical"] * max(-10.0, feat["lexical_log"])
+                + c["alignment"] * feat["alignment"]
+                + c["similarity"] * feat["similarity"]
+            )
+            s = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return _clip01(s)
+
+    # --- sources ---------------------------------------------------------------------------------------------------
+
+    def _sources(self, texts: list[str]) -> list[_Source]:
+        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+        with self._lock:
+            missing = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k not in self._cache))
+        if missing:
+            built = self._analyse([t for _, t in missing])
+            with self._lock:
+                for (k, _), info in zip(missing, built):
+                    self._cache[k] = info
+        with self._lock:
+            out = []
+            for k in keys:
+                self._cache.move_to_end(k)
+                out.append(self._cache[k])
+            while len(self._cache) > max(self._cache_size, len(set(keys))):
+                self._cache.popitem(last=False)
+        return out
+
+    def _analyse(self, texts: list[str]) -> list[_Source]:
+        import torch
+
+        p = self.params
+        infos = [_Source(text=t) for t in texts]
+        # Chunks that fit the encoder (≤ max_chunk_tokens word pieces); spaCy reads the same chunks.
+        chunk_lists = [self._chunks(t) for t in texts]
+        flat = [(si, c) for si, cl in enumerate(chunk_lists) for c in cl]
+        docs = self.nlp.pipe([c.text for _, c in flat], batch_size=32, disable=["parser", "ner"])
+        for (si, _), doc in zip(flat, docs):
+            info = infos[si]
+            for t in doc:
+                if t.is_space or t.is_punct:
+                    continue
+                info.words.add(t.lower_)
+                info.lemmas.add(t.lemma_.lower())
+        for info in infos:
+            info.numbers = [n.value for n in find_numbers(info.text)]
+            info.dates = {d for d, _, _ in date_words(info.text)}
+        if self.signal in ("combined", "alignment"):
+            enc = self.encoder.encode_tokens([c.text for _, c in flat]) if flat else []
+            per: list[list[Any]] = [[] for _ in infos]
+            for (si, _), (emb, _, _) in zip(flat, enc):
+                per[si].append(emb)
+            for info, embs in zip(infos, per):
+                info.tok_emb = torch.cat(embs) if embs else torch.zeros((0, 384))
+        for si, cl in enumerate(chunk_lists):
+            infos[si].n_chunks = len(cl)
+        # Sentence pieces and two-piece windows for similarity and evidence.
+        all_windows: list[tuple[int, Span]] = []
+        for si, info in enumerate(infos):
+            pieces: list[Span] = []
+            for s in split_sentences(info.text):
+                if word_count(s.text) > p["sentence_piece_words"]:
+                    pieces.extend(
+                        Span(s.start + c.start, s.start + c.end, c.text) for c in chunk_text(s.text, p["sentence_piece_words"])
+                    )
+                else:
+                    pieces.append(s)
+            wins = list(pieces)
+            for a, b in zip(pieces, pieces[1:]):
+                if word_count(a.text) + word_count(b.text) <= p["window_words"]:
+                    wins.append(Span(a.start, b.end, info.text[a.start : b.end]))
+            info.windows = wins
+            info.n_pieces = len(pieces)
+            all_windows.extend((si, w) for w in wins)
+        embs = self._encode_sorted([w.text for _, w in all_windows])
+        pos = 0
+        for info in infos:
+            n = len(info.windows)
+            info.win_emb = embs[pos : pos + n]
+            pos += n
+        return infos
+
+    def _chunks(self, text: str) -> list[Span]:
+        p = self.params
+        tok = self.encoder.tokenizer
+        out: list[Span] = []
+        todo = list(chunk_text(text, p["chunk_words"]))
+        while todo:
+            c = todo.pop(0)
+            n = len(tok(c.text, add_special_tokens=False)["input_ids"])
+            words = word_count(c.text)
+            if n <= p["max_chunk_tokens"] or words <= 1:
+                out.append(c)
+                continue
+            # too many word pieces: split the chunk's words in two halves and check each again
+            sub = chunk_text(c.text, max(1, (words + 1) // 2))
+            todo[:0] = [Span(c.start + s.start, c.start + s.end, s.text) for s in sub]
+        return out
+
+    def _encode_sorted(self, texts: list[str]):
+        """Sentence embeddings, batched by length (less padding), returned in input order."""
+        import torch
+
+        if not texts:
+            return torch.zeros((0, 384))
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        embs = self.encoder.encode_sentences([texts[i] for i in order], batch_size=64)
+        out = torch.empty_like(embs)
+        out[torch.tensor(order)] = embs
+        return out
+
+    def _pool(self, ids: list[str], sources: list[_Source]) -> _Pool:
+        import torch
+
+        words: set[str] = set()
+        lemmas: set[str] = set()
+        numbers: list[float] = []
+        dates: set[str] = set()
+        owner: list[tuple[int, int]] = []
+        for si, s in enumerate(sources):
+            words |= s.words
+            lemmas |= s.lemmas
+            numbers.extend(s.numbers)
+            dates |= s.dates
+            owner.extend((si, wi) for wi in range(len(s.windows)))
+        tok_emb = None
+        if self.signal in ("combined", "alignment"):
+            tok_emb = torch.cat([s.tok_emb for s in sources]) if len(sources) > 1 else sources[0].tok_emb
+        win_emb = torch.cat([s.win_emb for s in sources]) if len(sources) > 1 else sources[0].win_emb
+        return _Pool(ids, sources, words, lemmas, numbers, dates, tok_emb, win_emb, owner)
+
+    # --- units -----------------------------------------------------------------------------------------------------
+
+    def _unit_features(self, unit: Unit, case: Case, doc, tok, sent_emb, pool: _Pool) -> dict[str, Any]:
+        p = self.params
+        f: dict[str, Any] = {}
+        # (c) similarity and evidence
+        sims = (pool.win_emb @ sent_emb).tolist() if len(pool.win_owner) else []
+        best, best_single = -1, -1
+        for w, v in enumerate(sims):
+            si, wi = pool.win_owner[w]
+            if best < 0 or v > sims[best]:
+                best = w
+            if wi < pool.sources[si].n_pieces and (best_single < 0 or v > sims[best_single]):
+                best_single = w
+        evidence = None
+        sim_raw = 0.0
+        if best >= 0:
+            sim_raw = sims[best]
+            pick = best_single if best_single >= 0 and sims[best_single] + p["window_margin"] >= sims[best] else best
+            si, wi = pool.win_owner[pick]
+            span = pool.sources[si].windows[wi]
+            evidence = {"source_id": pool.ids[si], "start": span.start, "end": span.end, "text": span.text}
+        f["similarity_raw"] = _finite(sim_raw)
+        b = p["similarity"]["baseline"]
+        f["similarity"] = _clip01((f["similarity_raw"] - b) / (1 - b))
+        f["evidence"] = evidence
+
+        # (a) lexical
+        lex = self._lexical(unit, doc, pool, evidence["text"] if evidence else "")
+        f.update(lex)
+
+        # (b) alignment
+        if tok is not None and pool.tok_emb is not None and len(tok[0]) and len(pool.tok_emb):
+            emb, offsets, ids = tok
+            best_cos = (emb @ pool.tok_emb.T).max(dim=1).values.tolist()
+            weights = self._weights(ids)
+            tot = sum(weights)
+            prec = sum(w * c for w, c in zip(weights, best_cos)) / tot if tot > 0 else 0.0
+            f["alignment_raw"] = _finite(prec)
+            ab = p["alignment"]["baseline"]
+            f["alignment"] = _clip01((f["alignment_raw"] - ab) / (1 - ab))
+            f["low_tokens"] = self._low_words(unit.text, offsets, best_cos, weights)
+        else:
+            f["alignment_raw"] = 0.0
+            f["alignment"] = 0.0
+            f["low_tokens"] = []
+        return f
+
+    def _weights(self, ids: list[int]) -> list[float]:
+        idf = self.idf
+        if idf is None:
+            return [1.0] * len(ids)
+        table, default = idf["idf"], idf["default"]
+        return [table.get(i, default) for i in ids]
+
+    def _low_words(self, text: str, offsets, best_cos: list[float], weights: list[float]) -> list[dict[str, Any]]:
+        """Words of the unit whose word pieces align poorly with every source token."""
+        p = self.params["alignment"]
+        words: list[list[Any]] = []  # [start, end, [cos], [weights]]
+        for (s, e), c, w in zip(offsets, best_cos, weights):
+            if e <= s:
+                continue
+            if words and s == words[-1][1]:
+                words[-1][1] = e
+                words[-1][2].append(c)
+                words[-1][3].append(w)
+            else:
+                words.append([s, e, [c], [w]])
+        out = []
+        for s, e, cs, ws in words:
+            cos = sum(cs) / len(cs)
+            if cos < p["token_threshold"] and max(ws) >= p["min_idf"] and any(ch.isalnum() for ch in text[s:e]):
+                out.append({"start": s, "end": e, "text": text[s:e], "cos": round(cos, 4)})
+        return out
+
+    def _lexical(self, unit: Unit, doc, pool: _Pool, evidence_text: str) -> dict[str, Any]:
+        w = self.params["lexical"]
+        text = unit.text
+        missing: list[dict[str, Any]] = []
+        # numbers
+        nums = [n for n in find_numbers(text) if not n.soft]
+        miss_num = [n for n in nums if not number_supported(n, pool.numbers)]
+        missing += [{"kind": "number", "text": n.text, "start": n.start, "end": n.end} for n in miss_num]
+        num_spans = [(n.start, n.end) for n in nums]
+        # dates (month / weekday names)
+        dates = date_words(text)
+        miss_date = [d for d in dates if d[0] not in pool.dates]
+        missing += [{"kind": "date", "text": text[s:e], "start": s, "end": e} for _, s, e in miss_date]
+        # named entities (and proper nouns the NER missed)
+        ent_tokens: set[int] = set()
+        ent_missing = 0.0
+        ents = [e for e in doc.ents if e.label_ in _ENT_LABELS]
+        groups = [list(e) for e in ents]
+        for e in ents:
+            ent_tokens.update(t.i for t in e)
+        for t in doc:
+            if t.pos_ == "PROPN" and t.i not in ent_tokens and t.is_alpha:
+                groups.append([t])
+                ent_tokens.add(t.i)
+        n_ent = 0
+        for g in groups:
+            toks = [t for t in g if t.is_alpha and not t.is_stop and len(t.text) > 1]
+            toks = [t for t in toks if not any(a <= t.idx < b for a, b in num_spans)]
+            if not toks:
+                continue
+            n_ent += 1
+            found = [self._known(t, pool) for t in toks]
+            frac_missing = 1 - sum(found) / len(found)
+            if frac_missing > 0:
+                ent_missing += frac_missing
+                s, e = g[0].idx, g[-1].idx + len(g[-1].text)
+                missing.append({"kind": "entity", "text": text[s:e], "start": s, "end": e, "weight": round(frac_missing, 3)})
+        # content words
+        content = [
+            t
+            for t in doc
+            if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and t.i not in ent_tokens and len(t.text) > 1
+            and t.lower_ not in _DATE_WORDS
+        ]
+        miss_words = [t for t in content if not self._known(t, pool)]
+        word_frac = len(miss_words) / len(content) if content else 0.0
+        # negation: a cue in the unit and none in the evidence, or the other way round
+        neg_u = negations(text) > 0
+        neg_s = negations(evidence_text) > 0 if evidence_text else False
+        feats = {
+            "n_numbers": len(nums),
+            "missing_numbers": len(miss_num),
+            "n_dates": len(dates),
+            "missing_dates": len(miss_date),
+            "n_entities": n_ent,
+            "missing_entities": round(ent_missing, 4),
+            "n_words": len(content),
+            "missing_word_frac": round(word_frac, 4),
+            "neg_unit_only": int(neg_u and not neg_s),
+            "neg_source_only": int(neg_s and not neg_u),
+        }
+        feats["lexical_log"] = -(
+            w["number"] * feats["missing_numbers"]
+            + w["date"] * feats["missing_dates"]
+            + w["entity"] * feats["missing_entities"]
+            + w["word"] * feats["missing_word_frac"]
+            + w["neg_unit"] * feats["neg_unit_only"]
+            + w["neg_source"] * feats["neg_source_only"]
+        )
+        feats["lexical"] = _clip01(math.exp(max(-30.0, feats["lexical_log"])))
+        feats["missing"] = missing
+        feats["missing_words"] = [{"text": t.text, "start": t.idx, "end": t.idx + len(t.text)} for t in miss_words]
+        return feats
+
+    @staticmethod
+    def _known(t, pool: _Pool) -> bool:
+        return t.lower_ in pool.words or t.lemma_.lower() in pool.lemmas or t.lower_ in pool.lemmas
+
+    # --- verdicts --------------------------------------------------------------------------------------------------
+
+    def _verdict(self, unit: Unit, f: dict[str, Any], case: Case) -> Verdict:
+        if "error" in f:
+            return Verdict(unit_id=unit.id, verifier=self.name, score=None, label="error", error=f["error"],
+                           target=list(f.get("target", [])))
+        score = self.score(f)
+        th = self.params["thresholds"].get(self.signal, self.params["thresholds"]["combined"])
+        label = label_for(score, supported_at=th["supported"], partial_at=th.get("partial"))
+        marks: list[tuple[int, int]] = []
+        if self.signal in ("combined", "lexical"):
+            marks += [(m["start"], m["end"]) for m in f["missing"]]
+            marks += [(m["start"], m["end"]) for m in f["missing_words"]]
+        if self.signal in ("combined", "alignment"):
+            marks += [(m["start"], m["end"]) for m in f["low_tokens"]]
+        # Only a unit that is not judged supported gets its weak words painted.
+        spans = _to_case_spans(unit, case.text, marks) if label != "supported" else []
+        details = {
+            "signal": self.signal,
+            "lexical": round(f["lexical"], 4),
+            "alignment": round(f["alignment"], 4),
+            "similarity": round(f["similarity"], 4),
+            "alignment_raw": round(f["alignment_raw"], 4),
+            "similarity_raw": round(f["similarity_raw"], 4),
+            "missing": [m["text"] for m in f["missing"]],
+            "missing_words": [m["text"] for m in f["missing_words"]],
+            "unsupported_tokens": [m["text"] for m in f["low_tokens"]],
+            "features": {k: f[k] for k in _FEATURE_KEYS},
+        }
+        ev = f.get("evidence")
+        return Verdict(
+            unit_id=unit.id,
+            verifier=self.name,
+            score=score,
+            label=label,
+            evidence=Evidence(**ev) if ev else None,
+            target=list(f.get("target", [])),
+            unsupported_spans=spans,
+            details=details,
+        )
+
+
+_FEATURE_KEYS = (
+    "n_numbers", "missing_numbers", "n_dates", "missing_dates", "n_entities", "missing_entities", "n_words",
+    "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",
+)
+_DATE_WORDS = set(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+
+
+def _to_case_spans(unit: Unit, case_text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Map unit-text spans to merged case-text spans, when the unit can be aligned to the case text."""
+    if not marks or not unit.has_span:
+        return []
+    from citefix.decompose.clauses import unit_to_text_offsets
+
+    align = unit_to_text_offsets(unit, case_text)
+    if align is None:
+        return []
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(set(marks)):
+        for a, b, o in align:
+            lo, hi = max(s, a), min(e, b)
+            if lo < hi:
+                out.append((o + lo - a, o + hi - a))
+    out.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in out:
+        if merged and (s <= merged[-1][1] or not case_text[merged[-1][1] : s].strip()):
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def _finite(x: float) -> float:
+    return float(x) if math.isfinite(x) else 0.0
+
+
+def _clip01(x: float) -> float:
+    x = _finite(x)
+    return 0.0 if x < 0 else 1.0 if x > 1 else x
+
+
+def _quiet_transformers() -> None:
+    """No 'Loading weights' progress bars or load warnings from transformers."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except Exception:  # pragma: no cover - transformers missing is reported by load_encoder
+        pass

@@ -1,0 +1,708 @@
+"""Run verifiers (and a decomposer) over a human-labelled file and measure their agreement with the labels.
+
+What is scored, per shape (see :mod:`citefix.metaeval.loaders` for the file shapes):
+
+* ``xsumfaith`` / ``summeval`` (summary vs document): with a decomposer, its units are verified against the document
+  and the unit scores aggregate into the item score (``aggregate="min"`` or ``"mean"``); without one, the whole summary
+  is verified as a single unit. Protocols: ROC-AUC and tuned balanced accuracy on ``label``; Pearson / Spearman /
+  Kendall against ``consistency_expert_mean`` when present; character P/R/F1 of unsupported spans (union and majority
+  references) when the file has span labels. Predicted unsupported characters = every ``Verdict.unsupported_spans``
+  plus the span of every unit whose verdict label is ``unsupported``.
+* ``wice`` (statement vs cited page): the statement is one unit, verified against the whole cited text for the item
+  score. Protocols: correlations with the level (full 2 / partial 1 / none 0) and one-vs-one ROC-AUCs. With evidence
+  annotations and ``rank_chunks``, the cited text is cut into chunks of at most ``chunk_words`` words along the
+  annotated sentence boundaries and the statement is verified against each chunk (one call, ``targets`` = that chunk);
+  NDCG@5/10/20 ranks the chunks by score. Relevance rule: a chunk that holds every sentence of some supporting set
+  covers the evidence (2); one that holds some but not all sentences of a set covers part of it (1); else 0. The
+  relevance is then capped at the statement's own level (``cap_relevance``), because a page that only partially
+  supports a statement cannot have a chunk that fully supports it; so "none" statements have no relevant chunk and
+  are skipped (counted). A sentence is "in" a chunk when their character ranges overlap.
+* ``attributionbench`` (cited answer): each human-labelled sentence (citation marks removed) is a unit verified against
+  the passages it cites (``targets``); all labelled sentences of an answer go in one call. Items are the sentences, in
+  file order. Protocols: ROC-AUC and tuned balanced accuracy.
+* ``rose``: the decomposer's units for each reference are compared with the gold ACUs: mean best-match ROUGE-1 F1 of
+  the units (the ACUEval measure) and of the gold ACUs (coverage). Verifiers are not used.
+
+An exception from a verifier other than a :class:`citefix.errors.UserError` is recorded on the item (score None) and
+the run goes on; such items are counted in each statistic's ``n_missing``. User errors (a missing key, a bad model
+name) stop the run.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+from pydantic import BaseModel, Field
+
+import citefix
+from citefix.chunking import Span, chunk_text
+from citefix.errors import ConfigError, UserError
+from citefix.metaeval import protocols as P
+from citefix.metaeval.loaders import MetaItem, Shape, SkippedRecord, load
+from citefix.models import Case, Source, Unit, Verdict
+
+Aggregate = Literal["min", "mean"]
+NDCG_KS = (5, 10, 20)
+ProgressFn = Callable[[int, int, str], None]
+
+
+class ItemScore(BaseModel):
+    """One verifier's score for one evaluation item, with the human labels beside it (one store row)."""
+
+    item_id: str
+    index: int = Field(description="Position in the ordered list of evaluation items (drives the BAcc split).")
+    line: int
+    group: str | None = Field(default=None, description="The record the item comes from, when it holds several.")
+    verifier: str
+    score: float | None
+    error: str | None = None
+    label: int | None = None
+    level: int | None = None
+    rating: float | None = None
+    unit_scores: list[float | None] = Field(default_factory=list)
+    unit_labels: list[str] = Field(default_factory=list)
+    predicted_spans: list[tuple[int, int]] = Field(default_factory=list)
+    chunk_scores: list[float | None] | None = None
+    chunk_relevance: list[int] | None = None
+    chunk_error: str | None = None
+    seconds: float = 0.0
+
+
+class DecompositionScore(BaseModel):
+    item_id: str
+    index: int
+    line: int
+    units: list[str]
+    gold: list[str]
+    rouge1: float | None = None
+    coverage: float | None = None
+    error: str | None = None
+
+
+class Performance(BaseModel):
+    system: str
+    items: int
+    seconds: float
+    items_per_s: float | None
+    peak_rss_mb: float = Field(description="Peak resident memory of the whole process after this system ran.")
+
+
+class MetaEvalResult(BaseModel):
+    path: str
+    shape: Shape
+    records: int = Field(description="Records read from the file.")
+    items: int = Field(description="Evaluation items (records, or labelled sentences for cited answers).")
+    skipped: list[SkippedRecord] = Field(default_factory=list)
+    limit: int | None = None
+    aggregate: Aggregate = "min"
+    decomposer: str | None = None
+    verifiers: list[str] = Field(default_factory=list)
+    seed: int = 0
+    bootstrap: int = 1000
+    chunk_words: int | None = None
+    stats: list[P.Stat] = Field(default_factory=list)
+    scores: list[ItemScore] = Field(default_factory=list)
+    decompositions: list[DecompositionScore] = Field(default_factory=list)
+    performance: list[Performance] = Field(default_factory=list)
+    peak_rss_mb: float = 0.0
+    started_at: str = ""
+    duration_s: float = 0.0
+    cancelled: bool = False
+    notes: list[str] = Field(default_factory=list)
+    version: str = citefix.__version__
+
+    def stat(self, protocol: str, name: str, system: str) -> P.Stat | None:
+        return next((s for s in self.stats if s.protocol == protocol and s.name == name and s.system == system), None)
+
+    def protocols(self) -> list[str]:
+        return list(dict.fromkeys(s.protocol for s in self.stats))
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process in MiB (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024
+
+
+def _aggregate(scores: Sequence[float], how: Aggregate) -> float:
+    return min(scores) if how == "min" else sum(scores) / len(scores)
+
+
+def _whole_unit(case: Case, kind: str = "sentence", decomposer: str = "whole") -> Unit:
+    return Unit(id="u1", text=case.text, kind=kind, decomposer=decomposer, start=0, end=len(case.text))  # type: ignore[arg-type]
+
+
+def _verify(verifier: Any, units: list[Unit], case: Case, targets: list[list[str]] | None = None) -> list[Verdict]:
+    verdicts = verifier.verify(units, case, targets=targets) if targets is not None else verifier.verify(units, case)
+    if len(verdicts) != len(units):
+        raise RuntimeError(f"verifier returned {len(verdicts)} verdicts for {len(units)} units")
+    return list(verdicts)
+
+
+def _err(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def predicted_spans(units: Sequence[Unit], verdicts: Sequence[Verdict]) -> tuple[list[tuple[int, int]], int]:
+    """Spans of the case text predicted unsupported, merged, and how many unsupported units had no span."""
+    spans: list[tuple[int, int]] = []
+    no_span = 0
+    for u, v in zip(units, verdicts):
+        spans.extend((int(a), int(b)) for a, b in v.unsupported_spans)
+        if v.label == "unsupported":
+            if u.has_span:
+                spans.append((int(u.start), int(u.end)))  # type: ignore[arg-type]
+            elif not v.unsupported_spans:
+                no_span += 1
+    return _merge(spans), no_span
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(s for s in spans if s[1] > s[0]):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
+def evidence_chunks(item: MetaItem, max_words: int) -> list[Span]:
+    """Chunks of the cited text along the annotated sentence boundaries (gaps between them kept as sentences)."""
+    text = item.case.sources[0].text
+    offsets = sorted(item.evidence.sentence_offsets) if item.evidence else []
+    sentences: list[Span] = []
+    pos = 0
+    for a, b in offsets + [(len(text), len(text))]:
+        if a > pos and text[pos:a].strip():  # text no annotated sentence covers
+            sentences.append(_trim(text, pos, a))
+        if b > a and text[a:b].strip():
+            sentences.append(_trim(text, a, b))
+        pos = max(pos, b)
+    return chunk_text(text, max_words, sentences=sentences)
+
+
+def _trim(text: str, a: int, b: int) -> Span:
+    piece = text[a:b]
+    lead = len(piece) - len(piece.lstrip())
+    stripped = piece.strip()
+    return Span(a + lead, a + lead + len(stripped), stripped)
+
+
+def chunk_relevance(item: MetaItem, chunks: Sequence[Span], *, cap: bool = True) -> list[int]:
+    """Relevance 2/1/0 of each chunk by the rule in the module docstring."""
+    ev = item.evidence
+    if ev is None:
+        return [0] * len(chunks)
+    out = []
+    for c in chunks:
+        inside = {i for i, (a, b) in enumerate(ev.sentence_offsets) if a < c.end and c.start < b}
+        rel = 0
+        for st in ev.supporting_sets:
+            if not st:
+                continue
+            hit = sum(1 for i in st if i in inside)
+            if hit == len(st):
+                rel = 2
+                break
+            if hit:
+                rel = 1
+        if cap and item.level is not None:
+            rel = min(rel, item.level)
+        out.append(rel)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- the run
+
+
+class _Clock:
+    def __init__(self, names: Sequence[str]):
+        self.seconds = {n: 0.0 for n in names}
+        self.items = {n: 0 for n in names}
+        self.rss = {n: 0.0 for n in names}
+
+
+def run_meta_eval(
+    path: str | Path,
+    verifiers: Mapping[str, Any],
+    decomposer: Any = None,
+    limit: int | None = None,
+    on_progress: ProgressFn | None = None,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    *,
+    format: str = "auto",
+    aggregate: Aggregate = "min",
+    skip_invalid: bool = False,
+    rank_chunks: bool = True,
+    chunk_words: int = 150,
+    cap_relevance: bool = True,
+    stem: bool = False,
+    cancel: Any = None,
+) -> MetaEvalResult:
+    """Score every item of ``path`` with every verifier and compute the protocols its labels allow.
+
+    ``verifiers`` maps display names to objects implementing :class:`citefix.verify.base.Verifier`. ``on_progress``
+    is called as ``on_progress(done, total, item_id)`` after each record. ``cancel`` is anything with ``is_set()``
+    (a ``threading.Event``): when set, the run stops after the current record and the statistics cover what was done.
+    """
+    if aggregate not in ("min", "mean"):
+        raise ConfigError(f"unknown aggregate {aggregate!r}; use min or mean")
+    started = time.perf_counter()
+    started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    loaded = load(path, format=format, limit=limit, skip_invalid=skip_invalid)
+    shape = loaded.shape
+    if shape == "rose":
+        if decomposer is None:
+            raise ConfigError("a RoSE file measures decomposition: give a decomposer (--decomposer NAME)")
+    elif not verifiers:
+        raise ConfigError("no verifier given: name at least one (--verifier offline)")
+    names = list(verifiers)
+    dec_name = getattr(decomposer, "name", type(decomposer).__name__) if decomposer is not None else None
+    clock = _Clock(names + ([dec_name] if dec_name else []))
+    result = MetaEvalResult(
+        path=str(path), shape=shape, records=len(loaded.items), items=0, skipped=loaded.skipped, limit=limit,
+        aggregate=aggregate, decomposer=dec_name, verifiers=names if shape != "rose" else [], seed=seed,
+        bootstrap=bootstrap, chunk_words=chunk_words if shape == "wice" and rank_chunks else None,
+        started_at=started_at,
+    )
+    counters = {"units_without_span": 0, "decomposer_errors": 0, "chunk_statements": 0}
+    index = 0
+    total = len(loaded.items)
+    for done, item in enumerate(loaded.items, 1):
+        if cancel is not None and cancel.is_set():
+            result.cancelled = True
+            break
+        if shape == "rose":
+            result.decompositions.append(_decompose_rose(item, index, decomposer, dec_name, clock, stem))
+            index += 1
+        elif shape == "attributionbench":
+            index = _score_cited(item, index, verifiers, clock, result)
+        else:
+            units, dec_error = _units_for(item, decomposer, dec_name, clock)
+            if dec_error:
+                counters["decomposer_errors"] += 1
+            for name, verifier in verifiers.items():
+                row = _score_item(item, index, name, verifier, units, dec_error, aggregate, clock, counters)
+                if shape == "wice" and rank_chunks and item.evidence is not None and row.error is None:
+                    _rank_chunks(item, row, verifier, name, chunk_words, cap_relevance, clock, counters)
+                result.scores.append(row)
+            index += 1
+        if on_progress is not None:
+            on_progress(done, total, item.id)
+    result.items = index
+    result.stats = compute_stats(result, loaded.items, bootstrap=bootstrap, seed=seed, stem=stem)
+    result.performance = [
+        Performance(system=n, items=clock.items[n], seconds=round(clock.seconds[n], 4),
+                    items_per_s=(clock.items[n] / clock.seconds[n]) if clock.seconds[n] > 0 else None,
+                    peak_rss_mb=round(clock.rss[n], 1))
+        for n in clock.seconds
+    ]
+    result.peak_rss_mb = round(peak_rss_mb(), 1)
+    result.duration_s = round(time.perf_counter() - started, 3)
+    if counters["units_without_span"]:
+        result.notes.append(f"{counters['units_without_span']} unsupported units had no span in the text and could "
+                            "not count toward span precision/recall")
+    if counters["decomposer_errors"]:
+        result.notes.append(f"the decomposer failed on {counters['decomposer_errors']} records (scored as missing)")
+    if loaded.skipped:
+        result.notes.append(f"{len(loaded.skipped)} invalid records skipped (first: line {loaded.skipped[0].line}: "
+                            f"{loaded.skipped[0].problem})")
+    if result.cancelled:
+        result.notes.append(f"cancelled after {len(result.scores) // max(1, len(names))} items")
+    unlocated = sum(i.unlocated_spans for i in loaded.items)
+    if unlocated:
+        result.notes.append(f"{unlocated} annotated spans had no character offsets and were ignored")
+    return result
+
+
+def _tick(clock: _Clock, name: str, t0: float, items: int) -> None:
+    clock.seconds[name] += time.perf_counter() - t0
+    clock.items[name] += items
+    clock.rss[name] = peak_rss_mb()
+
+
+def _units_for(item: MetaItem, decomposer: Any, dec_name: str | None, clock: _Clock) -> tuple[list[Unit], str | None]:
+    if item.shape == "wice":
+        return [_whole_unit(item.case, kind="claim", decomposer="statement")], None
+    if decomposer is None:
+        return [_whole_unit(item.case)], None
+    t0 = time.perf_counter()
+    try:
+        units = list(decomposer.units(item.case))
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - recorded on the item, the run goes on
+        return [], f"decomposer failed: {_err(exc)}"
+    finally:
+        _tick(clock, dec_name, t0, 1)  # type: ignore[arg-type]
+    return units, None
+
+
+def _base_row(item: MetaItem, index: int, name: str) -> ItemScore:
+    return ItemScore(item_id=item.id, index=index, line=item.line, verifier=name, score=None, label=item.label,
+                     level=item.level, rating=item.rating)
+
+
+def _score_item(
+    item: MetaItem, index: int, name: str, verifier: Any, units: list[Unit], dec_error: str | None,
+    aggregate: Aggregate, clock: _Clock, counters: dict[str, int],
+) -> ItemScore:
+    row = _base_row(item, index, name)
+    if dec_error:
+        row.error = dec_error
+        return row
+    if not units:
+        row.error = "no checkable units"
+        return row
+    t0 = time.perf_counter()
+    try:
+        verdicts = _verify(verifier, units, item.case)
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        row.error = _err(exc)
+        return row
+    finally:
+        row.seconds = time.perf_counter() - t0
+        _tick(clock, name, t0, 1)
+    row.unit_scores = [v.score for v in verdicts]
+    row.unit_labels = [v.label for v in verdicts]
+    failed = [v for v in verdicts if v.score is None or v.error]
+    if failed:
+        row.error = f"{len(failed)} of {len(verdicts)} units failed: {failed[0].error or 'no score'}"
+        return row
+    row.score = float(_aggregate([float(v.score) for v in verdicts], aggregate))  # type: ignore[arg-type]
+    row.predicted_spans, no_span = predicted_spans(units, verdicts)
+    counters["units_without_span"] += no_span
+    return row
+
+
+def _rank_chunks(
+    item: MetaItem, row: ItemScore, verifier: Any, name: str, chunk_words: int, cap: bool, clock: _Clock,
+    counters: dict[str, int],
+) -> None:
+    chunks = evidence_chunks(item, chunk_words)
+    relevance = chunk_relevance(item, chunks, cap=cap)
+    row.chunk_relevance = relevance
+    if not any(relevance):  # NDCG is undefined without a relevant chunk: do not spend calls on it
+        return
+    sources = [Source(id=f"chunk{i + 1}", text=c.text) for i, c in enumerate(chunks)]
+    case = Case(id=f"{item.id}#chunks", sources=sources, text=item.case.text, kind="summary")
+    units = [Unit(id=f"u{i + 1}", text=item.case.text, kind="claim", decomposer="statement", start=0,
+                  end=len(item.case.text)) for i in range(len(chunks))]
+    t0 = time.perf_counter()
+    try:
+        verdicts = _verify(verifier, units, case, targets=[[s.id] for s in sources])
+        row.chunk_scores = [None if v.error else v.score for v in verdicts]
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        row.chunk_scores = [None] * len(chunks)  # counted as missing by the ranking statistics
+        row.chunk_error = _err(exc)
+    finally:
+        clock.seconds[name] += time.perf_counter() - t0
+        clock.rss[name] = peak_rss_mb()
+    counters["chunk_statements"] += 1
+
+
+def _score_cited(item: MetaItem, index: int, verifiers: Mapping[str, Any], clock: _Clock,
+                 result: MetaEvalResult) -> int:
+    units = [
+        Unit(id=f"s{s.index + 1}", text=s.unit_text, kind="sentence", decomposer="labelled", start=s.start, end=s.end,
+             cited=s.cited, sentence=s.index)
+        for s in item.sentences
+    ]
+    targets = [list(s.cited) for s in item.sentences]
+    for name, verifier in verifiers.items():
+        rows = [
+            ItemScore(item_id=f"{item.id}#{s.index + 1}", index=index + k, line=item.line, group=item.id,
+                      verifier=name, score=None, label=s.label)
+            for k, s in enumerate(item.sentences)
+        ]
+        t0 = time.perf_counter()
+        try:
+            verdicts = _verify(verifier, units, item.case, targets=targets)
+        except UserError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            for r in rows:
+                r.error = _err(exc)
+            verdicts = []
+        finally:
+            elapsed = time.perf_counter() - t0
+            _tick(clock, name, t0, len(rows))
+        for r, u, v in zip(rows, units, verdicts):
+            r.seconds = elapsed / len(rows)
+            r.unit_scores, r.unit_labels = [v.score], [v.label]
+            if v.score is None or v.error:
+                r.error = v.error or "no score"
+            else:
+                r.score = float(v.score)
+                r.predicted_spans, _ = predicted_spans([u], [v])
+        result.scores.extend(rows)
+    return index + len(item.sentences)
+
+
+def _decompose_rose(item: MetaItem, index: int, decomposer: Any, dec_name: str | None, clock: _Clock,
+                    stem: bool) -> DecompositionScore:
+    row = DecompositionScore(item_id=item.id, index=index, line=item.line, units=[], gold=item.gold_acus or [])
+    t0 = time.perf_counter()
+    try:
+        row.units = [u.text for u in decomposer.units(item.case)]
+    except UserError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        row.error = _err(exc)
+        return row
+    finally:
+        _tick(clock, dec_name, t0, 1)  # type: ignore[arg-type]
+    row.rouge1 = P.best_match_rouge1(row.units, row.gold, stem=stem)
+    row.coverage = P.best_match_rouge1(row.gold, row.units, stem=stem)
+    return row
+
+
+# ----------------------------------------------------------------------------------------------- statistics
+
+
+def _tag(stats: Sequence[P.Stat], protocol: str, system: str) -> list[P.Stat]:
+    for s in stats:
+        s.protocol, s.system = protocol, system
+    return list(stats)
+
+
+def compute_stats(
+    result: MetaEvalResult, items: Sequence[MetaItem], *, bootstrap: int = 1000, seed: int = 0, stem: bool = False
+) -> list[P.Stat]:
+    """Every protocol the labels allow, for every verifier (or the decomposer, for RoSE)."""
+    kw = dict(bootstrap=bootstrap, seed=seed)
+    out: list[P.Stat] = []
+    if result.shape == "rose":
+        ok = [d for d in result.decompositions if d.error is None]
+        pairs = [(d.units, d.gold) for d in ok]
+        system = result.decomposer or ""
+        gen = P.acu_rouge(pairs, direction="generated", stem=stem, **kw)
+        cov = P.acu_rouge(pairs, direction="gold", stem=stem, **kw)
+        for s in (gen, cov):
+            s.n_missing = len(result.decompositions) - len(ok)
+        return _tag([gen, cov], "decomposition", system)
+    by_id = {i.id: i for i in items}
+    for name in result.verifiers:
+        rows = sorted((r for r in result.scores if r.verifier == name), key=lambda r: r.index)
+        scores = [r.score for r in rows]
+        if any(r.label is not None for r in rows):
+            out += _tag([P.roc_auc(scores, [r.label for r in rows], **kw),
+                         P.balanced_accuracy_tuned(scores, [r.label for r in rows], **kw)], "binary", name)
+        if any(r.rating is not None for r in rows):
+            out += _tag(P.correlations(scores, [r.rating for r in rows], **kw).all(), "rating", name)
+        if any(r.level is not None for r in rows):
+            levels = [r.level for r in rows]
+            out += _tag(P.correlations(scores, levels, **kw).all() + P.one_vs_one_auc(scores, levels, **kw).all(),
+                        "levels", name)
+        ranked = [r for r in rows if r.chunk_relevance is not None]
+        if ranked:
+            groups = [(r.chunk_scores, r.chunk_relevance) for r in ranked if r.chunk_scores is not None]
+            skipped = len(ranked) - len(groups)
+            for k in NDCG_KS:
+                s = P.mean_ndcg(groups, k, **kw)  # type: ignore[arg-type]
+                s.details["statements_without_relevant_chunk"] = (
+                    s.details.get("statements_without_relevant_chunk", 0) + skipped)
+                out += _tag([s], "ranking", name)
+        span_rows = [r for r in rows if by_id.get(r.item_id) is not None and by_id[r.item_id].spans is not None]
+        if span_rows:
+            good = [r for r in span_rows if r.error is None]
+            span_items = []
+            for r in good:
+                it = by_id[r.item_id]
+                groups, n_ann = it.annotator_spans()
+                span_items.append(P.SpanItem(text=it.case.text, predicted=r.predicted_spans, annotators=groups,
+                                             n_annotators=n_ann))
+            for ref in ("union", "majority"):
+                stats = P.span_prf(span_items, ref, **kw).all()  # type: ignore[arg-type]
+                for s in stats:
+                    s.n_missing = len(span_rows) - len(good)
+                out += _tag(stats, f"spans-{ref}", name)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- views
+
+_LABELS = {
+    "roc_auc": "ROC-AUC", "balanced_accuracy": "BAcc (tuned)", "pearson": "Pearson", "spearman": "Spearman",
+    "kendall": "Kendall tau-b", "auc_fs_ns": "AUC FS-vs-NS", "auc_fs_ps": "AUC FS-vs-PS", "auc_ps_ns": "AUC PS-vs-NS",
+    "auc_ovo_mean": "AUC one-vs-one mean", "span_precision": "char precision", "span_recall": "char recall",
+    "span_f1": "char F1", "ndcg@5": "NDCG@5", "ndcg@10": "NDCG@10", "ndcg@20": "NDCG@20", "rouge1_best_match": "ROUGE-1 best match", "rouge1_gold_coverage": "ROUGE-1 gold coverage",
+}
+_PROTOCOLS = {
+    "binary": "binary label", "rating": "expert rating", "levels": "support level", "ranking": "chunk ranking",
+    "spans-union": "spans (union)", "spans-majority": "spans (majority)", "decomposition": "decomposition",
+}
+
+
+def _fmt(v: float | None) -> str:
+    return "—" if v is None else f"{v:.3f}"
+
+
+def _cell(s: P.Stat | None, notes: dict[str, int]) -> str:
+    if s is None:
+        return ""
+    if s.value is None:
+        key = s.reason or "undefined"
+        notes.setdefault(key, len(notes) + 1)
+        return f"— [{notes[key]}]"
+    text = _fmt(s.value)
+    if s.ci_low is not None and s.ci_high is not None:
+        text += f" ({_fmt(s.ci_low)}–{_fmt(s.ci_high)})"
+    if isinstance(s, P.ThresholdStat) and s.threshold is not None:
+        text += f" @{s.threshold:.3g}"
+    return text
+
+
+def _rows(result: MetaEvalResult) -> tuple[list[str], list[list[str]], dict[str, int]]:
+    systems = list(dict.fromkeys(s.system for s in result.stats)) or result.verifiers
+    notes: dict[str, int] = {}
+    body: list[list[str]] = []
+    for proto in result.protocols():
+        names = list(dict.fromkeys(s.name for s in result.stats if s.protocol == proto))
+        for name in names:
+            cells = [_cell(result.stat(proto, name, sys_), notes) for sys_ in systems]
+            n = max((s.n for s in result.stats if s.protocol == proto and s.name == name), default=0)
+            body.append([_PROTOCOLS.get(proto, proto), _LABELS.get(name, name), str(n)] + cells)
+    perf = {p.system: p for p in result.performance}
+    speed = lambda v: "—" if v is None else f"{v:,.1f}"  # noqa: E731
+    body.append(["speed", "items/s", ""] + [speed(perf[s].items_per_s) if s in perf else "" for s in systems])
+    body.append(["memory", "peak RSS MiB", ""] + [f"{perf[s].peak_rss_mb:.0f}" if s in perf else "" for s in systems])
+    return ["protocol", "statistic", "n"] + systems, body, notes
+
+
+def _header_lines(result: MetaEvalResult) -> list[str]:
+    parts = [f"{result.shape}", f"{result.records} records", f"{result.items} items"]
+    if result.skipped:
+        parts.append(f"{len(result.skipped)} skipped")
+    if result.shape == "wice":
+        parts.append("unit=statement")
+    elif result.shape == "attributionbench":
+        parts.append("units=labelled sentences")
+    elif result.shape != "rose":
+        parts.append(f"decomposer={result.decomposer or 'none (whole text)'}")
+        if result.decomposer:
+            parts.append(f"aggregate={result.aggregate}")
+    if result.chunk_words:
+        parts.append(f"chunks≤{result.chunk_words} words")
+    ci = f"95% CI: {result.bootstrap} bootstrap resamples, seed {result.seed}" if result.bootstrap else "no CI"
+    return [f"meta-eval {result.path}", ", ".join(parts), ci + f"; {result.duration_s:.1f}s"]
+
+
+def render_table(result: MetaEvalResult) -> str:
+    """A plain-text table for the terminal: one row per statistic, one column per verifier."""
+    head, body, notes = _rows(result)
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    out = _header_lines(result) + ["", line(head), line(["-" * w for w in widths])]
+    out += [line(r) for r in body]
+    if any(isinstance(s, P.ThresholdStat) for s in result.stats):
+        out.append("BAcc: threshold (@) tuned on odd-indexed items, reported on even-indexed items")
+    for reason, k in notes.items():
+        out.append(f"[{k}] {reason}")
+    out += [f"note: {n}" for n in result.notes]
+    return "\n".join(out) + "\n"
+
+
+def to_markdown(result: MetaEvalResult, command: str) -> str:
+    """A markdown report that names the command which produced it."""
+    head, body, notes = _rows(result)
+    esc = lambda c: c.replace("|", "\\|")  # noqa: E731
+    out = [f"# citefix meta-eval: {Path(result.path).name}", "", "```", command, "```", ""]
+    out += [f"- {h}" for h in _header_lines(result)[1:]]
+    out += [f"- started {result.started_at}, citefix {result.version}", ""]
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|" + "|".join("---" for _ in head) + "|")
+    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in body]
+    out.append("")
+    out.append("Cells: value (95% bootstrap CI). BAcc: threshold (@) tuned on odd-indexed items, reported on "
+               "even-indexed items (AggreFact protocol). — means the statistic cannot be computed; reasons below.")
+    if notes:
+        out.append("")
+        out += [f"{k}. {reason}" for reason, k in notes.items()]
+    if result.notes:
+        out.append("")
+        out += [f"- {n}" for n in result.notes]
+    return "\n".join(out) + "\n"
+
+
+def to_json(result: MetaEvalResult, *, indent: int | None = 2) -> str:
+    """The whole result (statistics, per-item scores, performance) as JSON."""
+    return result.model_dump_json(indent=indent)
+
+
+def from_json(text: str) -> MetaEvalResult:
+    return MetaEvalResult.model_validate_json(text)
+
+
+def write_report(result: MetaEvalResult, directory: str | Path, command: str) -> dict[str, Path]:
+    """Write <stem>.md, <stem>.json and <stem>.items.jsonl into ``directory``; return the paths."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    stem = f"metaeval-{Path(result.path).stem}"
+    paths = {"markdown": d / f"{stem}.md", "json": d / f"{stem}.json", "items": d / f"{stem}.items.jsonl"}
+    paths["markdown"].write_text(to_markdown(result, command), encoding="utf-8")
+    paths["json"].write_text(to_json(result), encoding="utf-8")
+    with paths["items"].open("w", encoding="utf-8") as fh:
+        for r in result.scores:
+            fh.write(r.model_dump_json() + "\n")
+        for dsc in result.decompositions:
+            fh.write(dsc.model_dump_json() + "\n")
+    return paths
+
+
+# ----------------------------------------------------------------------------------------------- store
+
+
+def store_rows(result: MetaEvalResult, command: str = "") -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The rows for the store's ``metaeval_runs`` (one) and ``metaeval_items`` tables; JSON fields as text."""
+    run = {
+        "path": result.path, "shape": result.shape, "command": command, "started_at": result.started_at,
+        "duration_s": result.duration_s, "records": result.records, "items": result.items,
+        "verifiers": json.dumps(result.verifiers), "decomposer": result.decomposer, "aggregate": result.aggregate,
+        "limit": result.limit, "seed": result.seed, "bootstrap": result.bootstrap,
+        "stats": json.dumps([s.model_dump() for s in result.stats]),
+        "performance": json.dumps([p.model_dump() for p in result.performance]),
+        "peak_rss_mb": result.peak_rss_mb, "notes": json.dumps(result.notes), "version": result.version,
+    }
+    items = [
+        {"item_id": r.item_id, "idx": r.index, "line": r.line, "grp": r.group, "system": r.verifier,
+         "score": r.score, "error": r.error, "label": r.label, "level": r.level, "rating": r.rating,
+         "detail": r.model_dump_json(include={"unit_scores", "unit_labels", "predicted_spans", "chunk_scores",
+                                               "chunk_relevance", "chunk_error", "seconds"})}
+        for r in result.scores
+    ] + [
+        {"item_id": d.item_id, "idx": d.index, "line": d.line, "grp": None, "system": result.decomposer or "",
+         "score": d.rouge1, "error": d.error, "label": None, "level": None, "rating": None,
+         "detail": d.model_dump_json(include={"units", "gold", "coverage"})}
+        for d in result.decompositions
+    ]
+    return run, items
+
+
+def _store_result(store: Any, result: MetaEvalResult, command: str = "") -> Any:
+    """TO WIRE (lead): write one run and its items into ``metaeval_runs`` / ``metaeval_items``.
+
+    The store API was not there when this was written. This uses ``store.save_metaeval(run_row, item_rows)`` when the
+    store has it, else raises NotImplementedError. ``store_rows`` gives the rows.
+    """
+    run, items = store_rows(result, command)
+    save = getattr(store, "save_metaeval", None)
+    if save is None:
+        raise NotImplementedError("citefix.store has no save_metaeval(run_row, item_rows) yet")
+    return save(run, items)

@@ -23,6 +23,8 @@ from citefix.models import CallRecord
 T = TypeVar("T")
 R = TypeVar("R")
 
+RETRY_AFTER_CAP = 60.0  # longest Retry-After we honour, in seconds
+
 # Tests set this to False: any call that would leave this machine then fails loudly (see tests/conftest.py).
 ALLOW_REMOTE_REQUESTS = True
 
@@ -97,6 +99,21 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(status, int) and (status == 429 or status >= 500)
 
 
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds the provider asked us to wait (a Retry-After header in seconds), if it said."""
+    for headers in (getattr(exc, "litellm_response_headers", None), getattr(getattr(exc, "response", None), "headers", None)):
+        try:
+            value = headers.get("retry-after") if headers is not None else None
+        except Exception:  # not a mapping
+            value = None
+        if value is not None:
+            try:
+                return max(0.0, float(value))
+            except (TypeError, ValueError):
+                return None  # an HTTP date: fall back to our own backoff
+    return None
+
+
 _SECRET_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 
 
@@ -114,21 +131,25 @@ def explain_error(exc: BaseException, model: str) -> str:
     """A one-line message that says what to fix, for errors retrying will not fix."""
     name = type(exc).__name__
     detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else name) or name
-    if "Authentication" in name or "PermissionDenied" in name:
+    status = getattr(exc, "status_code", None)
+    if "Authentication" in name or "PermissionDenied" in name or status in (401, 403):
         return f"the provider refused the credentials for {model!r} ({detail}); set its API key in the environment, e.g. OPENAI_API_KEY"
-    if "NotFound" in name:
+    if "NotFound" in name or status == 404:
         return f"model {model!r} was not found ({detail}); check the litellm model string and the base URL (e.g. OPENAI_API_BASE)"
     if "ContextWindow" in name:
-        return f"the prompt is too long for {model!r} ({detail}); lower --chunk-words"
-    if "BadRequest" in name or "UnsupportedParams" in name:
+        return f"the prompt is too long for {model!r} ({detail}); lower window_words in the config file (e.g. window_words = 800)"
+    if "BadRequest" in name or "UnsupportedParams" in name or status in (400, 422):
         return f"{model!r} rejected the request ({detail}); check the model string and provider settings"
     if is_transient(exc):
         return f"{model!r} kept failing after retries ({detail}); try again later or lower --concurrency"
-    return f"call to {model!r} failed: {name}: {detail}"
+    return f"call to {model!r} failed: {name}: {detail}; check the model string, its API key and base URL"
 
 
-def litellm_transport(api_base: str | None = None) -> Transport:
-    """The real transport: litellm.completion, with the local cost map so importing it makes no request."""
+def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> Transport:
+    """The real transport: litellm.completion, with the local cost map so importing it makes no request.
+
+    completion_kwargs go to every litellm.completion call as they are (tests pass litellm's own mock_response).
+    """
 
     def call(*, model, messages, max_tokens, temperature, top_logprobs, timeout):
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -136,12 +157,13 @@ def litellm_transport(api_base: str | None = None) -> Transport:
 
         litellm.suppress_debug_info = True
         base = api_base or _env_api_base(model)
-        if not ALLOW_REMOTE_REQUESTS and not _is_loopback(base):
+        if not ALLOW_REMOTE_REQUESTS and not _is_loopback(base) and "mock_response" not in completion_kwargs:
             raise RemoteRequestBlocked(f"test tried to reach a remote model {model!r} at {base!r}")
         kwargs: dict[str, Any] = dict(
             model=model, messages=messages, max_tokens=max_tokens, temperature=temperature, timeout=timeout, num_retries=0,
             drop_params=True,
         )
+        kwargs.update(completion_kwargs)
         if api_base:
             kwargs["api_base"] = api_base
         if top_logprobs:
@@ -232,6 +254,8 @@ class LLMClient:
         self._calls: list[CallRecord] = []
         self._lock = threading.Lock()
         self._logprobs_supported: bool | None = None
+        # The bound holds across threads: two map() calls at once (CLI + TUI worker) still share `concurrency` slots.
+        self._slots = threading.BoundedSemaphore(self.concurrency)
 
     # -- call log -------------------------------------------------------------------------------------------------
     def drain_calls(self) -> list[CallRecord]:
@@ -287,9 +311,15 @@ class LLMClient:
         attempts = 0
         from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
+        backoff = wait_random_exponential(multiplier=self.backoff_initial, max=self.backoff_max)
+
+        def wait(state) -> float:  # exponential backoff with jitter, but never sooner than the provider's Retry-After
+            asked = retry_after(state.outcome.exception()) if state.outcome is not None else None
+            return max(backoff(state), min(asked, RETRY_AFTER_CAP)) if asked is not None else backoff(state)
+
         retrying = Retrying(
             retry=retry_if_exception(is_transient),
-            wait=wait_random_exponential(multiplier=self.backoff_initial, max=self.backoff_max),
+            wait=wait,
             stop=stop_after_attempt(self.max_attempts),
             reraise=True,
         )
@@ -297,14 +327,15 @@ class LLMClient:
             for attempt in retrying:
                 with attempt:
                     attempts += 1
-                    raw = self.transport(
-                        model=self.model,
-                        messages=messages,
-                        max_tokens=max_tokens,
-                        temperature=temperature,
-                        top_logprobs=top_logprobs,
-                        timeout=self.timeout,
-                    )
+                    with self._slots:
+                        raw = self.transport(
+                            model=self.model,
+                            messages=messages,
+                            max_tokens=max_tokens,
+                            temperature=temperature,
+                            top_logprobs=top_logprobs,
+                            timeout=self.timeout,
+                        )
         except RemoteRequestBlocked:
             raise
         except (RetryError, Exception) as exc:  # noqa: B014 - surface every failure as a message

@@ -42,7 +42,7 @@ def yes_reply(p_yes: float, variants: tuple[str, str] = ("Yes", "No")) -> Reply:
 
 @dataclass
 class Fault:
-    kind: str  # "429" | "500" | "503" | "slow"
+    kind: str  # "429" | "500" | "503" | "401" | "slow"
     seconds: float = 0.0  # "slow": delay before answering; "429": the Retry-After value
     retry_after: float | None = None
 
@@ -54,8 +54,8 @@ def _fault(spec: Any) -> Fault:
         kind, seconds = spec
         return Fault(str(kind), float(seconds), retry_after=float(seconds) if str(kind) == "429" else None)
     kind = str(spec)
-    if kind not in ("429", "500", "503", "slow"):
-        raise ValueError(f"unknown fault {spec!r}; use '429', '500', '503' or ('slow', seconds)")
+    if kind not in ("429", "500", "503", "401", "slow"):
+        raise ValueError(f"unknown fault {spec!r}; use '429', '500', '503', '401' or ('slow', seconds)")
     return Fault(kind, 0.0, retry_after=0 if kind == "429" else None)
 
 
@@ -103,7 +103,7 @@ class LoopbackLLM:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def inject(self, *faults: Any) -> "LoopbackLLM":
-        """Queue faults for the next requests: '429', '500', '503', ('slow', seconds), ('429', retry_after)."""
+        """Queue faults for the next requests: '429', '500', '503', '401', ('slow', seconds), ('429', retry_after)."""
         with self._lock:
             self.faults.extend(_fault(f) for f in faults)
         return self
@@ -262,6 +262,10 @@ def _make_handler(srv: LoopbackLLM):
                     if fault.kind == "429":
                         self._error(429, "rate limit reached (injected)", "rate_limit_exceeded",
                                     {"Retry-After": f"{fault.retry_after or 0:g}"})
+                        return
+                    if fault.kind == "401":  # echoes the key back, as providers do (in part) in their message
+                        key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+                        self._error(401, f"Incorrect API key provided: {key}.", "invalid_api_key")
                         return
                     if fault.kind in ("500", "503"):
                         self._error(int(fault.kind), "server error (injected)", "server_error")

@@ -50,6 +50,7 @@ from citefix.models import Case, Source, Unit, Verdict
 
 Aggregate = Literal["min", "mean"]
 NDCG_KS = (5, 10, 20)
+NO_UNITS = "no checkable units"
 ProgressFn = Callable[[int, int, str], None]
 
 
@@ -91,6 +92,8 @@ class Performance(BaseModel):
     items: int
     seconds: float
     items_per_s: float | None
+    items_per_s_after_first: float | None = Field(
+        default=None, description="Throughput without the first item, which pays for loading models.")
     peak_rss_mb: float = Field(description="Peak resident memory of the whole process after this system ran.")
 
 
@@ -231,6 +234,7 @@ class _Clock:
         self.seconds = {n: 0.0 for n in names}
         self.items = {n: 0 for n in names}
         self.rss = {n: 0.0 for n in names}
+        self.first: dict[str, tuple[float, int] | None] = {n: None for n in names}  # first call: loads models
 
 
 def run_meta_eval(
@@ -306,6 +310,7 @@ def run_meta_eval(
     result.performance = [
         Performance(system=n, items=clock.items[n], seconds=round(clock.seconds[n], 4),
                     items_per_s=(clock.items[n] / clock.seconds[n]) if clock.seconds[n] > 0 else None,
+                    items_per_s_after_first=_after_first(clock, n),
                     peak_rss_mb=round(clock.rss[n], 1))
         for n in clock.seconds
     ]
@@ -328,9 +333,20 @@ def run_meta_eval(
 
 
 def _tick(clock: _Clock, name: str, t0: float, items: int) -> None:
-    clock.seconds[name] += time.perf_counter() - t0
+    elapsed = time.perf_counter() - t0
+    if clock.first[name] is None:
+        clock.first[name] = (elapsed, items)
+    clock.seconds[name] += elapsed
     clock.items[name] += items
     clock.rss[name] = peak_rss_mb()
+
+
+def _after_first(clock: _Clock, name: str) -> float | None:
+    if clock.first[name] is None:
+        return None
+    first_s, first_n = clock.first[name]
+    rest_s, rest_n = clock.seconds[name] - first_s, clock.items[name] - first_n
+    return rest_n / rest_s if rest_n > 0 and rest_s > 0 else None
 
 
 def _units_for(item: MetaItem, decomposer: Any, dec_name: str | None, clock: _Clock) -> tuple[list[Unit], str | None]:
@@ -364,7 +380,7 @@ def _score_item(
         row.error = dec_error
         return row
     if not units:
-        row.error = "no checkable units"
+        row.error = NO_UNITS
         return row
     t0 = time.perf_counter()
     try:
@@ -563,7 +579,7 @@ def _cell(s: P.Stat | None, notes: dict[str, int]) -> str:
         return f"— [{notes[key]}]"
     text = _fmt(s.value)
     if s.ci_low is not None and s.ci_high is not None:
-        text += f" ({_fmt(s.ci_low)}–{_fmt(s.ci_high)})"
+        text += f" [{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]"
     if isinstance(s, P.ThresholdStat) and s.threshold is not None:
         text += f" @{s.threshold:.3g}"
     return text
@@ -582,6 +598,8 @@ def _rows(result: MetaEvalResult) -> tuple[list[str], list[list[str]], dict[str,
     perf = {p.system: p for p in result.performance}
     speed = lambda v: "—" if v is None else f"{v:,.1f}"  # noqa: E731
     body.append(["speed", "items/s", ""] + [speed(perf[s].items_per_s) if s in perf else "" for s in systems])
+    body.append(["speed", "items/s after first", ""]
+                + [speed(perf[s].items_per_s_after_first) if s in perf else "" for s in systems])
     body.append(["memory", "peak RSS MiB", ""] + [f"{perf[s].peak_rss_mb:.0f}" if s in perf else "" for s in systems])
     return ["protocol", "statistic", "n"] + systems, body, notes
 
@@ -630,7 +648,7 @@ def to_markdown(result: MetaEvalResult, command: str) -> str:
     out.append("|" + "|".join("---" for _ in head) + "|")
     out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in body]
     out.append("")
-    out.append("Cells: value (95% bootstrap CI). BAcc: threshold (@) tuned on odd-indexed items, reported on "
+    out.append("Cells: value [95% bootstrap CI]. BAcc: threshold (@) tuned on odd-indexed items, reported on "
                "even-indexed items (AggreFact protocol). — means the statistic cannot be computed; reasons below.")
     if notes:
         out.append("")
@@ -670,39 +688,45 @@ def write_report(result: MetaEvalResult, directory: str | Path, command: str) ->
 
 
 def store_rows(result: MetaEvalResult, command: str = "") -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The rows for the store's ``metaeval_runs`` (one) and ``metaeval_items`` tables; JSON fields as text."""
+    """Rows for the store's ``metaeval_runs`` (one) and ``metaeval_items`` (many; ``metaeval_run_id`` left out).
+
+    ``result`` holds the whole result as JSON without the per-item lists, which go to the items table: ``human`` is the
+    item's human labels, ``details`` everything else about the item.
+    """
+    summary = result.model_dump_json(exclude={"scores", "decompositions"})
     run = {
-        "path": result.path, "shape": result.shape, "command": command, "started_at": result.started_at,
-        "duration_s": result.duration_s, "records": result.records, "items": result.items,
-        "verifiers": json.dumps(result.verifiers), "decomposer": result.decomposer, "aggregate": result.aggregate,
-        "limit": result.limit, "seed": result.seed, "bootstrap": result.bootstrap,
-        "stats": json.dumps([s.model_dump() for s in result.stats]),
-        "performance": json.dumps([p.model_dump() for p in result.performance]),
-        "peak_rss_mb": result.peak_rss_mb, "notes": json.dumps(result.notes), "version": result.version,
+        "created": result.started_at, "path": result.path, "format": result.shape, "n_items": result.items,
+        "verifiers": json.dumps(result.verifiers or ([result.decomposer] if result.decomposer else [])),
+        "command": command, "result": summary, "duration_s": result.duration_s,
     }
     items = [
-        {"item_id": r.item_id, "idx": r.index, "line": r.line, "grp": r.group, "system": r.verifier,
-         "score": r.score, "error": r.error, "label": r.label, "level": r.level, "rating": r.rating,
-         "detail": r.model_dump_json(include={"unit_scores", "unit_labels", "predicted_spans", "chunk_scores",
-                                               "chunk_relevance", "chunk_error", "seconds"})}
+        {"item_id": r.item_id, "verifier": r.verifier, "score": r.score,
+         "human": json.dumps({"label": r.label, "level": r.level, "rating": r.rating}),
+         "details": r.model_dump_json(exclude={"item_id", "verifier", "score", "label", "level", "rating"})}
         for r in result.scores
     ] + [
-        {"item_id": d.item_id, "idx": d.index, "line": d.line, "grp": None, "system": result.decomposer or "",
-         "score": d.rouge1, "error": d.error, "label": None, "level": None, "rating": None,
-         "detail": d.model_dump_json(include={"units", "gold", "coverage"})}
+        {"item_id": d.item_id, "verifier": result.decomposer or "", "score": d.rouge1,
+         "human": json.dumps({"gold_acus": d.gold}, ensure_ascii=False),
+         "details": d.model_dump_json(exclude={"item_id", "gold", "rouge1"})}
         for d in result.decompositions
     ]
     return run, items
 
 
-def _store_result(store: Any, result: MetaEvalResult, command: str = "") -> Any:
-    """TO WIRE (lead): write one run and its items into ``metaeval_runs`` / ``metaeval_items``.
+def _store_result(store: Any, result: MetaEvalResult, command: str = "") -> int:
+    """Write one meta-eval run and its items into the store; return the run id.
 
-    The store API was not there when this was written. This uses ``store.save_metaeval(run_row, item_rows)`` when the
-    store has it, else raises NotImplementedError. ``store_rows`` gives the rows.
+    TO WIRE (lead): the store has the tables (migration m002_metaeval) but no method for them yet. This calls
+    ``store.save_metaeval(run_row, item_rows) -> int`` when the store has it; until then it writes the same rows through
+    ``store.db`` (sqlite-utils) in one transaction. Move that body into ``Store.save_metaeval`` and this becomes a
+    one-line call.
     """
     run, items = store_rows(result, command)
     save = getattr(store, "save_metaeval", None)
-    if save is None:
-        raise NotImplementedError("citefix.store has no save_metaeval(run_row, item_rows) yet")
-    return save(run, items)
+    if save is not None:
+        return int(save(run, items))
+    db = store.db
+    with db.atomic():
+        run_id = int(db["metaeval_runs"].insert(run).last_pk)
+        db["metaeval_items"].insert_all({"metaeval_run_id": run_id, **row} for row in items)
+    return run_id

@@ -1,0 +1,130 @@
+"""`citefix meta-eval`: measure how well verifiers agree with human labels on a labelled JSONL file."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from citefix.errors import ConfigError
+
+FORMATS = ("auto", "xsumfaith", "summeval", "wice", "attributionbench", "rose")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "meta-eval",
+        help="measure verifiers against human labels",
+        description="Score a human-labelled JSONL file with one or more verifiers and report agreement with the "
+                    "labels: ROC-AUC and tuned balanced accuracy (binary labels), correlations and one-vs-one AUCs "
+                    "(full/partial/none), NDCG of evidence chunks, character P/R/F1 of unsupported spans, ROUGE-1 of "
+                    "decomposed units against gold ACUs (RoSE). File shapes: see `citefix.metaeval.loaders`.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  citefix meta-eval data/xsumfaith.jsonl --verifier offline,lexical,similarity --skip-invalid\n"
+               "  citefix meta-eval data/wice.jsonl --verifier offline,llm --llm openai/gpt-4o-mini --limit 50\n"
+               "  citefix meta-eval data/rose.jsonl --decomposer clauses --report reports/",
+    )
+    p.add_argument("path", help="labelled JSONL file")
+    p.add_argument("--verifier", default="offline",
+                   help="comma-separated verifiers: offline, lexical, alignment, similarity (offline signals), llm, "
+                        "nli:<model> (default: offline)")
+    p.add_argument("--llm", help="litellm model string for the llm verifier or the acu decomposer")
+    p.add_argument("--decomposer",
+                   help="verify a summary's units instead of the whole text: acu | clauses | aliice | sentence "
+                        "(RoSE files need one; default there: acu with --llm, else clauses)")
+    p.add_argument("--aggregate", choices=("min", "mean"), default="min",
+                   help="how unit scores combine into a summary's score (default: min)")
+    p.add_argument("--format", choices=FORMATS, default="auto", help="file shape (default: from the first record)")
+    p.add_argument("--limit", type=int, help="read at most N records")
+    p.add_argument("--skip-invalid", action="store_true",
+                   help="leave out records that fail validation (they are counted in the report) instead of stopping")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for the 95%% confidence intervals; 0 turns them off (default 1000)")
+    p.add_argument("--report", metavar="DIR", help="also write a Markdown report, the JSON result and per-item rows here")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of the table")
+    p.add_argument("--concurrency", type=int, help="parallel model calls (default 8)")
+    p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
+    p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
+    p.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+    p.set_defaults(func=run)
+
+
+def verifier_names(spec: str) -> list[str]:
+    """Split the --verifier list, dropping blanks and repeats (order kept)."""
+    names = list(dict.fromkeys(n.strip() for n in (spec or "").split(",") if n.strip()))
+    if not names:
+        raise ConfigError("--verifier is empty; name at least one verifier, e.g. --verifier offline")
+    return names
+
+
+def command_line(args) -> str:
+    """The command as a user would retype it (for the report)."""
+    parts = ["citefix", "meta-eval", args.path, "--verifier", args.verifier]
+    for flag, value in (("--llm", args.llm), ("--decomposer", args.decomposer), ("--limit", args.limit)):
+        if value is not None:
+            parts += [flag, str(value)]
+    if args.format != "auto":
+        parts += ["--format", args.format]
+    if args.decomposer:
+        parts += ["--aggregate", args.aggregate]
+    if args.skip_invalid:
+        parts.append("--skip-invalid")
+    parts += ["--seed", str(args.seed), "--bootstrap", str(args.bootstrap)]
+    return shlex.join(parts)
+
+
+def _progress(done: int, total: int, item_id: str) -> None:
+    if sys.stderr.isatty():
+        print(f"\r[{done}/{total}] {item_id[:60]:<60}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+
+def run(args) -> int:
+    from citefix.config import load_settings
+    from citefix.factory import build_decomposer, build_llm, build_verifier
+    from citefix.metaeval.loaders import detect_format
+    from citefix.metaeval.runner import NO_UNITS, _store_result, render_table, run_meta_eval, to_json, write_report
+
+    shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
+    names = verifier_names(args.verifier) if shape != "rose" else []
+    settings = load_settings(llm=args.llm, decomposer=args.decomposer, concurrency=args.concurrency, db=args.db,
+                             cache=False if args.no_cache else None)
+    store = None
+    if not args.no_store:
+        from citefix.store import Store
+
+        store = Store(settings.db)
+    llm = build_llm(settings.llm, settings, store) if settings.llm else None
+    verifiers = {}
+    for name in names:
+        v = build_verifier(name, settings, store, llm)
+        display = getattr(v, "name", None) or name
+        if display in verifiers:  # "lexical" and "offline:lexical" are the same verifier
+            print(f"citefix: note: {name!r} repeats verifier {display!r}; measured once", file=sys.stderr)
+            continue
+        verifiers[display] = v
+    decomposer = None
+    if shape == "rose":
+        decomposer = build_decomposer(args.decomposer or "auto", settings, llm, kind="summary")
+    elif args.decomposer and shape in ("xsumfaith", "summeval"):
+        decomposer = build_decomposer(args.decomposer, settings, llm, kind="summary")
+    elif args.decomposer:
+        print(f"citefix: note: --decomposer is not used for {shape} files (their units are given)", file=sys.stderr)
+
+    result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
+                           bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
+                           skip_invalid=args.skip_invalid)
+    command = command_line(args)
+    print(to_json(result) if args.json else render_table(result), end="" if not args.json else "\n", flush=True)
+    if store is not None:
+        run_id = _store_result(store, result, command)
+        print(f"citefix: stored as meta-eval run {run_id} in {store.path}", file=sys.stderr)
+    if args.report:
+        paths = write_report(result, args.report, command)
+        print(f"citefix: report written to {paths['markdown']}", file=sys.stderr)
+    errors = [r.error for r in result.scores if r.error] + [d.error for d in result.decompositions if d.error]
+    if errors:
+        print(f"citefix: {len(errors)} item scores are missing and left out of the statistics (first: {errors[0]})",
+              file=sys.stderr)
+    return 3 if any(e != NO_UNITS for e in errors) else 0

@@ -132,6 +132,9 @@ def _adapt(rec: Any, name: str, lineno: int | None, index: int | None) -> dict:
     if "sources" in rec or "text" in rec:
         return rec
     if "document" in rec and "summary" in rec:
+        for key in ("document", "summary"):  # json reads NaN; say which field of the user's record is wrong
+            if not isinstance(rec[key], str):
+                raise InputError(f"{where}: '{key}' is not text (got {json.dumps(rec[key])}); fix or remove this record")
         meta = {k: v for k, v in rec.items() if k not in ("id", "document", "summary")}
         return {"id": rec.get("id", f"case-{(lineno or index or 0)}"), "sources": [{"id": "1", "title": "document", "text": rec["document"]}],
                 "text": rec["summary"], "kind": "summary", "metadata": meta}

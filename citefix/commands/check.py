@@ -40,7 +40,9 @@ def example_path(name: str) -> str:
 
 
 def gather_cases(args) -> list[tuple]:
-    from citefix.inputs import load_cases, load_pair
+    from itertools import islice
+
+    from citefix.inputs import iter_cases, load_cases, load_pair
 
     cases = []
     if args.example:
@@ -50,8 +52,11 @@ def gather_cases(args) -> list[tuple]:
         if not (args.summary and args.source):
             raise InputError("--source and --summary go together; give both (or a case file instead)")
         cases.append((load_pair(args.source, args.summary), args.summary))
-    for path in args.inputs:
-        cases += [(c, path) for c in load_cases(path)]
+    for path in args.inputs:  # with --limit, read no further than needed (a bad record after it is not an error)
+        left = None if args.limit is None else max(0, args.limit - len(cases))
+        if left == 0:
+            break
+        cases += [(c, path) for c in islice(iter_cases(path), left)]
     if not cases:
         raise InputError("nothing to check; give a case file, --source FILE --summary FILE, or --example summary")
     if args.limit is not None:

@@ -17,6 +17,7 @@ bench/tune_offline.py on development data). `OfflineVerifier(signal="lexical")` 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import math
@@ -46,6 +47,8 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "alignment": {"baseline": 0.35, "token_threshold": 0.55, "min_idf": 1.0},
     "similarity": {"baseline": 0.1},
     "combined": {"bias": -3.0, "lexical": 1.0, "alignment": 4.0, "similarity": 2.0},
+    # A unit with an invented number, date or name (missing entity weight ≥ 1) is never scored above this.
+    "cap": {"enabled": True, "score": 0.45},
     "thresholds": {
         "combined": {"supported": 0.5, "partial": 0.3},
         "lexical": {"supported": 0.6, "partial": 0.3},
@@ -83,6 +86,15 @@ def load_idf() -> dict[str, Any] | None:
         return None
     data = json.loads(raw)
     return {"default": float(data["default"]), "idf": {int(k): float(v) for k, v in data["idf"].items()}}
+
+
+@dataclass
+class _Encoded:
+    raw: Any  # [n, d] hidden states of the text's tokens (no special tokens)
+    tokens: Any  # [n, d] the same, unit-norm
+    offsets: list[tuple[int, int]]
+    ids: list[int]
+    pooled: Any  # [d] mean over all tokens (special ones included: the sentence-transformers recipe), unit-norm
 
 
 @dataclass
@@ -192,12 +204,15 @@ class OfflineVerifier:
         live: list[int] = []
         for i, u in enumerate(units):
             if not u.text.strip() or not any(ch.isalnum() for ch in u.text):
-                out[i] = {"error": "empty unit: nothing to check"}
+                out[i] = {"error": "empty unit: nothing to check", "target": list(target_ids[i] or [])}
                 continue
             ids = target_ids[i] or all_ids
             unknown = [x for x in ids if case.source(x) is None]
             if unknown:
-                out[i] = {"error": f"unknown source id(s) {', '.join(unknown)}; the case has {', '.join(all_ids)}"}
+                out[i] = {
+                    "error": f"unknown source id(s) {', '.join(unknown)}; the case has {', '.join(all_ids)}",
+                    "target": list(target_ids[i] or []),
+                }
                 continue
             live.append(i)
         if not live:
@@ -209,11 +224,12 @@ class OfflineVerifier:
         by_id = dict(zip(needed, infos))
         pools: dict[tuple[str, ...], _Pool] = {}
 
-        # Units: one spaCy pass and two encoder passes for all of them.
+        # Units: one spaCy pass (tagger, lemmatizer, NER) and one encoder pass for all of them.
         texts = [units[i].text for i in live]
-        docs = list(self.nlp.pipe(texts, batch_size=64))
-        tok = self.encoder.encode_tokens(texts) if self.signal in ("combined", "alignment") else [None] * len(live)
-        sent = self.encoder.encode_sentences(texts)
+        docs = list(self.nlp.pipe(texts, batch_size=64, disable=["parser"]))
+        enc = self._encode(texts)
+        tok = [(e.tokens, e.offsets, e.ids) for e in enc]
+        sent = [e.pooled for e in enc]
         for k, i in enumerate(live):
             key = tuple(target_ids[i] or all_ids)
             if key not in pools:
@@ -241,6 +257,10 @@ class OfflineVerifier:
                 + c["similarity"] * feat["similarity"]
             )
             s = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+            cap = p.get("cap", {})
+            hard = feat["missing_numbers"] + feat["missing_dates"] + feat["missing_entities"]
+            if cap.get("enabled") and hard >= 1:
+                s = min(s, float(cap["score"]))
         return _clip01(s)
 
     # --- sources ---------------------------------------------------------------------------------------------------
@@ -282,18 +302,20 @@ class OfflineVerifier:
         for info in infos:
             info.numbers = [n.value for n in find_numbers(info.text)]
             info.dates = {d for d, _, _ in date_words(info.text)}
-        if self.signal in ("combined", "alignment"):
-            enc = self.encoder.encode_tokens([c.text for _, c in flat]) if flat else []
-            per: list[list[Any]] = [[] for _ in infos]
-            for (si, _), (emb, _, _) in zip(flat, enc):
-                per[si].append(emb)
-            for info, embs in zip(infos, per):
-                info.tok_emb = torch.cat(embs) if embs else torch.zeros((0, 384))
+        # One encoder pass over the chunks gives both the token embeddings (alignment) and, by mean-pooling the
+        # in-context hidden states of each sentence piece, the sentence/window embeddings (similarity, evidence).
+        enc = self._encode([c.text for _, c in flat]) if flat else []
+        per_raw: list[list[Any]] = [[] for _ in infos]
+        per_pos: list[list[int]] = [[] for _ in infos]
+        for (si, c), e in zip(flat, enc):
+            per_raw[si].append(e.raw)
+            per_pos[si].extend(c.start + a for a, _ in e.offsets)
         for si, cl in enumerate(chunk_lists):
             infos[si].n_chunks = len(cl)
-        # Sentence pieces and two-piece windows for similarity and evidence.
-        all_windows: list[tuple[int, Span]] = []
         for si, info in enumerate(infos):
+            raw = torch.cat(per_raw[si]) if per_raw[si] else torch.zeros((0, self._dim()))
+            starts = per_pos[si]
+            info.tok_emb = torch.nn.functional.normalize(raw, dim=-1)
             pieces: list[Span] = []
             for s in split_sentences(info.text):
                 if word_count(s.text) > p["sentence_piece_words"]:
@@ -302,19 +324,19 @@ class OfflineVerifier:
                     )
                 else:
                     pieces.append(s)
-            wins = list(pieces)
-            for a, b in zip(pieces, pieces[1:]):
+            ranges = [(bisect.bisect_left(starts, x.start), bisect.bisect_left(starts, x.end)) for x in pieces]
+            wins, wranges = list(pieces), list(ranges)
+            for k in range(len(pieces) - 1):
+                a, b = pieces[k], pieces[k + 1]
                 if word_count(a.text) + word_count(b.text) <= p["window_words"]:
                     wins.append(Span(a.start, b.end, info.text[a.start : b.end]))
+                    wranges.append((ranges[k][0], ranges[k + 1][1]))
             info.windows = wins
             info.n_pieces = len(pieces)
-            all_windows.extend((si, w) for w in wins)
-        embs = self._encode_sorted([w.text for _, w in all_windows])
-        pos = 0
-        for info in infos:
-            n = len(info.windows)
-            info.win_emb = embs[pos : pos + n]
-            pos += n
+            vecs = [raw[a:b].mean(0) if b > a else torch.zeros(raw.shape[1]) for a, b in wranges]
+            info.win_emb = (
+                torch.nn.functional.normalize(torch.stack(vecs), dim=-1) if vecs else torch.zeros((0, raw.shape[1]))
+            )
         return infos
 
     def _chunks(self, text: str) -> list[Span]:
@@ -334,17 +356,45 @@ class OfflineVerifier:
             todo[:0] = [Span(c.start + s.start, c.start + s.end, s.text) for s in sub]
         return out
 
-    def _encode_sorted(self, texts: list[str]):
-        """Sentence embeddings, batched by length (less padding), returned in input order."""
+    def _dim(self) -> int:
+        return int(self.encoder.model.config.hidden_size)
+
+    def _encode(self, texts: list[str], batch_size: int = 16) -> list["_Encoded"]:
+        """One MiniLM pass per text (batched by length): hidden states, unit-norm token embeddings, mean-pooled vector."""
         import torch
 
-        if not texts:
-            return torch.zeros((0, 384))
+        enc_ = self.encoder
+        out: list[_Encoded | None] = [None] * len(texts)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        embs = self.encoder.encode_sentences([texts[i] for i in order], batch_size=64)
-        out = torch.empty_like(embs)
-        out[torch.tensor(order)] = embs
-        return out
+        for b in range(0, len(order), batch_size):
+            idx = order[b : b + batch_size]
+            batch = enc_.tokenizer(
+                [texts[i] for i in idx],
+                padding=True,
+                truncation=True,
+                max_length=enc_.max_length,
+                return_offsets_mapping=True,
+                return_special_tokens_mask=True,
+                return_tensors="pt",
+            )
+            offsets = batch.pop("offset_mapping")
+            special = batch.pop("special_tokens_mask").bool()
+            with torch.inference_mode():
+                hidden = enc_.model(**batch).last_hidden_state
+            mask = batch["attention_mask"].bool()
+            for j, i in enumerate(idx):
+                m = mask[j]
+                keep = m & ~special[j]
+                raw = hidden[j][keep]
+                pooled = torch.nn.functional.normalize(hidden[j][m].mean(0), dim=-1)
+                out[i] = _Encoded(
+                    raw=raw,
+                    tokens=torch.nn.functional.normalize(raw, dim=-1),
+                    offsets=[tuple(x) for x in offsets[j][keep].tolist()],
+                    ids=batch["input_ids"][j][keep].tolist(),
+                    pooled=pooled,
+                )
+        return out  # type: ignore[return-value]
 
     def _pool(self, ids: list[str], sources: list[_Source]) -> _Pool:
         import torch

@@ -548,9 +548,9 @@ def _stem(tok: str) -> str:
         return tok
     for suf in _SUFFIXES:
         if tok.endswith(suf) and len(tok) - len(suf) >= 3:
-            base = tok[: -len(suf)]
-            return base + "y" if suf in ("ies", "ied") else base
-    return tok
+            tok = tok[: -len(suf)] + ("y" if suf in ("ies", "ied") else "")
+            break
+    return tok[:-1] if tok.endswith("e") and len(tok) > 4 else tok  # "score" and "scored" → "scor"
 
 
 def tokenize(text: str, *, stem: bool = False) -> list[str]:

@@ -1,0 +1,216 @@
+"""Incremental rounds: a unit whose text and target sources did not change keeps its verdict.
+
+`CachingVerifier` wraps any verifier. The key is the verifier's fingerprint (its name and settings), the unit's text
+and the hash of the sources it is judged against; the value is the verdict with its unsupported spans stored relative
+to the unit (through the unit's alignment to the text when it has one, else relative to its start), so a unit that
+moved because an earlier sentence changed gets its spans back at its new place. Verdicts live in memory for the
+session and, given a store, in the store's verdict cache across runs and processes.
+
+The LLM path needs no wrapper to save calls (identical verify requests are answered by the store's LLM cache), but the
+wrapper saves even the lookups; the offline verifier has no call cache, so this is what makes its rounds incremental.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from citefix.models import Case, Unit, Verdict
+
+
+@dataclass
+class ReuseStats:
+    units: int = 0
+    reused: int = 0
+    verified: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"units": self.units, "reused": self.reused, "verified": self.verified}
+
+
+def verifier_fingerprint(verifier) -> str:
+    """Name plus whatever settings change a verdict (offline parameters, prompt hash, window, threshold)."""
+    parts: dict[str, Any] = {"name": getattr(verifier, "name", type(verifier).__name__)}
+    for attr in ("params", "window_words", "threshold", "signal"):
+        if hasattr(verifier, attr):
+            parts[attr] = getattr(verifier, attr)
+    prompt = getattr(verifier, "prompt", None)
+    if prompt is not None and hasattr(prompt, "hash"):
+        parts["prompt"] = prompt.hash
+    blob = json.dumps(parts, sort_keys=True, default=str)
+    return f"{parts['name']}#{hashlib.sha256(blob.encode()).hexdigest()[:12]}"
+
+
+def sources_hash(case: Case, ids: Sequence[str]) -> str:
+    ids = list(ids) or [s.id for s in case.sources]
+    payload = json.dumps([[i, (case.source(i).text if case.source(i) else None)] for i in ids])
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def _unit_offsets(unit: Unit, case_text: str) -> list[list[int]] | None:
+    try:
+        from citefix.decompose.clauses import unit_to_text_offsets
+    except ImportError:  # pragma: no cover - the clause decomposer ships with citefix
+        unit_to_text_offsets = None
+    if unit_to_text_offsets is not None:
+        return unit_to_text_offsets(unit, case_text)
+    if unit.has_span and case_text[unit.start : unit.end] == unit.text:
+        return [[0, len(unit.text), unit.start]]
+    return None
+
+
+def spans_to_unit(unit: Unit, case_text: str, spans: list) -> dict[str, Any]:
+    """Case-text spans → {"unit": [[a, b], ...]} in unit-text coordinates when every span maps through the unit's
+    alignment, else {"rel": [[a, b], ...]} relative to the unit's start."""
+    if not spans:
+        return {"unit": []}
+    align = _unit_offsets(unit, case_text)
+    if align:
+        out = []
+        for s, e in spans:
+            pieces = []
+            for a, b, o in align:
+                lo, hi = max(s, o), min(e, o + (b - a))
+                if lo < hi:
+                    pieces.append([a + lo - o, a + hi - o])
+            covered = sum(hi - lo for lo, hi in pieces)
+            if covered < len(case_text[s:e].strip()):
+                break
+            out.extend(pieces)
+        else:
+            return {"unit": out}
+    if unit.start is not None:
+        return {"rel": [[s - unit.start, e - unit.start] for s, e in spans]}
+    return {"rel": None}
+
+
+def spans_from_unit(unit: Unit, case_text: str, stored: dict[str, Any]) -> list[tuple[int, int]] | None:
+    """The inverse of spans_to_unit for the unit at its new place; None when the spans cannot be placed."""
+    if "unit" in stored and stored["unit"] is not None:
+        if not stored["unit"]:
+            return []
+        align = _unit_offsets(unit, case_text)
+        if not align:
+            return None
+        out: list[tuple[int, int]] = []
+        for s, e in stored["unit"]:
+            for a, b, o in align:
+                lo, hi = max(s, a), min(e, b)
+                if lo < hi:
+                    out.append((o + lo - a, o + hi - a))
+        return _merge(out)
+    rel = stored.get("rel")
+    if rel is None or unit.start is None:
+        return None
+    return [(unit.start + a, unit.start + b) for a, b in rel]
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
+
+
+class CachingVerifier:
+    """Any verifier, with verdicts of unchanged units reused (see the module docstring)."""
+
+    def __init__(self, inner, *, store=None, memory: bool = True):
+        self.inner = inner
+        self.store = store
+        self.memory: dict[str, dict] | None = {} if memory else None
+        self.fingerprint = verifier_fingerprint(inner)
+        self.last = ReuseStats()
+        self.total = ReuseStats()
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def llm(self):  # so evaluate() drains the inner verifier's call log
+        return getattr(self.inner, "llm", None)
+
+    def __getattr__(self, item):
+        if item == "inner":
+            raise AttributeError(item)
+        return getattr(self.inner, item)
+
+    def key(self, unit: Unit, case: Case, target: Sequence[str]) -> str:
+        payload = json.dumps([self.fingerprint, unit.text, sources_hash(case, target), case.kind], ensure_ascii=False)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    def _get(self, key: str) -> dict | None:
+        if self.memory is not None and key in self.memory:
+            return self.memory[key]
+        if self.store is not None:
+            with self._lock:
+                hit = self.store.verdict_cache_get(key)
+            if hit is not None and self.memory is not None:
+                self.memory[key] = hit
+            return hit
+        return None
+
+    def _put(self, key: str, value: dict) -> None:
+        if self.memory is not None:
+            self.memory[key] = value
+        if self.store is not None:
+            with self._lock:
+                self.store.verdict_cache_put(key, self.inner.name, value)
+
+    def verify(self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None) -> list[Verdict]:
+        units = list(units)
+        out: list[Verdict | None] = [None] * len(units)
+        todo: list[int] = []
+        keys: list[str] = []
+        for i, u in enumerate(units):
+            target = list(targets[i]) if targets is not None and targets[i] else []
+            k = self.key(u, case, target)
+            keys.append(k)
+            hit = self._get(k)
+            if hit is not None:
+                v = self._restore(hit, u, case)
+                if v is not None:
+                    out[i] = v
+                    continue
+            todo.append(i)
+        if todo:
+            sub_targets = [list(targets[i]) for i in todo] if targets is not None else None
+            fresh = self.inner.verify([units[i] for i in todo], case, targets=sub_targets) if targets is not None \
+                else self.inner.verify([units[i] for i in todo], case)
+            for i, v in zip(todo, fresh):
+                out[i] = v
+                if v.error is None and v.score is not None:
+                    self._put(keys[i], self._pack(v, units[i], case))
+        self.last = ReuseStats(units=len(units), reused=len(units) - len(todo), verified=len(todo))
+        self.total.units += self.last.units
+        self.total.reused += self.last.reused
+        self.total.verified += self.last.verified
+        return [v for v in out if v is not None]
+
+    def _pack(self, v: Verdict, unit: Unit, case: Case) -> dict:
+        data = v.model_dump(mode="json")
+        data["unit_id"] = None
+        data["unsupported_spans"] = spans_to_unit(unit, case.text, [tuple(s) for s in v.unsupported_spans])
+        return data
+
+    def _restore(self, data: dict, unit: Unit, case: Case) -> Verdict | None:
+        spans = spans_from_unit(unit, case.text, data.get("unsupported_spans") or {"unit": []})
+        if spans is None:
+            return None
+        d = dict(data)
+        d["unit_id"] = unit.id
+        d["unsupported_spans"] = spans
+        d["details"] = {**(d.get("details") or {}), "reused": True}
+        return Verdict.model_validate(d)
+
+
+def unwrap(verifier):
+    return verifier.inner if isinstance(verifier, CachingVerifier) else verifier

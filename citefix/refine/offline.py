@@ -1,0 +1,604 @@
+"""The offline reviser: deletes what the feedback flags, never adds a word. No LLM, so the loop runs anywhere.
+
+For each unit the feedback names as unsupported, the words that carry it are found (the verifier's unsupported spans
+inside the unit, else the unit's own words that no supported unit shares), and for each such word the reviser climbs
+the spaCy dependency tree to the nearest node whose subtree can go without breaking the sentence: a modifier phrase
+(prep, amod, advmod, npadvmod, nummod, compound, acl, advcl), an apposition, a relative clause or a conjunct (with its
+coordinator; a first conjunct gives its place to the next). A word that reaches the root without meeting one is part of
+the sentence's core (root verb, subject, object): the whole sentence goes. A modifier whose removal would leave a verb
+that needs a complement bare ("will take", "is") takes its clause with it. After the deletions, punctuation, spacing
+and capitalisation are mended at each cut — only there. Citation marks stay attached to the words before them: a
+positional mark goes with its words, a single sentence-final mark stays with its sentence; marks naming a passage
+that does not support its claim are removed when the feedback says so. No mark is ever added.
+
+When the feedback names no units (the `none` control, or a free-form critique), the reviser can only check the text
+against the source itself: it deletes modifier subtrees (apposition, relative clause, modifier phrase, conjunct) most
+of whose content words (numbers, names, nouns, adjectives) the source does not contain.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from citefix.models import Case, Evaluation, Unit, Verdict
+from citefix.refine.feedback import Feedback
+from citefix.refine.revise import Revision
+
+DELETABLE = {
+    "amod", "advmod", "npadvmod", "prep", "agent", "appos", "relcl", "acl", "advcl", "conj", "nummod", "quantmod",
+    "compound", "parataxis", "predet", "meta", "nmod", "intj",
+}
+# Dependents that leave a verb "bare" when everything else is deleted.
+FUNCTIONAL = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl", "aux", "auxpass", "neg", "punct", "mark", "cc", "conj",
+              "prt", "det"}
+# Verbs that read wrong without a complement ("the work will take", "the ticket costs").
+NEEDS_COMPLEMENT = set(
+    "be take cost last weigh become make give put reach include contain remain seem appear total equal mean involve "
+    "require need hold have get keep lead receive owe number measure amount rise fall grow increase decrease drop "
+    "stand describe call name".split()
+)
+SELF_CHECK_DEPS = {"appos", "relcl", "acl", "advcl", "prep", "amod", "nummod", "compound", "conj", "npadvmod", "quantmod"}
+_STOP = set(
+    """a an the and or but of to in on at by for with from as is are was were be been being has have had do does did it
+    its this that these those he she they them his her their him we our you your i me my not no will would can could
+    should may might must shall there here which who whom whose what when where why how than then so such also into
+    onto over under about after before during while if because said says say""".split()
+)
+_MARK_RUN = re.compile(r"(?:\s*\[\s*\d+(?:\s*(?:,|-|–)\s*\d+)*\s*\])+")
+
+
+@dataclass
+class _Text:
+    """The text with citation marks removed, parsed, and the maps between cleaned and original offsets."""
+
+    original: str
+    cleaned: str
+    orig_of: list[int]  # cleaned index → original index
+    clean_at: list[int]  # original index → number of cleaned chars before it
+    marks: list[tuple[int, int, int]]  # (original start, original end, cleaned position) of each run of marks
+    doc: Any = None
+
+    def tok_range(self, t) -> tuple[int, int]:
+        return self.orig_of[t.idx], self.orig_of[t.idx + len(t.text) - 1] + 1
+
+
+def _clean(text: str) -> _Text:
+    orig_of: list[int] = []
+    clean_at: list[int] = []
+    parts: list[str] = []
+    marks: list[tuple[int, int, int]] = []
+    pos = 0
+    n = 0
+    for m in _MARK_RUN.finditer(text):
+        parts.append(text[pos : m.start()])
+        for k in range(pos, m.start()):
+            clean_at.append(n)
+            orig_of.append(k)
+            n += 1
+        for _ in range(m.start(), m.end()):
+            clean_at.append(n)
+        marks.append((m.start(), m.end(), n))
+        pos = m.end()
+    parts.append(text[pos:])
+    for k in range(pos, len(text)):
+        clean_at.append(n)
+        orig_of.append(k)
+        n += 1
+    clean_at.append(n)
+    return _Text(text, "".join(parts), orig_of, clean_at, marks)
+
+
+@dataclass
+class _Plan:
+    """What to delete in one sentence."""
+
+    nodes: dict[int, str] = field(default_factory=dict)  # token index → why (the unit id)
+    first_conjuncts: dict[int, str] = field(default_factory=dict)
+    drop: str | None = None  # why the whole sentence goes
+
+
+class OfflineReviser:
+    """Deletion-only reviser on real spaCy parses (see the module docstring)."""
+
+    name = "offline"
+
+    def __init__(self, *, nlp=None, self_check: bool = True, self_check_share: float = 0.5):
+        self._nlp = nlp
+        self.self_check = self_check
+        self.self_check_share = self_check_share
+
+    @property
+    def nlp(self):
+        if self._nlp is None:
+            from citefix.nlp import load_spacy
+
+            self._nlp = load_spacy()
+        return self._nlp
+
+    # --- entry point -----------------------------------------------------------------------------------------------
+
+    def revise(self, case: Case, feedback: Feedback, evaluation: Evaluation) -> Revision:
+        if not feedback.comment:
+            return Revision(None, "no_feedback", "the strategy had nothing to say about this text")
+        text = evaluation.text or case.text
+        tx = _clean(text)
+        tx.doc = self.nlp(tx.cleaned)
+        plans: dict[int, _Plan] = {}  # sentence start token → plan
+        edits: list[dict[str, Any]] = []
+        mark_edits: dict[tuple[int, int], str] = {}  # original (start, end) of a mark run → replacement
+        if feedback.units:
+            supported = [u for u in evaluation.units if (v := evaluation.verdict_for(u.id)) is not None and v.label == "supported"]
+            for u in feedback.units:
+                self._plan_unit(tx, u, feedback.verdicts.get(u.id), supported, plans, edits)
+        if feedback.citations:
+            self._plan_citations(case, tx, feedback, mark_edits, edits)
+        if not feedback.units and not feedback.citations and self.self_check:
+            self._plan_self_check(case, tx, plans, edits)
+        ranges, replacements, dropped = self._ranges(tx, plans, edits)
+        for (a, b), rep in mark_edits.items():
+            if not any(s <= a and b <= e for s, e in ranges):
+                replacements.append((a, b, rep))
+        if not ranges and not replacements:
+            return Revision(None, "nothing_to_delete", "the offline reviser found nothing it could delete", edits=edits)
+        new = _apply(text, ranges, replacements)
+        if not new.strip() or not any(ch.isalnum() for ch in new):
+            return Revision(None, "nothing_left", "every sentence's core is unsupported: deleting them would leave no text",
+                            edits=edits)
+        notes = [f"deleted {e['kind']}: {e['text']!r}" for e in edits if e.get("text")]
+        return Revision(new, notes=notes, edits=edits)
+
+    # --- planning: flagged units -------------------------------------------------------------------------------------
+
+    def _plan_unit(self, tx: _Text, u: Unit, v: Verdict | None, supported: list[Unit], plans, edits) -> None:
+        if not u.has_span:
+            edits.append({"unit": u.id, "kind": "skipped", "text": "", "why": u.note or "the unit has no span in the text"})
+            return
+        lo, hi = tx.clean_at[max(0, min(u.start, len(tx.original)))], tx.clean_at[max(0, min(u.end, len(tx.original)))]
+        region = [t for t in tx.doc if t.idx < hi and t.idx + len(t.text) > lo and _is_word(t)]
+        if not region:
+            return
+        targets: list = []
+        spans = list(v.unsupported_spans) if v is not None else []
+        for s, e in spans:
+            cs, ce = tx.clean_at[max(0, min(s, len(tx.original)))], tx.clean_at[max(0, min(e, len(tx.original)))]
+            targets += [t for t in tx.doc if t.idx < ce and t.idx + len(t.text) > cs and _is_word(t)]
+        targets = list({t.i: t for t in targets}.values())
+        if not targets:
+            targets = _distinctive(u, region, supported)
+        for sent_start, toks in _by_sentence(targets).items():
+            plan = plans.setdefault(sent_start, _Plan())
+            if plan.drop:
+                continue
+            sent = toks[0].sent
+            target_ids = {t.i for t in toks}
+            for t in toks:
+                node, first_conj = _climb(t, target_ids)
+                if node is None:
+                    plan.drop = f"{u.id}: the unsupported word {t.text!r} is part of the sentence's core"
+                    break
+                (plan.first_conjuncts if first_conj else plan.nodes)[node.i] = u.id
+            if not plan.drop:
+                _settle(sent, plan)
+
+    # --- planning: citations --------------------------------------------------------------------------------------------
+
+    def _plan_citations(self, case: Case, tx: _Text, feedback: Feedback, mark_edits, edits) -> None:
+        """Remove marks the feedback says do not support their claim, are redundant, or name missing passages."""
+        drop: dict[int, set[str]] = {}  # mark-run index → ids to remove
+        for issue in feedback.citations:
+            if issue.kind not in ("not_supporting", "redundant", "missing_passage") or issue.source is None:
+                continue
+            k = _mark_run_for(tx, issue.unit, issue.cited, issue.source)
+            if k is not None:
+                drop.setdefault(k, set()).add(issue.source)
+        for k, ids in drop.items():
+            a, b, _ = tx.marks[k]
+            raw = tx.original[a:b]
+            present = _mark_ids(raw)
+            keep = [i for i in present if i not in ids]
+            lead = raw[: len(raw) - len(raw.lstrip())]
+            mark_edits[(a, b)] = (lead + "".join(f"[{i}]" for i in keep)) if keep else ""
+            edits.append({"kind": "citation", "text": raw.strip(), "removed": sorted(ids), "why": "citation feedback"})
+
+    # --- planning: no unit feedback (self-check against the source) ---------------------------------------------------
+
+    def _plan_self_check(self, case: Case, tx: _Text, plans, edits) -> None:
+        vocab = _vocabulary(self.nlp, case)
+        for sent in tx.doc.sents:
+            plan = plans.setdefault(sent.start, _Plan())
+            for t in sent:
+                if t.dep_ not in SELF_CHECK_DEPS or t.i == sent.root.i or _quantity(t):
+                    continue
+                content = [x for x in t.subtree if _is_content(x)]
+                if not content:
+                    continue
+                missing = [x for x in content if not _known(x, vocab)]
+                strong = [x for x in missing if x.like_num or x.pos_ in ("PROPN", "NUM", "NOUN", "ADJ")]
+                if strong and len(missing) / len(content) >= self.self_check_share:
+                    plan.nodes[t.i] = "self-check"
+            _outermost(sent, plan)
+            _settle(sent, plan)
+
+    # --- from plans to character ranges ----------------------------------------------------------------------------------
+
+    def _ranges(self, tx: _Text, plans: dict[int, _Plan], edits) -> tuple[list[tuple[int, int]], list, list[int]]:
+        doc = tx.doc
+        deleted_tokens: set[int] = set()
+        ranges: list[tuple[int, int]] = []
+        replacements: list[tuple[int, int, str]] = []
+        dropped: list[int] = []
+        sents = {s.start: s for s in doc.sents}
+        for start, plan in sorted(plans.items()):
+            sent = sents.get(start)
+            if sent is None:
+                continue
+            if not plan.drop:
+                toks, reps = _plan_tokens(sent, plan)
+                content = [t for t in sent if _is_word(t)]
+                if content and all(t.i in toks for t in content):
+                    plan.drop = "every word of the sentence is unsupported"
+            if plan.drop:
+                a = tx.orig_of[sent.start_char] if sent.start_char < len(tx.orig_of) else len(tx.original)
+                b = tx.tok_range(sent[-1])[1] if len(sent) else a
+                # marks right after the sentence's end belong to it
+                m = _MARK_RUN.match(tx.original, b)
+                if m:
+                    b = m.end()
+                ranges.append((a, b))
+                deleted_tokens.update(t.i for t in sent)
+                dropped.append(start)
+                edits.append({"kind": "sentence", "text": tx.original[a:b].strip(), "why": plan.drop})
+                continue
+            if not toks:
+                continue
+            deleted_tokens.update(toks)
+            for run in _runs(sorted(toks)):
+                a, _ = tx.tok_range(doc[run[0]])
+                _, b = tx.tok_range(doc[run[-1]])
+                ranges.append((a, b))
+            for tok_i, new_text in reps:
+                a, b = tx.tok_range(doc[tok_i])
+                replacements.append((a, b, new_text))
+            for i, why in list(plan.nodes.items()) + list(plan.first_conjuncts.items()):
+                node = doc[i]
+                kind = "first conjunct" if i in plan.first_conjuncts else _KIND.get(node.dep_, node.dep_)
+                words = [t for t in doc[i].subtree if t.i in toks]
+                if words:
+                    edits.append({"unit": why, "kind": kind, "text": "".join(t.text_with_ws for t in words).strip()})
+        # positional marks whose word was deleted go with it
+        for a, b, cpos in tx.marks:
+            if any(s <= a and b <= e for s, e in ranges):
+                continue
+            anchor = _anchor(doc, cpos)
+            if anchor is None or anchor.i not in deleted_tokens:
+                continue
+            sent = anchor.sent
+            runs_in_sent = [m for m in tx.marks if sent.start_char <= m[2] <= sent.end_char + 1]
+            at_end = all(not _is_word(t) for t in doc[anchor.i + 1 : sent.end]) and len(runs_in_sent) == 1
+            if not at_end:
+                ranges.append((a, b))
+        return _merge(ranges), replacements, dropped
+
+
+_KIND = {"appos": "apposition", "relcl": "relative clause", "conj": "conjunct", "prep": "modifier phrase",
+         "acl": "clause modifier", "advcl": "adverbial clause", "amod": "modifier", "advmod": "modifier",
+         "npadvmod": "modifier phrase", "nummod": "number", "compound": "modifier", "quantmod": "modifier",
+         "parataxis": "clause"}
+
+
+# --- tree helpers ----------------------------------------------------------------------------------------------------
+
+
+def _is_word(t) -> bool:
+    return not (t.is_punct or t.is_space) and any(ch.isalnum() for ch in t.text)
+
+
+def _is_content(t) -> bool:
+    return _is_word(t) and t.lower_ not in _STOP and t.pos_ not in ("DET", "ADP", "CCONJ", "PRON", "AUX", "PART", "SCONJ")
+
+
+def _stem(w: str) -> str:
+    from citefix.decompose.align import stem
+
+    return stem(w)
+
+
+def _distinctive(u: Unit, region: list, supported: list[Unit]) -> list:
+    """The region's words that carry the unit: in its text and in no supported unit of the same sentence."""
+    unit_words = {_stem(w) for w in re.findall(r"[\w£$€%]+(?:[.,'][\w]+)*", u.text) if w.lower() not in _STOP}
+    same = [s for s in supported if u.sentence is None or s.sentence is None or s.sentence == u.sentence]
+    sup_words = {_stem(w) for s in same for w in re.findall(r"[\w£$€%]+(?:[.,'][\w]+)*", s.text) if w.lower() not in _STOP}
+    content = [t for t in region if t.lower_ not in _STOP]
+    own = [t for t in content if _stem(t.text) in unit_words or _stem(t.lemma_) in unit_words]
+    distinct = [t for t in own if _stem(t.text) not in sup_words and _stem(t.lemma_) not in sup_words]
+    return distinct or own or content or region
+
+
+def _by_sentence(tokens: list) -> dict[int, list]:
+    out: dict[int, list] = {}
+    for t in sorted(tokens, key=lambda x: x.i):
+        out.setdefault(t.sent.start, []).append(t)
+    return out
+
+
+def _climb(t, target_ids: set[int]):
+    """The nearest deletable ancestor-or-self of t: (node, is_first_conjunct), or (None, False) at the core."""
+    node = t
+    while True:
+        if node.dep_ == "ROOT" or node.head.i == node.i:
+            return None, False
+        if node.dep_ in DELETABLE and not _quantity(node):
+            return node, False
+        conj_kids = [c for c in node.children if c.dep_ == "conj"]
+        if conj_kids and not any(x.i in target_ids for c in conj_kids for x in c.subtree):
+            return node, True
+        node = node.head
+
+
+def _quantity(node) -> bool:
+    """A number counting a plural noun ("two years", "200 people"): the number is the phrase's point, so the phrase
+    goes, not the number alone ("years" would be left saying something else)."""
+    return node.dep_ in ("nummod", "quantmod") and (node.head.tag_ in ("NNS", "NNPS") or node.head.dep_ == "nummod")
+
+
+def _outermost(sent, plan: _Plan) -> None:
+    """Drop nodes that lie inside another planned node's subtree."""
+    chosen = list(plan.nodes)
+    inside = set()
+    for i in chosen:
+        for j in chosen:
+            if i != j and _is_ancestor(sent.doc[j], sent.doc[i]):
+                inside.add(i)
+    for i in inside:
+        plan.nodes.pop(i, None)
+    for i in list(plan.first_conjuncts):
+        if any(_is_ancestor(sent.doc[j], sent.doc[i]) for j in plan.nodes):
+            plan.first_conjuncts.pop(i)
+
+
+def _is_ancestor(a, b) -> bool:
+    """True when a is a proper ancestor of b."""
+    node = b
+    while node.head.i != node.i:
+        node = node.head
+        if node.i == a.i:
+            return True
+    return False
+
+
+def _settle(sent, plan: _Plan) -> None:
+    """Outermost nodes only; a deletion that leaves a verb needing a complement bare takes the verb's clause along."""
+    for _ in range(20):
+        _outermost(sent, plan)
+        changed = False
+        toks = _subtree_ids(sent, plan)
+        for i in list(plan.nodes):
+            node = sent.doc[i]
+            head = node.head
+            if head.i == node.i or head.i in toks:
+                continue
+            lemma = head.lemma_.lower()
+            needs = head.pos_ in ("VERB", "AUX") and (lemma in NEEDS_COMPLEMENT or head.pos_ == "AUX")
+            if not needs:
+                continue
+            rest = [c for c in head.children if c.i not in toks and c.dep_ not in FUNCTIONAL]
+            if rest:
+                continue
+            why = plan.nodes.pop(i)
+            up, first = _climb(head, set(toks) | {head.i})
+            if up is None:
+                plan.drop = f"{why}: deleting {node.text!r} would leave {head.text!r} without its complement"
+                return
+            (plan.first_conjuncts if first else plan.nodes)[up.i] = why
+            changed = True
+        if not changed:
+            return
+
+
+def _subtree_ids(sent, plan: _Plan) -> set[int]:
+    ids: set[int] = set()
+    for i in plan.nodes:
+        ids.update(t.i for t in sent.doc[i].subtree)
+    for i in plan.first_conjuncts:
+        ids.update(_first_conjunct_ids(sent.doc[i]))
+    return ids
+
+
+def _first_conjunct_ids(node) -> set[int]:
+    """The first conjunct's own words and the coordinator/commas up to the next conjunct."""
+    conj = sorted((c for c in node.children if c.dep_ == "conj"), key=lambda c: c.i)
+    keep = set()
+    for c in conj:
+        keep.update(t.i for t in c.subtree)
+    own = {t.i for t in node.subtree if t.i not in keep}
+    first = conj[0]
+    first_start = min(t.i for t in first.subtree)
+    # coordinators and punctuation between the first conjunct and the next go too
+    for t in node.subtree:
+        if t.i < first_start and t.i > node.i and (t.dep_ in ("cc", "punct", "preconj")):
+            own.add(t.i)
+    # words of node's subtree after the first conjunct (e.g. a closing particle) stay
+    return {i for i in own if i < first_start}
+
+
+def _plan_tokens(sent, plan: _Plan) -> tuple[set[int], list[tuple[int, str]]]:
+    """Token indices to delete for the plan's nodes, with the commas/coordinators that go with them, and token
+    replacements (a coordinator moved in front of the last remaining conjunct)."""
+    doc = sent.doc
+    toks: set[int] = set()
+    reps: list[tuple[int, str]] = []
+    for i in plan.first_conjuncts:
+        toks.update(_first_conjunct_ids(doc[i]))
+    for i in sorted(plan.nodes):
+        node = doc[i]
+        sub = sorted(t.i for t in node.subtree)
+        lo, hi = sub[0], sub[-1]
+        toks.update(sub)
+        if node.dep_ == "conj":
+            # the coordinator and commas between the previous conjunct and this one
+            k = lo - 1
+            cc = None
+            while k >= sent.start and doc[k].dep_ in ("cc", "punct", "preconj") and doc[k].text not in (")", "]"):
+                if doc[k].dep_ == "cc":
+                    cc = doc[k]
+                toks.add(k)
+                k -= 1
+            if cc is not None:
+                siblings = [c for c in node.head.children if c.dep_ == "conj" and c.i != node.i and c.i < node.i
+                            and c.i not in toks]
+                if siblings:
+                    last = siblings[-1]
+                    before = min(t.i for t in last.subtree) - 1
+                    if before >= sent.start and doc[before].text == "," and before not in toks:
+                        reps.append((before, " " + cc.text))
+            continue
+        # paired punctuation around the subtree: ", X," "(X)" "— X —"
+        left = doc[lo - 1] if lo - 1 >= sent.start else None
+        right = doc[hi + 1] if hi + 1 < sent.end else None
+        pairs = {",": ",", "(": ")", "—": "—", "–": "–", "-": "-"}
+        if left is not None and left.text in pairs and right is not None and right.text == pairs[left.text]:
+            toks.update({left.i, right.i})
+        elif left is not None and left.text in ("(", "—", "–") and right is not None and right.text in (")", "—", "–"):
+            toks.update({left.i, right.i})
+        elif left is not None and left.text == "," and (right is None or right.is_punct and right.text in ".;:!?"):
+            toks.add(left.i)
+        elif right is not None and right.text == "," and (left is None or lo == sent.start):
+            toks.add(right.i)
+    return toks, reps
+
+
+def _runs(ids: list[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for i in ids:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
+
+
+def _anchor(doc, cpos: int):
+    """The word a mark at cleaned position cpos attaches to: the closest one before it."""
+    best = None
+    for t in doc:
+        if t.idx + len(t.text) <= cpos and _is_word(t):
+            best = t
+        elif t.idx >= cpos:
+            break
+    return best
+
+
+def _mark_ids(raw: str) -> list[str]:
+    ids: list[str] = []
+    for inner in re.findall(r"\[([^\]]*)\]", raw):
+        for part in inner.split(","):
+            part = part.strip()
+            m = re.match(r"^(\d+)\s*[-–]\s*(\d+)$", part)
+            if m and int(m.group(2)) >= int(m.group(1)) and int(m.group(2)) - int(m.group(1)) < 100:
+                ids += [str(k) for k in range(int(m.group(1)), int(m.group(2)) + 1)]
+            elif part.isdigit():
+                ids.append(part)
+    return list(dict.fromkeys(ids))
+
+
+def _mark_run_for(tx: _Text, unit: Unit | None, cited: list[str], sid: str) -> int | None:
+    """The mark run that cites `sid` for this unit: the first one holding sid at or after the unit's start."""
+    cands = [k for k, (a, b, _) in enumerate(tx.marks) if sid in _mark_ids(tx.original[a:b])]
+    if not cands:
+        return None
+    if unit is not None and unit.has_span:
+        after = [k for k in cands if tx.marks[k][0] >= unit.start - 1]
+        if after:
+            return after[0]
+    return cands[0]
+
+
+def _vocabulary(nlp, case: Case) -> set[str]:
+    vocab: set[str] = set()
+    for doc in nlp.pipe([s.text for s in case.sources], batch_size=8):
+        for t in doc:
+            vocab.add(t.lower_)
+            vocab.add(t.lemma_.lower())
+            vocab.add(_stem(t.text))
+    return vocab
+
+
+def _known(t, vocab: set[str]) -> bool:
+    return t.lower_ in vocab or t.lemma_.lower() in vocab or _stem(t.text) in vocab
+
+
+# --- applying the edits --------------------------------------------------------------------------------------------
+
+
+def _apply(text: str, ranges: list[tuple[int, int]], replacements: list[tuple[int, int, str]]) -> str:
+    """Delete the ranges and make the replacements, mending punctuation, spacing and capitals at each cut only."""
+    edits = [(a, b, "") for a, b in ranges] + [r for r in replacements if not any(a <= r[0] and r[1] <= b for a, b in ranges)]
+    edits.sort()
+    out = ""
+    pos = 0
+    for a, b, rep in edits:
+        if a < pos:
+            continue
+        out += text[pos:a]
+        if rep:
+            out = out.rstrip(" \t") + rep if rep.startswith(" ") else out + rep
+            pos = b
+            continue
+        # deletion: mend the junction
+        nxt_edit = next((e for e in edits if e[0] >= b), None)
+        stop = nxt_edit[0] if nxt_edit else len(text)
+        right = text[b:stop]
+        if not right and nxt_edit is not None:
+            pos = b  # the next edit starts here: mend the junction after it
+            continue
+        out, right = _join(out, right)
+        out += right
+        pos = stop
+    out += text[pos:]
+    return out
+
+
+_SENT_END = re.compile(r"[.!?][\"”’')\]]*\s*$")
+
+
+def _join(left: str, right: str) -> tuple[str, str]:
+    l = left.rstrip(" \t")
+    r = right.lstrip(" \t")
+    for _ in range(6):
+        changed = False
+        if l and l[-1] in ",;:—–" and (not r or r[0] in ",.;:!?)\n"):
+            l, changed = l[:-1].rstrip(" \t"), True
+        if r and r[0] in ",;:" and (not l.strip() or _SENT_END.search(l) or l.endswith(("\n", "(", "—", "–"))):
+            r, changed = r[1:].lstrip(" \t"), True
+        if l.endswith("(") and r.startswith(")"):
+            l, r, changed = l[:-1].rstrip(" \t"), r[1:].lstrip(" \t"), True
+        m = re.search(r"(?:^|\s)(and|or|but|nor|while|whereas|which|who|that)$", l)
+        if m and (not r or r[0] in ".;:!?,)\n"):
+            l, changed = l[: m.start()].rstrip(" \t"), True
+        m = re.match(r"(and|or|but|nor)\b\s*", r)
+        if m and (not l.strip() or _SENT_END.search(l)):
+            r, changed = r[m.end():], True
+        if not changed:
+            break
+    if not l or l.endswith(("\n", "(", "“", "‘")) or not r or r[0] in ".,;:!?)]”’\n":
+        sep = ""
+    else:
+        sep = " "
+    if r and r[0].islower() and (not l.strip() or _SENT_END.search(l) or l.endswith("\n")):
+        r = r[0].upper() + r[1:]
+    return l + sep, r
+
+
+__all__ = ["OfflineReviser"]

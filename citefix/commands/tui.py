@@ -1,0 +1,47 @@
+"""`citefix tui`: the terminal UI. Parses arguments here; Textual is imported only when the command runs."""
+
+from __future__ import annotations
+
+from citefix.errors import InputError
+
+
+def register(sub) -> None:
+    from citefix.cli import add_common
+
+    p = sub.add_parser(
+        "tui",
+        help="open the terminal UI: see what is unsupported and fix it round by round",
+        description="Open a case (or a stored run) in the terminal UI. With neither, a start screen lists recent runs.",
+    )
+    p.add_argument("path", nargs="?", help="case file (.json or .jsonl)")
+    p.add_argument("--run", type=int, metavar="RUN", help="reopen a stored run (from check, refine or the TUI)")
+    p.add_argument("--case", type=int, default=1, metavar="N", help="which case of a multi-case file (1-based, default 1)")
+    p.add_argument("--example", action="store_true", help="open the bundled example summary")
+    p.add_argument("--strategy", help="refinement feedback strategy (acu, critique, none, citation)")
+    p.add_argument("--judge-llm", help="a second model that scores refinement rounds")
+    add_common(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from citefix.config import load_settings
+    from citefix.store import Store
+
+    if args.path and args.run is not None:
+        raise InputError("give a case file or --run RUN, not both")
+    if args.case < 1:
+        raise InputError("--case counts from 1")
+    path = args.path
+    if args.example:
+        from citefix.commands.check import example_path
+
+        path = example_path("summary")
+    settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer, strategy=args.strategy,
+                             judge_llm=args.judge_llm, concurrency=args.concurrency, db=args.db,
+                             cache=False if args.no_cache else None)
+    store = Store(settings.db)
+    from citefix.tui.app import CitefixApp  # Textual loads here, never at `citefix --help`
+
+    app = CitefixApp(settings, store, path=path, run_id=args.run, case_index=args.case - 1)
+    app.run()
+    return int(app.return_code or 0)

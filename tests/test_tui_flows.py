@@ -1,0 +1,317 @@
+"""Pilot tests of the TUI's main flows with the scripted fake LLM: messages posted and rows in the store."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from citefix.config import Settings
+from citefix.llm.fake import ScriptedTransport
+from conftest import acu_responder
+
+pytestmark = pytest.mark.asyncio
+
+SIZE = (120, 40)
+
+
+def make_app(store, *, path=None, run_id=None, responder=None, settings=None):
+    from citefix.tui.app import CitefixApp
+
+    transport = ScriptedTransport(responder or acu_responder())
+    return CitefixApp(settings or Settings(llm="fake/model"), store, transport=transport, path=path, run_id=run_id,
+                      store_label="test.db")
+
+
+class Recorder:
+    """message_hook: keeps every message the app dispatches."""
+
+    def __init__(self):
+        self.messages = []
+
+    def __call__(self, msg):
+        self.messages.append(msg)
+
+    def names(self, *prefixes):
+        return [type(m).__name__ for m in self.messages if type(m).__name__.startswith(prefixes or ("",))]
+
+    def of(self, cls):
+        return [m for m in self.messages if isinstance(m, cls)]
+
+    def notes(self, severity=None):
+        from textual.notifications import Notify
+
+        return [m.notification for m in self.of(Notify) if severity is None or m.notification.severity == severity]
+
+
+async def settle(pilot, app, *, until=None, steps=200):
+    """Let workers finish and their messages land (threads post; the loop must turn)."""
+    for _ in range(steps):
+        await pilot.pause(0.02)
+        busy = app.main is not None and app.main._job is not None
+        if until is not None:
+            if until():
+                await pilot.pause()
+                return
+        elif not busy and not any(w.is_running for w in app.workers):
+            await pilot.pause()
+            return
+    raise AssertionError("the app did not settle")
+
+
+@pytest.fixture
+def example_path():
+    from citefix.commands.check import example_path as p
+
+    return p("summary")
+
+
+async def test_open_check_paints_units_and_stores_round(store, example_path):
+    from citefix.tui import messages as m
+
+    rec = Recorder()
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        assert rec.names("CaseOpened") == ["CaseOpened"]
+        main = app.main
+        assert main.snap.current is None and main.snap.run_id is None
+        await pilot.press("c")
+        await settle(pilot, app)
+        assert rec.names("Work", "Checked") [:1] == ["WorkStarted"]
+        assert "Checked" in rec.names() and "WorkFinished" in rec.names()
+        assert [p.stage for p in rec.of(m.WorkProgress)][:3] == ["loading", "decompose_started", "units_ready"]
+        snap = main.snap
+        assert snap.run_id is not None and snap.current == 0
+        run = store.run(snap.run_id)
+        assert run["command"] == "tui" and run["llm"] == "fake/model"
+        rows = store.rounds(snap.run_id)
+        assert [r["n"] for r in rows] == [0]
+        labels = {v.label for v in snap.evaluation.verdicts}
+        assert "unsupported" in labels and "supported" in labels  # mixed verdicts from the scripted judge
+        units = main.query_one("#units")
+        assert units.row_count == len(snap.evaluation.units) == rows[0]["n_units"]
+        # selecting a unsupported unit highlights its span and its evidence
+        bad = next(u for u in snap.evaluation.units if snap.evaluation.verdict_for(u.id).label == "unsupported")
+        units.focus()
+        units.move_cursor(row=units.get_row_index(bad.id))
+        await pilot.pause()
+        assert main.selected == bad.id
+        assert bad.id in str(main.query_one("#unit-detail").render())
+
+
+async def test_edit_recheck_diff_export(store, example_path, tmp_path):
+    from citefix.tui import messages as m
+    from citefix.tui.dialogs import DiffScreen, ExportScreen
+
+    rec = Recorder()
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        await pilot.press("c")
+        await settle(pilot, app)
+        main = app.main
+        # edit in place: the TextArea replaces the painted text; ctrl+s saves and re-checks
+        await pilot.press("e")
+        area = main.query_one("#text-edit")
+        assert main.query_one("#text-panel").editing and area.has_focus
+        new_text = main.snap.text.replace(" and take two years", "")
+        area.load_text(new_text)
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        assert not main.query_one("#text-panel").editing
+        rows = store.rounds(main.snap.run_id)
+        assert [r["n"] for r in rows] == [0, 1]
+        assert rows[1]["text"] == new_text and rows[1]["comment"] == "edited in the TUI"
+        assert main.snap.current == 1 and len(rec.of(m.Checked)) == 2
+        # diff between the two rounds
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, DiffScreen)
+        assert "removed" in str(app.screen.query_one("#diff-counts").render())
+        await pilot.press("escape")
+        await pilot.pause()
+        # export as Markdown through the export dialog
+        out = tmp_path / "run.md"
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        app.screen.query_one("#fmt-md").value = True
+        await pilot.pause()
+        app.screen.query_one("#export-path").value = str(out)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert [e.path for e in rec.of(m.Exported)] == [str(out)]
+        text = out.read_text()
+        assert "## Round 0" in text and "## Round 1" in text
+        # and JSON
+        out_json = tmp_path / "run.json"
+        await pilot.press("x")
+        await pilot.pause()
+        app.screen.query_one("#export-path").value = str(out_json)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        data = json.loads(out_json.read_text())
+        assert [r["n"] for r in data["rounds"]] == [0, 1]
+
+
+async def test_view_an_earlier_round(store, example_path):
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        await pilot.press("c")
+        await settle(pilot, app)
+        main = app.main
+        main.session.edit(main.snap.text + " It will open in 2030.")
+        await pilot.press("c")
+        await settle(pilot, app)
+        assert main.snap.current == 1
+        table = main.query_one("#rounds-table")
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.pause()
+        assert main.view_n == 0
+        assert "round 0" in main.query_one("#text-panel").border_title
+        assert main.check_action("revert", ()) is True
+
+
+async def test_bad_file_is_a_notification_not_a_crash(store, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    rec = Recorder()
+    app = make_app(store, path=str(bad))
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: bool(rec.notes("error")))
+        await pilot.pause()
+        note = rec.notes("error")[0]
+        assert "malformed JSON" in note.message and "bad.json" in note.message
+        from citefix.tui.start_screen import StartScreen
+
+        assert isinstance(app.screen, StartScreen)  # the user can open another file
+        assert app.is_running
+
+
+async def test_missing_api_key_is_a_notification(store, example_path):
+    class AuthenticationError(Exception):
+        pass
+
+    def refuse(messages):
+        raise AuthenticationError("no API key given")
+
+    rec = Recorder()
+    app = make_app(store, path=example_path, responder=refuse)
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        await pilot.press("c")
+        await settle(pilot, app)
+        notes = rec.notes("error")
+        assert notes, rec.names()
+        assert any("API key" in n.message for n in notes)
+        assert app.is_running and app.main._job is None
+        await pilot.press("question_mark")  # still answering keys
+        await pilot.pause()
+        from citefix.tui.dialogs import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_keys_answered_while_checking_and_cancel(store, example_path):
+    """A check blocked in the model call: the UI still opens help, and esc cancels; nothing is stored."""
+    from citefix.tui import messages as m
+    from citefix.tui.dialogs import HelpScreen
+
+    gate = threading.Event()
+    inner = acu_responder()
+
+    def slow(messages):
+        gate.wait(10)
+        return inner(messages)
+
+    rec = Recorder()
+    app = make_app(store, path=example_path, responder=slow)
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        await pilot.press("c")
+        await settle(pilot, app, until=lambda: bool(rec.of(m.WorkProgress)))
+        main = app.main
+        assert main._job is not None
+        assert main.check_action("check", ()) is None  # no second check while one runs
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("escape")  # cancel
+        await pilot.pause()
+        assert main._job is None
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert rec.of(m.WorkCancelled) and not rec.of(m.Checked)
+        assert main.snap.run_id is None  # the cancelled check stored nothing
+        assert store.list_runs() == []
+
+
+async def test_reopen_stored_run(store, example_path):
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        await pilot.press("c")
+        await settle(pilot, app)
+        run_id = app.main.snap.run_id
+    app2 = make_app(store, run_id=run_id)
+    async with app2.run_test(size=SIZE) as pilot:
+        await settle(pilot, app2, until=lambda: app2.main is not None)
+        snap = app2.main.snap
+        assert snap.run_id == run_id and snap.current == 0 and snap.evaluation is not None
+        assert app2.main.query_one("#units").row_count == len(snap.evaluation.units)
+
+
+async def test_start_screen_lists_runs_and_opens_one(store, example_path):
+    from citefix.tui.start_screen import StartScreen
+
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        await pilot.press("c")
+        await settle(pilot, app)
+        run_id = app.main.snap.run_id
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        runs = app.screen.query_one("#runs")
+        assert runs.row_count == 1
+        runs.focus()
+        await pilot.press("enter")
+        await settle(pilot, app, until=lambda: app.main is not None and app.main.snap.run_id == run_id and app.screen is app.main)
+
+
+async def test_settings_validated_and_saved(store, example_path):
+    from citefix.config import config_path, load_settings
+    from citefix.tui.dialogs import SettingsScreen
+
+    rec = Recorder()
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        await pilot.press("s")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        screen.query_one("#set-llm").value = ""
+        screen.query_one("#set-verifier").value = "llm"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen  # refused: verifier llm needs an LLM
+        assert "needs an LLM" in str(screen.query_one("#settings-error").render())
+        screen.query_one("#set-verifier").value = "offline:lexical"
+        screen.query_one("#set-decomposer").value = "clauses"
+        screen.query_one("#set-strategy").value = "none"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        assert app.screen is app.main
+    saved = load_settings()
+    assert (saved.llm, saved.verifier, saved.strategy) == (None, "offline:lexical", "none")
+    assert config_path().exists()
+    assert "offline:lexical" in str(app.main.session.describe()["verifier"])

@@ -1,0 +1,96 @@
+"""The citefix TUI application: wires the workbench, the start screen and the main screen. It owns no logic."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Static
+
+from citefix.config import Settings
+from citefix.errors import UserError
+from citefix.tui import messages as m
+from citefix.tui.session import Workbench
+
+
+def short_path(path: str | Path) -> str:
+    p, home = str(path), str(Path.home())
+    return "~" + p[len(home):] if home != "/" and p.startswith(home + "/") else p
+
+
+class CitefixApp(App):
+    TITLE = "citefix"
+    CSS = """
+    #splash { width: 100%; height: 100%; content-align: center middle; color: $text-muted; }
+    """
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, settings: Settings, store, *, transport=None, path: str | None = None, run_id: int | None = None,
+                 case_index: int = 0, store_label: str | None = None) -> None:
+        super().__init__()
+        self.bench = Workbench(settings, store, transport)
+        self.start_path, self.start_run, self.case_index = path, run_id, case_index
+        self.store_label = store_label or short_path(store.path)
+        self.main = None  # the MainScreen of the open case
+
+    @property
+    def session(self):
+        """The open case's session (the workbench before any case is open); screens read settings through it."""
+        return self.main.session if self.main is not None else self.bench
+
+    def compose(self) -> ComposeResult:
+        what = self.start_path or (f"run {self.start_run}" if self.start_run is not None else "")
+        yield Static(f"citefix · opening {what} …" if what else "citefix", id="splash")
+
+    def on_mount(self) -> None:
+        if self.start_path or self.start_run is not None:
+            self.open_target(path=self.start_path, run_id=self.start_run, index=self.case_index)
+        else:
+            self.show_start()
+
+    def show_start(self, *, can_go_back: bool = False) -> None:
+        from citefix.tui.start_screen import StartScreen
+
+        try:
+            runs = self.bench.recent_runs()
+        except Exception as exc:  # a broken store must not keep the start screen from opening
+            runs = []
+            self.notify(f"cannot list runs: {exc}", severity="error", markup=False)
+        self.push_screen(StartScreen(runs, can_go_back=can_go_back))
+
+    def action_open(self) -> None:
+        self.show_start(can_go_back=self.main is not None)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="open")
+    def open_target(self, path: str | None = None, run_id: int | None = None, index: int = 0) -> None:
+        job = f"open {path or run_id}"
+        try:
+            session = self.bench.open_run(run_id) if run_id is not None else self.bench.open_file(path, index)
+            snap = session.snapshot()
+        except UserError as exc:
+            self.post_message(m.WorkFailed(job, str(exc)))
+            return
+        except Exception as exc:  # a bug: report it, keep the app alive
+            self.log.error(traceback.format_exc())
+            self.post_message(m.WorkFailed(job, f"{type(exc).__name__}: {exc}", internal=True))
+            return
+        self.post_message(m.CaseOpened((session, snap)))
+
+    async def on_case_opened(self, msg: m.CaseOpened) -> None:
+        from citefix.tui.main_screen import MainScreen
+
+        session, snap = msg.snapshot
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+        self.main = MainScreen(session, snap)
+        await self.push_screen(self.main)
+
+    def on_work_failed(self, msg: m.WorkFailed) -> None:
+        title = "Internal error (please report it)" if msg.internal else "Could not open"
+        self.notify(msg.message, title=title, severity="error", timeout=12, markup=False)
+        if len(self.screen_stack) <= 1:
+            self.show_start()

@@ -1,0 +1,592 @@
+"""The main screen: the painted text, the sources, the units, the rounds, the status line, and every action's key.
+
+Actions start thread workers that call the Session (core) and post messages; the handlers below repaint. Nothing here
+touches the pipeline directly.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any, Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import get_current_worker
+
+from citefix.errors import LLMError, UserError
+from citefix.tui import messages as m
+from citefix.tui.session import Cancelled, Session, Snapshot
+from citefix.tui.widgets import RoundsPanel, SourcesPanel, StatusLine, TextPanel, UnitsTable
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+STAGES = {
+    "loading": "loading models",
+    "decompose_started": "splitting the text into units",
+    "units_ready": "verifying {n} units",
+    "units_scored": "scoring",
+    "stored": "stored round {round}",
+    "round_started": "round {round}: checking",
+    "feedback": "round {round}: writing feedback",
+    "revising": "round {round}: revising",
+    "revision_proposed": "round {round}: checking the revision",
+}
+
+# (key, action, footer label, help text); the help screen lists these, the footer shows the short labels.
+KEYS: list[tuple[str, str, str, str]] = [
+    ("c", "check", "Check", "check the working text (stored as the next round)"),
+    ("r", "refine", "Refine", "refine one round: the reviser proposes a revision, checked, waiting for accept/reject"),
+    ("R", "auto_refine", "Auto×N", "auto-refine N rounds (asks N), accepting each revision"),
+    ("escape", "cancel", "Cancel", "cancel the running work (or leave the editor without saving)"),
+    ("d", "diff", "Diff", "diff between any two rounds (or the current text and the proposal)"),
+    ("a", "accept", "Accept", "accept the proposed revision"),
+    ("n", "reject", "Reject", "reject the proposed revision"),
+    ("v", "revert", "Revert", "revert to the round selected in the rounds table"),
+    ("e", "edit", "Edit", "edit the text in place; ctrl+s saves and re-checks, escape discards"),
+    ("ctrl+s", "save_edit", "Save+check", "save the edit and re-check it"),
+    ("s", "settings", "Settings", "strategy, LLM, judge, verifier, decomposer (saved to the config file)"),
+    ("x", "export", "Export", "export the run as JSON or Markdown"),
+    ("o", "open", "Open", "open another case (a file or a stored run)"),
+    ("tab", "focus_next", "", "move between panes (text, sources, units, rounds)"),
+    ("question_mark", "help", "Help", "this help"),
+    ("q", "quit", "Quit", "quit (work already stored is kept)"),
+]
+
+
+class MainScreen(Screen):
+    DEFAULT_CSS = """
+    MainScreen #top { height: 3fr; }
+    MainScreen #bottom { height: 2fr; }
+    MainScreen TextPanel { width: 1fr; }
+    MainScreen SourcesPanel { width: 1fr; }
+    MainScreen #units-box { width: 3fr; border: round $primary; padding: 0 1; }
+    MainScreen #units-box:focus-within { border: round $accent; }
+    MainScreen #unit-detail { height: 3; color: $text-muted; }
+    MainScreen RoundsPanel { width: 2fr; }
+    """
+
+    BINDINGS = [
+        Binding(k, a, label or a, show=bool(label) and k not in ("ctrl+s",), key_display="?" if k == "question_mark" else None)
+        for k, a, label, _ in KEYS if a != "focus_next"
+    ]
+
+    def __init__(self, session: Session, snapshot: Snapshot | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.snap: Snapshot | None = snapshot
+        self.view_n: int | None = None  # the round shown (None: the working text)
+        self.show_proposal = False
+        self.selected: str | None = None
+        self._evals: dict[int, Any] = {}
+        self._job: str | None = None
+        self._job_label = ""
+        self._job_started = 0.0
+        self._job_total: int | None = None
+        self._job_done = 0
+        self._job_seq = 0
+        self._spin = 0
+        self._pending_check = False
+
+    # -- layout -----------------------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="✓")
+        with Horizontal(id="top"):
+            yield TextPanel(id="text-panel")
+            yield SourcesPanel(id="sources")
+        with Horizontal(id="bottom"):
+            with Vertical(id="units-box"):
+                yield UnitsTable(id="units")
+                yield Static("", id="unit-detail")
+            yield RoundsPanel(id="rounds")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#sources", SourcesPanel).border_title = "Sources"
+        self.query_one("#units-box").border_title = "Units"
+        self.query_one("#rounds", RoundsPanel).border_title = "Rounds"
+        self._refresh_status()
+        self.set_interval(0.1, self._tick)
+        if self.snap is not None:
+            self._apply(self.snap, reload_sources=True)
+        self.query_one("#units", UnitsTable).focus()
+
+    # -- painting -----------------------------------------------------------------------------------------------------
+    def _apply(self, snap: Snapshot, *, reload_sources: bool = False) -> None:
+        self.snap = snap
+        if snap.evaluation is not None and snap.current is not None:
+            self._evals[snap.current] = snap.evaluation
+        if reload_sources:
+            self.query_one("#sources", SourcesPanel).load(snap.case)
+        self.view_n = None
+        self.show_proposal = snap.proposal is not None
+        self.query_one("#rounds", RoundsPanel).fill(snap.rounds, current=snap.current, run=snap.run, proposal=snap.proposal)
+        self._paint()
+        self._refresh_status()
+        self.refresh_bindings()
+
+    def _shown(self) -> tuple[str, Any, str]:
+        """(text, evaluation, what) for the text shown: a proposal, a viewed round, or the working text."""
+        snap = self.snap
+        assert snap is not None
+        if self.show_proposal and snap.proposal is not None:
+            return snap.proposal.text, snap.proposal.evaluation, "proposed revision"
+        if self.view_n is not None and self.view_n != snap.current:
+            return self._round_text(self.view_n), self._eval(self.view_n), f"round {self.view_n}"
+        if snap.current is None:
+            return snap.text, None, "not checked yet"
+        ev = self._evals.get(snap.current) or snap.evaluation
+        edited = ev is not None and ev.text != snap.text
+        return snap.text, ev, ("edited, not checked" if edited else f"round {snap.current}")
+
+    def _round_text(self, n: int) -> str:
+        return next(r.text for r in self.snap.rounds if r.n == n)
+
+    def _eval(self, n: int):
+        if n not in self._evals:
+            self._evals[n] = self.session.evaluation(n)
+        return self._evals[n]
+
+    def _paint(self) -> None:
+        if self.snap is None:
+            return
+        text, ev, what = self._shown()
+        panel = self.query_one("#text-panel", TextPanel)
+        note = ""
+        if what == "proposed revision":
+            note = "Proposed revision: a accept · n reject · d diff"
+        elif what.startswith("round") and self.view_n is not None and self.view_n != self.snap.current:
+            note = f"Viewing {what}; the working text is round {self.snap.current}. v reverts to {what}."
+        elif what == "edited, not checked":
+            note = "Edited since the last check: c checks it."
+        elif what == "not checked yet":
+            note = "Not checked yet: press c to check."
+        if ev is not None and ev.status == "no_units":
+            note = (note + "\n" if note else "") + (ev.message or "no checkable units")
+        panel.show(text, ev, self.selected, note=note)
+        score = "" if ev is None or ev.score is None else f" · score {ev.score:.2f}"
+        panel.border_title = f"Text · {what}{score}"
+        units = self.query_one("#units", UnitsTable)
+        units.fill(ev if (ev is not None and ev.text == text) else None)
+        if self.selected is not None and self.selected in (units.rows or {}):
+            units.move_cursor(row=units.get_row_index(self.selected), animate=False)
+        else:
+            self.selected = None
+        self._detail(ev)
+        self.title = "citefix"
+        run = f" · run {self.snap.run_id}" if self.snap.run_id is not None else ""
+        self.sub_title = f"{self.snap.case.id} · {self.snap.case.kind.replace('_', ' ')}{run}"
+
+    def _detail(self, ev) -> None:
+        box = self.query_one("#unit-detail", Static)
+        if ev is None or self.selected is None:
+            box.update(Text("Select a unit (↑/↓ or click) to see its evidence in the sources.", style="dim")
+                       if ev is not None and ev.units else "")
+            self.query_one("#sources", SourcesPanel).highlight(None)
+            return
+        unit = next((u for u in ev.units if u.id == self.selected), None)
+        v = ev.verdict_for(self.selected)
+        if unit is None:
+            return
+        t = Text()
+        t.append(f"{unit.id} ", style="bold")
+        if v is None:
+            t.append("not checked")
+        else:
+            t.append(v.label, style=str(_label_style(v.label)))
+            t.append(f" {'—' if v.score is None else f'{v.score:.2f}'} by {v.verifier}")
+            if v.error:
+                t.append(f" · error: {v.error}", style="magenta")
+            if v.evidence is not None:
+                snippet = v.evidence.text.replace("\n", " ")
+                t.append(f" · evidence [{v.evidence.source_id}] ", style="dim")
+                t.append(snippet[:160] + ("…" if len(snippet) > 160 else ""), style="italic")
+            if v.unsupported_spans and ev.text:
+                words = ", ".join(repr(ev.text[a:b]) for a, b in v.unsupported_spans[:4])
+                t.append(f" · unsupported words: {words}", style="red")
+        if not unit.has_span and unit.note:
+            t.append(f" · no span: {unit.note}", style="dim")
+        box.update(t)
+        found = self.query_one("#sources", SourcesPanel).highlight(v.evidence if v else None,
+                                                                  weak=bool(v and v.label != "supported"))
+        if v is not None and v.evidence is not None and not found:
+            box.update(Text.assemble(t, (" (evidence span not in the sources shown)", "dim")))
+
+    def _refresh_status(self) -> None:
+        d = self.session.describe()
+        self.query_one("#status", StatusLine).set_info(d, getattr(self.app, "store_label", None))
+
+    # -- selection ----------------------------------------------------------------------------------------------------
+    @on(DataTable.RowHighlighted, "#units")
+    def _unit_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        uid = event.row_key.value if event.row_key is not None else None
+        if uid != self.selected:
+            self.selected = uid
+            text, ev, _ = self._shown()
+            self.query_one("#text-panel", TextPanel).show(text, ev, uid, note=self._note_for_repaint())
+            self._detail(ev)
+
+    def _note_for_repaint(self) -> str:
+        _, _, what = self._shown()
+        if what == "proposed revision":
+            return "Proposed revision: a accept · n reject · d diff"
+        if self.view_n is not None and self.snap and self.view_n != self.snap.current:
+            return f"Viewing round {self.view_n}; the working text is round {self.snap.current}. v reverts to round {self.view_n}."
+        return ""
+
+    def action_select_unit(self, uid: str) -> None:
+        """A click on a unit's span in the text selects its row."""
+        units = self.query_one("#units", UnitsTable)
+        if uid in units.rows:
+            units.move_cursor(row=units.get_row_index(uid), animate=False)
+            units.focus()
+
+    @on(DataTable.RowHighlighted, "#rounds-table")
+    def _round_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.snap is None or event.row_key is None:
+            return
+        key = event.row_key.value
+        if key == "proposal":
+            self.view_n, self.show_proposal = None, True
+        else:
+            n = int(key)
+            self.show_proposal = False
+            self.view_n = None if n == self.snap.current else n
+        self._paint()
+        self.refresh_bindings()
+
+    # -- bindings -------------------------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        editing = self.query_one("#text-panel", TextPanel).editing if self.is_mounted else False
+        has_case = self.snap is not None
+        busy = self._job is not None
+        if action == "save_edit":
+            return True if editing else None
+        if editing and action not in ("cancel", "quit", "help", "save_edit"):
+            return None
+        if action in ("check", "refine", "auto_refine", "edit"):
+            return None if (busy or not has_case) else True
+        if action in ("accept", "reject"):
+            return True if (has_case and self.snap.proposal is not None and not busy) else None
+        if action == "revert":
+            ok = has_case and not busy and self._revert_target() is not None
+            return True if ok else None
+        if action == "diff":
+            return True if has_case and (len(self.snap.rounds) + (self.snap.proposal is not None)) >= 1 else None
+        if action == "export":
+            return True if has_case and self.snap.run_id is not None and not busy else None
+        if action == "cancel":
+            return True
+        return True
+
+    def _revert_target(self) -> int | None:
+        n = self.query_one("#rounds", RoundsPanel).selected_round() if self.is_mounted else None
+        if n is None or self.snap is None or n == self.snap.current:
+            return None
+        return n
+
+    # -- jobs -------------------------------------------------------------------------------------------------------------
+    def _begin(self, job: str, label: str, total: int | None) -> str:
+        self._job_seq += 1
+        job_id = f"{job}#{self._job_seq}"
+        self._job, self._job_label, self._job_started = job_id, label, time.perf_counter()
+        self._job_total, self._job_done = total, 0
+        self.query_one("#status", StatusLine).set_job(label, busy=True, total=total)
+        self.refresh_bindings()
+        return job_id
+
+    def _run(self, job_id: str, fn: Callable[[Any, Callable], Any], done: Callable[[Any], Any]) -> None:
+        """Body of every worker: run fn(cancel, on_event) in this thread, post what happened."""
+        worker = get_current_worker()
+        cancel = worker.cancelled_event
+
+        def on_event(name: str, data: dict[str, Any]) -> None:
+            self.post_message(m.WorkProgress(job_id, name, _stage(name, data)))
+
+        self.post_message(m.WorkStarted(job_id, self._job_label, self._job_total))
+        try:
+            result = fn(cancel, on_event)
+        except Cancelled:
+            self.post_message(m.WorkCancelled(job_id))
+            return
+        except LLMError as exc:
+            self.post_message(m.WorkFailed(job_id, f"Model call failed: {exc}"))
+            return
+        except UserError as exc:
+            self.post_message(m.WorkFailed(job_id, str(exc)))
+            return
+        except Exception as exc:  # a bug: report it, keep the app alive
+            self.log.error(traceback.format_exc())
+            self.post_message(m.WorkFailed(job_id, f"{type(exc).__name__}: {exc}", internal=True))
+            return
+        if cancel.is_set():
+            self.post_message(m.WorkCancelled(job_id))
+            return
+        self.post_message(done(result))
+        self.post_message(m.WorkFinished(job_id))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
+    def run_check(self, job_id: str, text: str | None) -> None:
+        self._run(job_id, lambda cancel, ev: self.session.check(text, cancel=cancel, on_event=ev), m.Checked)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
+    def run_refine(self, job_id: str, rounds: int) -> None:
+        if rounds <= 0:
+            self._run(job_id, lambda cancel, ev: self.session.propose(cancel=cancel, on_event=ev), m.RevisionProposed)
+        else:
+            self._run(job_id, lambda cancel, ev: self.session.auto_refine(rounds, cancel=cancel, on_event=ev),
+                      lambda s: m.RoundsChanged(s, "auto_refine"))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
+    def run_decision(self, job_id: str, what: str, n: int | None = None) -> None:
+        if what == "accept":
+            fn = lambda cancel, ev: self.session.accept(cancel=cancel, on_event=ev)  # noqa: E731
+        elif what == "reject":
+            fn = lambda cancel, ev: self.session.reject()  # noqa: E731
+        else:
+            fn = lambda cancel, ev: self.session.revert(n)  # noqa: E731
+        self._run(job_id, fn, lambda s: m.RoundsChanged(s, what))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
+    def run_export(self, job_id: str, fmt: str, path: str | None) -> None:
+        self._run(job_id, lambda cancel, ev: self.session.export(fmt, path), lambda r: m.Exported(*r))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
+    def run_settings(self, job_id: str, settings) -> None:
+        def fn(cancel, ev):
+            path = self.session.apply_settings(settings)
+            return self.session.describe(), (str(path) if path else None)
+
+        self._run(job_id, fn, lambda r: m.SettingsApplied(*r))
+
+    # -- message handlers -----------------------------------------------------------------------------------------------
+    def _stale(self, job_id: str) -> bool:
+        return job_id != self._job
+
+    def on_work_progress(self, msg: m.WorkProgress) -> None:
+        if self._stale(msg.job):
+            return
+        self._job_done += msg.advance
+        self._job_label = msg.detail or self._job_label
+        self.query_one("#status", StatusLine).set_job(self._job_line(), busy=True, progress=self._job_done)
+
+    def _end(self, text: str) -> None:
+        self._job = None
+        self.query_one("#status", StatusLine).set_job(text, busy=False)
+        self.refresh_bindings()
+
+    def on_work_finished(self, msg: m.WorkFinished) -> None:
+        if not self._stale(msg.job):
+            self._end(f"done in {time.perf_counter() - self._job_started:.1f} s")
+
+    def on_work_cancelled(self, msg: m.WorkCancelled) -> None:
+        if not self._stale(msg.job):
+            self._end("cancelled")
+
+    def on_work_failed(self, msg: m.WorkFailed) -> None:
+        title = "Internal error (please report it)" if msg.internal else "Could not finish"
+        self.notify(msg.message, title=title, severity="error", timeout=12, markup=False)
+        if not self._stale(msg.job):
+            self._end("failed")
+
+    def on_checked(self, msg: m.Checked) -> None:
+        self._apply(msg.snapshot)
+        self._report(msg.snapshot.evaluation)
+
+    def _report(self, ev) -> None:
+        """Errors inside an evaluation (a model refused, a unit could not be verified) as a notification."""
+        if ev is None:
+            return
+        if ev.status == "error" or (ev.status == "no_units" and ev.errors):
+            self.notify(ev.message or ev.errors[0], title="Check failed", severity="error", timeout=12, markup=False)
+        elif ev.errors:
+            more = f" (and {len(ev.errors) - 1} more)" if len(ev.errors) > 1 else ""
+            self.notify(ev.errors[0] + more, title="Some units could not be checked", severity="warning", timeout=10,
+                        markup=False)
+
+    def on_revision_proposed(self, msg: m.RevisionProposed) -> None:
+        self._apply(msg.snapshot)
+
+    def on_rounds_changed(self, msg: m.RoundsChanged) -> None:
+        self._evals.clear()
+        self._apply(msg.snapshot)
+
+    def on_exported(self, msg: m.Exported) -> None:
+        self.notify(f"wrote {msg.path}", title=f"Exported ({msg.fmt})", markup=False)
+
+    def on_settings_applied(self, msg: m.SettingsApplied) -> None:
+        self._refresh_status()
+        where = f" to {msg.path}" if msg.path else ""
+        self.notify(f"settings saved{where}", title="Settings", markup=False)
+
+    def _job_line(self) -> str:
+        elapsed = time.perf_counter() - self._job_started
+        return f"{SPINNER[self._spin % len(SPINNER)]} {self._job_label} ({elapsed:.1f} s) · esc cancels"
+
+    def _tick(self) -> None:
+        if self._job is not None:
+            self._spin += 1
+            self.query_one("#status", StatusLine).set_job(self._job_line(), busy=True)
+
+    # -- actions ----------------------------------------------------------------------------------------------------------
+    def action_check(self) -> None:
+        if self.snap is None or self._job is not None:
+            return
+        job = self._begin("check", "checking", 4)
+        self.run_check(job, None)
+
+    def action_refine(self) -> None:
+        if self.snap is None or self._job is not None:
+            return
+        job = self._begin("refine", "refining one round", 5)
+        self.run_refine(job, 0)
+
+    def action_auto_refine(self) -> None:
+        from citefix.tui.dialogs import AskRounds
+
+        def go(n: int | None) -> None:
+            if n:
+                job = self._begin("auto_refine", f"auto-refining {n} rounds", 5 * n)
+                self.run_refine(job, n)
+
+        self.app.push_screen(AskRounds(), go)
+
+    def action_cancel(self) -> None:
+        panel = self.query_one("#text-panel", TextPanel)
+        if panel.editing:
+            panel.stop_edit()
+            self.query_one("#units", UnitsTable).focus()
+            self.refresh_bindings()
+            self.notify("edit discarded")
+            return
+        if self._job is None:
+            if self.show_proposal or self.view_n is not None:
+                self.view_n, self.show_proposal = None, False
+                self._paint()
+            return
+        self.workers.cancel_group(self, "pipeline")
+        self._end("cancelled (the current step finishes in the background; its result is dropped)")
+
+    def action_diff(self) -> None:
+        from citefix.tui.dialogs import DiffScreen
+
+        if self.snap is None:
+            return
+        options = [(f"round {r.n}" + (f" ({r.score:.2f})" if r.score is not None else ""), r.text) for r in self.snap.rounds]
+        if self.snap.proposal is not None:
+            options.append(("proposed revision", self.snap.proposal.text))
+        if self.snap.current is None or (self.snap.rounds and self.snap.text != self._round_text(self.snap.current)):
+            options.append(("working text", self.snap.text))
+        if not options:
+            return
+        cur = next((i for i, r in enumerate(self.snap.rounds) if r.n == self.snap.current), 0)
+        if self.snap.proposal is not None:
+            a, b = cur, len(self.snap.rounds)
+        elif self.view_n is not None:
+            a = next((i for i, r in enumerate(self.snap.rounds) if r.n == self.view_n), 0)
+            b = cur
+        else:
+            a, b = max(0, cur - 1), cur
+        self.app.push_screen(DiffScreen(options, a, b))
+
+    def action_accept(self) -> None:
+        if self.snap is None or self.snap.proposal is None or self._job is not None:
+            return
+        job = self._begin("accept", "accepting the revision", 2)
+        self.run_decision(job, "accept")
+
+    def action_reject(self) -> None:
+        if self.snap is None or self.snap.proposal is None or self._job is not None:
+            return
+        job = self._begin("reject", "rejecting the revision", 1)
+        self.run_decision(job, "reject")
+
+    def action_revert(self) -> None:
+        n = self._revert_target()
+        if n is None or self._job is not None:
+            self.notify("select an earlier round in the rounds table first", title="Revert")
+            return
+        job = self._begin("revert", f"reverting to round {n}", 1)
+        self.run_decision(job, "revert", n)
+
+    def action_edit(self) -> None:
+        if self.snap is None or self._job is not None:
+            return
+        self.view_n, self.show_proposal = None, False
+        self._paint()
+        self.query_one("#text-panel", TextPanel).start_edit(self.snap.text)
+        self.refresh_bindings()
+
+    def action_save_edit(self) -> None:
+        panel = self.query_one("#text-panel", TextPanel)
+        if not panel.editing or self.snap is None:
+            return
+        text = panel.edited_text()
+        try:
+            self.session.edit(text)
+        except UserError as exc:
+            self.notify(str(exc), title="Edit", severity="error", markup=False)
+            return
+        panel.stop_edit()
+        self.snap.text = text
+        self._paint()
+        self.query_one("#units", UnitsTable).focus()
+        job = self._begin("check", "re-checking the edit", 4)
+        self.run_check(job, text)
+
+    def action_settings(self) -> None:
+        from citefix.tui.dialogs import SettingsScreen
+
+        def go(settings) -> None:
+            if settings is not None:
+                job = self._begin("settings", "validating settings", 1)
+                self.run_settings(job, settings)
+
+        self.app.push_screen(SettingsScreen(self.session.settings), go)
+
+    def action_export(self) -> None:
+        from citefix.tui.dialogs import ExportScreen
+
+        if self.snap is None or self.snap.run_id is None:
+            self.notify("check the text first (c): there is no run to export yet", title="Export")
+            return
+
+        def go(choice) -> None:
+            if choice is not None:
+                job = self._begin("export", "exporting", 1)
+                self.run_export(job, *choice)
+
+        self.app.push_screen(ExportScreen(self.snap.run_id), go)
+
+    def action_open(self) -> None:
+        self.app.action_open()
+
+    def action_help(self) -> None:
+        from citefix.tui.dialogs import HelpScreen
+
+        self.app.push_screen(HelpScreen(KEYS))
+
+    async def action_quit(self) -> None:
+        self.workers.cancel_group(self, "pipeline")
+        self.app.exit()
+
+
+def _stage(name: str, data: dict[str, Any]) -> str:
+    tpl = STAGES.get(name)
+    if tpl is None:
+        return name.replace("_", " ")
+    try:
+        return tpl.format(**data)
+    except (KeyError, IndexError):
+        return tpl.split("{")[0].strip()
+
+
+def _label_style(label: str):
+    from citefix.tui.render import VERDICT_STYLE
+
+    return VERDICT_STYLE.get(label)

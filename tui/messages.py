@@ -1,0 +1,93 @@
+"""Messages the worker threads post; widgets change only in their handlers, on the UI thread."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message as _Message
+
+
+class Message(_Message, bubble=False):
+    """Job messages go to the screen that started the job and stop there (no double notifications)."""
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        kwargs.setdefault("bubble", False)
+        super().__init_subclass__(**kwargs)
+
+
+class WorkStarted(Message):
+    def __init__(self, job: str, label: str, total: int | None = None) -> None:
+        super().__init__()
+        self.job, self.label, self.total = job, label, total
+
+
+class WorkProgress(Message):
+    """A stage of a running job (loading models, decomposing, verifying, storing)."""
+
+    def __init__(self, job: str, stage: str, detail: str = "", advance: int = 1) -> None:
+        super().__init__()
+        self.job, self.stage, self.detail, self.advance = job, stage, detail, advance
+
+
+class WorkFinished(Message):
+    def __init__(self, job: str, summary: str = "") -> None:
+        super().__init__()
+        self.job, self.summary = job, summary
+
+
+class WorkCancelled(Message):
+    def __init__(self, job: str) -> None:
+        super().__init__()
+        self.job = job
+
+
+class WorkFailed(Message):
+    """A job ended with an error a user can act on (bad file, no API key, rate limit after retries, …)."""
+
+    def __init__(self, job: str, message: str, *, internal: bool = False) -> None:
+        super().__init__()
+        self.job, self.message, self.internal = job, message, internal
+
+
+class CaseOpened(Message):
+    """A case (from a file or a stored run) is open; carries a Snapshot."""
+
+    def __init__(self, snapshot: Any) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+
+class Checked(Message):
+    """A check (or re-check after an edit) finished and was stored as a round."""
+
+    def __init__(self, snapshot: Any) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+
+class RevisionProposed(Message):
+    """The reviser proposed a revision (the snapshot's proposal), waiting for accept or reject."""
+
+    def __init__(self, snapshot: Any) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+
+class RoundsChanged(Message):
+    """Rounds were added, accepted, rejected or reverted; carries a Snapshot."""
+
+    def __init__(self, snapshot: Any, action: str) -> None:
+        super().__init__()
+        self.snapshot, self.action = snapshot, action
+
+
+class SettingsApplied(Message):
+    def __init__(self, describe: dict, path: str | None) -> None:
+        super().__init__()
+        self.describe, self.path = describe, path
+
+
+class Exported(Message):
+    def __init__(self, path: str, fmt: str) -> None:
+        super().__init__()
+        self.path, self.fmt = path, fmt

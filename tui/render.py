@@ -1,0 +1,189 @@
+"""Rich renderables for the TUI panes: the painted text, source paragraphs, unit cells, the word diff.
+
+Pure functions of core data (no Textual, no store): the verdict painting reuses citefix.report.char_labels so the TUI
+and the terminal report agree on which characters are supported.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+
+from citefix.models import Evaluation
+from citefix.report import char_labels, runs_of
+
+# One colour per verdict; "not checked" is text no unit covers, or a unit without a verdict.
+VERDICT_STYLE = {
+    "supported": Style(color="green"),
+    "partial": Style(color="yellow"),
+    "unsupported": Style(color="red", bold=True),
+    "error": Style(color="magenta"),
+    None: Style(dim=True),
+}
+VERDICT_NAME = {"supported": "supported", "partial": "partial", "unsupported": "unsupported", "error": "error", None: "not checked"}
+UNSUPPORTED_TOKEN = Style(underline=True, bgcolor="color(52)")
+CITATION = Style(color="cyan", bold=True)
+SELECTED = Style(reverse=True)
+EVIDENCE = Style(bgcolor="color(22)", bold=True)
+EVIDENCE_WEAK = Style(bgcolor="color(58)", bold=True)
+_MARK = re.compile(r"\[\s*\d+(?:\s*[-–,]\s*\d+)*\s*\]")
+
+
+def legend() -> Text:
+    t = Text("Verdicts: ")
+    for lab in ("supported", "partial", "unsupported", None):
+        t.append("■ " + VERDICT_NAME[lab], style=VERDICT_STYLE[lab])
+        t.append("  ")
+    t.append("unsupported words", style=UNSUPPORTED_TOKEN)
+    t.append("  ")
+    t.append("[1]", style=CITATION)
+    t.append(" citation")
+    return t
+
+
+def unit_at_chars(ev: Evaluation) -> list[str | None]:
+    """Per character, the id of the most specific unit covering it (the shortest span), for clicks."""
+    owner: list[str | None] = [None] * len(ev.text)
+    width: list[int] = [1 << 30] * len(ev.text)
+    for u in ev.units:
+        if not u.has_span:
+            continue
+        for a, b in u.meta.get("pieces") or [[u.start, u.end]]:
+            for i in range(max(0, a), min(b, len(owner))):
+                if b - a < width[i]:
+                    owner[i], width[i] = u.id, b - a
+    return owner
+
+
+def unit_chars(ev: Evaluation, unit_id: str | None) -> set[int]:
+    if unit_id is None:
+        return set()
+    for u in ev.units:
+        if u.id == unit_id and u.has_span:
+            chars: set[int] = set()
+            for a, b in u.meta.get("pieces") or [[u.start, u.end]]:
+                chars.update(range(max(0, a), min(b, len(ev.text))))
+            return chars
+    return set()
+
+
+def painted_text(text: str, ev: Evaluation | None, *, selected: str | None = None, clickable: bool = True) -> Text:
+    """The text with unit spans coloured by verdict, unsupported words underlined, citation marks styled.
+
+    With an evaluation of another text (the text was edited since), nothing is painted: the spans would be wrong.
+    """
+    out = Text()
+    if ev is None or ev.text != text or not text:
+        out.append(text, style=VERDICT_STYLE[None] if ev is not None else "")
+        _style_marks(out, text)
+        return out
+    labels = char_labels(ev)
+    owners = unit_at_chars(ev) if clickable else [None] * len(text)
+    bad: set[int] = set()
+    for v in ev.verdicts:
+        if v.label in ("unsupported", "partial"):
+            for a, b in v.unsupported_spans:
+                bad.update(range(max(0, a), min(b, len(text))))
+    sel = unit_chars(ev, selected)
+    # Split the verdict runs further where the owner, the token mark or the selection changes.
+    keys = [(labels[i], owners[i], i in bad, i in sel) for i in range(len(text))]
+    for a, b, key in runs_of(keys):  # type: ignore[arg-type]
+        lab, owner, is_bad, is_sel = key
+        style = VERDICT_STYLE[lab]
+        if is_bad:
+            style = style + UNSUPPORTED_TOKEN
+        if is_sel:
+            style = style + SELECTED
+        if owner is not None:
+            style = style + Style(meta={"@click": f"screen.select_unit({owner!r})"})
+        out.append(text[a:b], style=style)
+    _style_marks(out, text)
+    return out
+
+
+def _style_marks(out: Text, text: str) -> None:
+    for m in _MARK.finditer(text):
+        out.stylize(CITATION, m.start(), m.end())
+
+
+@dataclass
+class Paragraph:
+    source_id: str
+    start: int  # offset of the paragraph in its source text
+    end: int
+    text: str
+
+
+def paragraphs(source_id: str, text: str) -> list[Paragraph]:
+    """Split a source at blank lines, keeping each paragraph's offset so evidence spans map onto it."""
+    out, pos = [], 0
+    for m in re.finditer(r"\n\s*\n", text):
+        if text[pos:m.start()].strip():
+            out.append(Paragraph(source_id, pos, m.start(), text[pos:m.start()]))
+        pos = m.end()
+    if text[pos:].strip():
+        out.append(Paragraph(source_id, pos, len(text), text[pos:]))
+    return out or [Paragraph(source_id, 0, len(text), text)]
+
+
+def painted_paragraph(p: Paragraph, highlight: tuple[int, int] | None = None, *, weak: bool = False) -> Text:
+    t = Text(p.text)
+    if highlight is not None:
+        a, b = max(highlight[0], p.start) - p.start, min(highlight[1], p.end) - p.start
+        if a < b:
+            t.stylize(EVIDENCE_WEAK if weak else EVIDENCE, a, b)
+    return t
+
+
+def verdict_cell(label: str | None) -> Text:
+    return Text(VERDICT_NAME.get(label, str(label)), style=VERDICT_STYLE.get(label, Style()))
+
+
+def score_cell(score: float | None) -> Text:
+    return Text("—" if score is None else f"{score:.2f}", justify="right")
+
+
+def word_diff(a: str, b: str) -> Text:
+    """Deleted words struck through in red, inserted words in green (the same word alignment as `citefix show --diff`)."""
+    wa, wb = a.split(), b.split()
+    sm = difflib.SequenceMatcher(a=wa, b=wb, autojunk=False)
+    out = Text()
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            out.append(" ".join(wa[i1:i2]) + " ")
+        if op in ("delete", "replace"):
+            out.append(" ".join(wa[i1:i2]), style=Style(color="red", strike=True))
+            out.append(" ")
+        if op in ("insert", "replace"):
+            out.append(" ".join(wb[j1:j2]), style=Style(color="green", bold=True, underline=True))
+            out.append(" ")
+    out.rstrip()
+    return out
+
+
+def diff_counts(a: str, b: str) -> tuple[int, int]:
+    """(words removed, words added) between two texts."""
+    sm = difflib.SequenceMatcher(a=a.split(), b=b.split(), autojunk=False)
+    rem = add = 0
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op in ("delete", "replace"):
+            rem += i2 - i1
+        if op in ("insert", "replace"):
+            add += j2 - j1
+    return rem, add
+
+
+def text_chart(scores: list[float | None], width: int = 30) -> Text:
+    """Score per round as a row of block characters (the fallback where a Sparkline has too little room)."""
+    blocks = " ▁▂▃▄▅▆▇█"
+    out = Text()
+    for s in scores[-width:]:
+        if s is None:
+            out.append("·", style="dim")
+        else:
+            out.append(blocks[min(8, max(1, round(s * 8)))], style="green" if s >= 0.75 else "yellow" if s >= 0.5 else "red")
+    return out

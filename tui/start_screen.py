@@ -1,0 +1,101 @@
+"""The start screen: open a case file (or the bundled example), or pick one of the recent runs in the store."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
+
+
+class StartScreen(Screen):
+    DEFAULT_CSS = """
+    StartScreen #start-box { padding: 1 2; }
+    StartScreen .title { text-style: bold; margin-bottom: 1; }
+    StartScreen #open-row { height: auto; }
+    StartScreen #open-path { width: 1fr; }
+    StartScreen #open-row Button { margin-left: 1; }
+    StartScreen #runs { height: 1fr; border: round $primary; }
+    StartScreen #runs:focus { border: round $accent; }
+    StartScreen .hint { color: $text-muted; margin-top: 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("ctrl+o", "focus_path", "Path"),
+        Binding("ctrl+r", "focus_runs", "Runs"),
+        Binding("ctrl+e", "example", "Example"),
+        Binding("ctrl+q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, runs: list[dict], *, can_go_back: bool = False) -> None:
+        super().__init__()
+        self.runs = runs
+        self.can_go_back = can_go_back
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="✓")
+        with Vertical(id="start-box"):
+            yield Label("Open a summary or cited answer with its sources", classes="title")
+            with Horizontal(id="open-row"):
+                yield Input(placeholder="path to a case file (.json / .jsonl), then enter", id="open-path")
+                yield Button("Open", variant="primary", id="open-go")
+                yield Button("Bundled example", id="open-example")
+            yield Label("… or reopen a stored run (enter or double-click):", classes="hint")
+            yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="start-store", classes="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title, self.sub_title = "citefix", "start"
+        table = self.query_one("#runs", DataTable)
+        for col in ("run", "created", "command", "case", "kind", "rounds", "first", "last", "status"):
+            table.add_column(col, key=col)
+        self.fill(self.runs)
+        label = getattr(self.app, "store_label", None) or str(self.app.session.store.path)
+        self.query_one("#start-store", Static).update(f"store: {label}")
+        self.query_one("#open-path", Input).focus()
+
+    def fill(self, runs: list[dict]) -> None:
+        table = self.query_one("#runs", DataTable)
+        table.clear()
+        f = lambda x: "—" if x is None else f"{x:.2f}"  # noqa: E731
+        for r in runs:
+            table.add_row(str(r["id"]), (r["created"] or "")[:19].replace("T", " "), r["command"], (r["case_id"] or "")[:32],
+                          (r["kind"] or "").replace("_", " "), str(r["n_rounds"]), f(r["first_score"]), f(r["last_score"]),
+                          r["status"] or "", key=str(r["id"]))
+        if not runs:
+            table.add_row("", "", "", Text("no runs stored yet", style="dim"), "", "", "", "", "", key="none")
+
+    @on(Input.Submitted, "#open-path")
+    @on(Button.Pressed, "#open-go")
+    def _open_path(self) -> None:
+        path = self.query_one("#open-path", Input).value.strip()
+        if not path:
+            self.notify("type the path of a case file, or pick a run below", severity="warning")
+            return
+        self.app.open_target(path=path)
+
+    @on(Button.Pressed, "#open-example")
+    def action_example(self) -> None:
+        from citefix.commands.check import example_path
+
+        self.app.open_target(path=example_path("summary"))
+
+    @on(DataTable.RowSelected, "#runs")
+    def _open_run(self, event: DataTable.RowSelected) -> None:
+        key = event.row_key.value
+        if key and key.isdigit():
+            self.app.open_target(run_id=int(key))
+
+    def action_focus_path(self) -> None:
+        self.query_one("#open-path", Input).focus()
+
+    def action_focus_runs(self) -> None:
+        self.query_one("#runs", DataTable).focus()
+
+    def action_back(self) -> None:
+        if self.can_go_back:
+            self.app.pop_screen()

@@ -1,0 +1,254 @@
+"""The panes of the main screen. Each paints core data it is handed; none calls core or the store."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import DataTable, ProgressBar, Sparkline, Static, TextArea
+
+from citefix.models import Case, Evaluation, Evidence
+from citefix.tui import render
+
+_SOURCE_TITLE_MAX = 70
+
+
+class TextPanel(Vertical):
+    """The working text, painted by verdict; swaps to a TextArea for editing in place."""
+
+    DEFAULT_CSS = """
+    TextPanel { border: round $primary; border-title-color: $text; padding: 0 1; }
+    TextPanel:focus-within { border: round $accent; }
+    TextPanel #text-scroll { height: 1fr; }
+    TextPanel #text-edit { height: 1fr; display: none; }
+    TextPanel.editing #text-edit { display: block; }
+    TextPanel.editing #text-scroll { display: none; }
+    TextPanel #legend { height: auto; color: $text-muted; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="text-scroll", can_focus=True):
+            yield Static("", id="text-body")
+        yield TextArea("", id="text-edit", soft_wrap=True, show_line_numbers=False)
+        yield Static(render.legend(), id="legend")
+
+    def show(self, text: str, ev: Evaluation | None, selected: str | None = None, *, note: str = "") -> None:
+        body = render.painted_text(text, ev, selected=selected)
+        if note:
+            body = Text.assemble(body, "\n\n", (note, "italic dim"))
+        self.query_one("#text-body", Static).update(body)
+
+    @property
+    def editing(self) -> bool:
+        return self.has_class("editing")
+
+    def start_edit(self, text: str) -> None:
+        area = self.query_one("#text-edit", TextArea)
+        area.load_text(text)
+        self.add_class("editing")
+        area.focus()
+
+    def edited_text(self) -> str:
+        return self.query_one("#text-edit", TextArea).text
+
+    def stop_edit(self) -> None:
+        self.remove_class("editing")
+
+
+class SourcesPanel(VerticalScroll):
+    """The source document or the numbered passages, one Static per paragraph so evidence can be scrolled to."""
+
+    DEFAULT_CSS = """
+    SourcesPanel { border: round $primary; padding: 0 1; }
+    SourcesPanel:focus-within { border: round $accent; }
+    SourcesPanel .source-title { text-style: bold; color: $accent; margin-top: 1; }
+    SourcesPanel .source-title.first { margin-top: 0; }
+    SourcesPanel .para { margin-bottom: 1; }
+    """
+
+    can_focus = True
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self._paras: list[tuple[render.Paragraph, Static]] = []
+        self._lit: list[int] = []
+
+    def load(self, case: Case) -> None:
+        self.remove_children()
+        self._paras, self._lit = [], []
+        widgets = []
+        for k, src in enumerate(case.sources):
+            title = src.title or ""
+            if len(title) > _SOURCE_TITLE_MAX:
+                title = title[: _SOURCE_TITLE_MAX - 1] + "…"
+            label = f"[{src.id}] {title}".rstrip() if (case.kind == "cited_answer" or len(case.sources) > 1) else (title or "Source")
+            widgets.append(Static(Text(label), classes="source-title" + (" first" if k == 0 else "")))
+            for p in render.paragraphs(src.id, src.text):
+                w = Static(render.painted_paragraph(p), classes="para")
+                self._paras.append((p, w))
+                widgets.append(w)
+        self.mount_all(widgets)
+        self.scroll_home(animate=False)
+
+    def highlight(self, evidence: Evidence | None, *, weak: bool = False) -> bool:
+        """Highlight the evidence span and scroll it into view; returns whether it was found."""
+        for i in self._lit:
+            p, w = self._paras[i]
+            w.update(render.painted_paragraph(p))
+        self._lit = []
+        if evidence is None:
+            return False
+        first = None
+        for i, (p, w) in enumerate(self._paras):
+            if p.source_id == evidence.source_id and p.start < evidence.end and evidence.start < p.end:
+                w.update(render.painted_paragraph(p, (evidence.start, evidence.end), weak=weak))
+                self._lit.append(i)
+                first = w if first is None else first
+        if first is not None:
+            self.scroll_to_widget(first, animate=False, center=True)
+            return True
+        return False
+
+
+class UnitsTable(DataTable):
+    """One row per unit (ACU, clause or claim): unit, score, verdict, verifier. Row keys are unit ids."""
+
+    DEFAULT_CSS = """
+    UnitsTable { height: 1fr; }
+    """
+
+    FIXED = 3 + 5 + 11 + 9 + 2 * 5 + 2  # every column but the unit's, with cell padding and the scrollbar
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.zebra_stripes = True
+        self._ev: Evaluation | None = None
+        self._unit_width = 30
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        self.add_column("#", key="id")
+        self.add_column("unit", key="unit", width=self._unit_width)
+        self.add_column("score", key="score")
+        self.add_column("verdict", key="verdict")
+        self.add_column("verifier", key="verifier")
+
+    def on_resize(self) -> None:
+        width = max(16, self.size.width - self.FIXED)
+        if width != self._unit_width:
+            self._unit_width = width
+            cursor = self.cursor_row
+            self.clear(columns=True)
+            self._add_columns()
+            self.fill(self._ev)
+            if self.row_count:
+                self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
+
+    def fill(self, ev: Evaluation | None) -> None:
+        self._ev = ev
+        self.clear()
+        if ev is None:
+            return
+        unit_width = self._unit_width
+        for u in ev.units:
+            v = ev.verdict_for(u.id)
+            label = v.label if v is not None else None
+            text = u.text if u.has_span else f"{u.text} (no span)"
+            if len(text) > unit_width:
+                text = text[: unit_width - 1] + "…"
+            self.add_row(u.id, Text(text, style=render.VERDICT_STYLE[label] if label else ""),
+                         render.score_cell(v.score if v else None), render.verdict_cell(label),
+                         (v.verifier if v else ev.verifier) or "—", key=u.id)
+
+
+class RoundsPanel(Vertical):
+    """Score per round (a sparkline), and one row per round: score, unsupported units, strategy, model, cost."""
+
+    DEFAULT_CSS = """
+    RoundsPanel { border: round $primary; padding: 0 1; }
+    RoundsPanel:focus-within { border: round $accent; }
+    RoundsPanel Sparkline { height: 2; margin-bottom: 0; }
+    RoundsPanel #rounds-chart { height: 1; }
+    RoundsPanel DataTable { height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Sparkline([], id="rounds-spark", summary_function=max)
+        yield Static("", id="rounds-chart")
+        yield DataTable(id="rounds-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        t = self.query_one("#rounds-table", DataTable)
+        for name in ("round", "score", "unsup", "strategy", "model", "cost", "note"):
+            t.add_column(name, key=name)
+
+    def fill(self, rounds, *, current: int | None, run: dict, proposal=None) -> None:
+        scores = [r.score for r in rounds]
+        spark = self.query_one("#rounds-spark", Sparkline)
+        spark.data = [s for s in scores if s is not None] or [0.0]
+        spark.display = sum(s is not None for s in scores) >= 2
+        chart = render.text_chart(scores)
+        if scores:
+            chart.append("  " + " → ".join("—" if s is None else f"{s:.2f}" for s in scores[-6:]), style="bold")
+        else:
+            chart = Text("no rounds yet: c checks the text", style="dim")
+        self.query_one("#rounds-chart", Static).update(chart)
+        t = self.query_one("#rounds-table", DataTable)
+        t.clear()
+        strategy = run.get("strategy") or "—"
+        model = run.get("llm") or "offline"
+        for r in rounds:
+            note = r.comment or ("original" if r.n == 0 else "")
+            if not r.accepted:
+                note = "rejected · " + note
+            marker = "▶ " if r.n == current else "  "
+            t.add_row(Text(f"{marker}{r.n}", style="bold" if r.n == current else ""), render.score_cell(r.score),
+                      str(r.n_unsupported), strategy, model, "—" if not r.cost else f"${r.cost:.4f}", note[:40], key=str(r.n))
+        if proposal is not None:
+            ev = proposal.evaluation
+            t.add_row(Text("  new", style="bold yellow"), render.score_cell(ev.score if ev else None),
+                      str(len(ev.unsupported)) if ev else "—", strategy, model, "—", "proposed: a accept · n reject",
+                      key="proposal")
+        if current is not None:
+            try:
+                t.move_cursor(row=t.get_row_index(str(current)), animate=False)
+            except Exception:  # the row is not there (no rounds yet)
+                pass
+
+    def selected_round(self) -> int | None:
+        t = self.query_one("#rounds-table", DataTable)
+        if t.row_count == 0:
+            return None
+        key = t.coordinate_to_cell_key(t.cursor_coordinate).row_key.value
+        return int(key) if key and key.isdigit() else None
+
+
+class StatusLine(Horizontal):
+    """LLM, verifier, strategy, store path, and the running job with its progress."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: 1; background: $panel; padding: 0 1; }
+    StatusLine #status-info { width: 1fr; }
+    StatusLine #status-job { width: auto; max-width: 60; color: $warning; padding-right: 1; }
+    StatusLine ProgressBar { width: 22; display: none; }
+    StatusLine.busy ProgressBar { display: block; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status-info")
+        yield Static("idle", id="status-job")
+        yield ProgressBar(id="status-progress", show_eta=False, show_percentage=False)
+
+    def set_info(self, d: dict, store_label: str | None = None) -> None:
+        self.query_one("#status-info", Static).update(Text.assemble(
+            ("LLM ", "dim"), d["llm"], ("  verifier ", "dim"), d["verifier"], ("  strategy ", "dim"), d["strategy"],
+            ("  store ", "dim"), store_label or d["store"]))
+
+    def set_job(self, text: str, *, busy: bool, total: int | None = None, progress: float | None = None) -> None:
+        self.query_one("#status-job", Static).update(text)
+        self.set_class(busy, "busy")
+        bar = self.query_one("#status-progress", ProgressBar)
+        if total is not None:
+            bar.update(total=total, progress=0)
+        if progress is not None:
+            bar.update(progress=progress)

@@ -90,6 +90,7 @@ class LoopbackLLM:
         self.faults: deque[Fault] = deque()
         self.stats = Stats()
         self.requests: list[dict[str, Any]] = []  # request JSON bodies, in arrival order
+        self.authorizations: list[str] = []  # Authorization headers seen (to prove a key was sent)
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -249,6 +250,7 @@ def _make_handler(srv: LoopbackLLM):
                 else:
                     refuse = False
                     srv.requests.append(req)
+                    srv.authorizations.append(self.headers.get("Authorization") or "")
                 srv.in_flight += 1
                 srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
             try:

@@ -32,6 +32,8 @@ _WORD = re.compile(r"\S+")
 _ALNUM = re.compile(r"\w")
 # Marks closer than this (spaces or tabs only between them) belong to one group.
 _GROUP_GAP = re.compile(r"[ \t]*")
+_BULLET = re.compile(r"(?<=[.!?:;])[ \t]+(?=[-*•][ \t]+\S)")
+_MARKER = re.compile(r"[-*•][ \t]+(?=\S)")
 MAX_RANGE = 100  # a range naming more passages than this is treated as malformed ("[1-2000]")
 
 WarningCode = Literal["malformed", "missing", "orphan"]
@@ -254,7 +256,8 @@ def parse_citations(text: str, source_ids: Iterable[str] | None = None) -> Parse
     masked = list(text)
     for mk in marks:
         masked[mk.start : mk.end] = " " * (mk.end - mk.start)
-    spans = [[s.start, s.end] for s in split_sentences("".join(masked))]
+    masked_text = "".join(masked)
+    spans = [list(sp) for s in split_sentences(masked_text) for sp in _split_bullets(masked_text, s.start, s.end)]
 
     # Give every group to the sentence that contains it, or else to the sentence before it (the first if none).
     owner: list[int] = []
@@ -322,6 +325,23 @@ def parse_citations(text: str, source_ids: Iterable[str] | None = None) -> Parse
         )
     warnings.sort(key=lambda w: (w.start if w.start is not None else -1))
     return ParsedAnswer(text=text, sentences=sentences, warnings=warnings)
+
+
+def _split_bullets(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Split a span where a list item starts inline after a sentence end ("... logbook. - Conduct ..."), and leave
+    list markers ("- ", "* ", "• ") out of the sentences."""
+    out, pos = [], a
+    for m in _BULLET.finditer(text, a, b):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, b))
+    trimmed = []
+    for x, y in out:  # the item's marker is not part of its sentence
+        m = _MARKER.match(text, x, y)
+        x = m.end() if m else x
+        if text[x:y].strip():
+            trimmed.append((x, y))
+    return trimmed
 
 
 def parse_case(case) -> ParsedAnswer:

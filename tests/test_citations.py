@@ -154,3 +154,12 @@ def test_dumps_to_json_without_offsets():
     assert data["sentences"][0]["groups"][1]["missing"] == ["2"]
     with pytest.raises(Exception):
         p.sentences[0].groups[0].ids = []  # frozen
+
+
+def test_inline_list_items_are_sentences_without_their_markers():
+    text = "Quality:\n- Record all, in the logbook[17]. - Conduct checks[18]. * Monitor dates [19]. Costs - about 3 - rose."
+    p = parse_citations(text)
+    assert [s.clean for s in p.sentences] == [
+        "Quality:", "Record all, in the logbook.", "Conduct checks.", "Monitor dates.", "Costs - about 3 - rose."
+    ]
+    assert [g.sentence for g in p.groups] == [1, 2, 3]

@@ -396,7 +396,8 @@ class ClaimDecomposer:
             return [sentence_unit(s, self.name)]
         if s.word_count > self.max_words:
             return self._fallback(s, FALLBACK_LONG)
-        assert tokens is not None  # every multi-group sentence within max_words was parsed
+        if tokens is None:  # not parsed (cannot happen through units_many): judge the whole sentence
+            return self._fallback(s, FALLBACK_ALIGN)
         cuts = cut_claims(
             tokens,
             [g.clean_offset for g in s.groups],

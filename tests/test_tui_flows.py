@@ -81,7 +81,9 @@ async def test_open_check_paints_units_and_stores_round(store, example_path):
         await settle(pilot, app)
         assert rec.names("Work", "Checked") [:1] == ["WorkStarted"]
         assert "Checked" in rec.names() and "WorkFinished" in rec.names()
-        assert [p.stage for p in rec.of(m.WorkProgress)][:3] == ["loading", "decompose_started", "units_ready"]
+        stages = [p.stage for p in rec.of(m.WorkProgress)]
+        assert stages[0] == "round_started" and "units_scored" in stages and stages[-1] == "round_stored"
+        assert any("verifying" in p.detail for p in rec.of(m.WorkProgress))
         snap = main.snap
         assert snap.run_id is not None and snap.current == 0
         run = store.run(snap.run_id)
@@ -249,8 +251,8 @@ async def test_keys_answered_while_checking_and_cancel(store, example_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert rec.of(m.WorkCancelled) and not rec.of(m.Checked)
-        assert main.snap.run_id is None  # the cancelled check stored nothing
-        assert store.list_runs() == []
+        runs = store.list_runs()  # the cancelled check stored no round; its run says it was cancelled
+        assert [(r["n_rounds"], r["status"]) for r in runs] == [(0, "cancelled")]
 
 
 async def test_reopen_stored_run(store, example_path):
@@ -315,3 +317,128 @@ async def test_settings_validated_and_saved(store, example_path):
     assert (saved.llm, saved.verifier, saved.strategy) == (None, "offline:lexical", "none")
     assert config_path().exists()
     assert "offline:lexical" in str(app.main.session.describe()["verifier"])
+
+
+def reviser_responder(cuts=(" and take two years", ", who chairs the housing committee,")):
+    """The scripted LLM plus a reviser: the revision drops the first flagged phrase still in the text."""
+    inner = acu_responder()
+
+    def respond(messages):
+        last = messages[-1]["content"]
+        if "<<<FEEDBACK" in last:
+            text = last.split("<<<TEXT")[1].split("TEXT>>>")[0].strip()
+            for cut in cuts:
+                if cut in text:
+                    return text.replace(cut, "" if cut.startswith(" and") else "", 1)
+            return text
+        return inner(messages)
+
+    return respond
+
+
+async def test_refine_accept_reject_revert_edit_recheck_export(store, example_path, tmp_path):
+    """The whole writer's loop: open → check → refine → accept → refine → reject → revert → edit → re-check → export."""
+    from citefix.tui import messages as m
+
+    rec = Recorder()
+    app = make_app(store, path=example_path, responder=reviser_responder())
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("c")
+        await settle(pilot, app)
+        run_id = main.snap.run_id
+        assert main.snap.evaluation.unsupported  # something to fix
+        assert main.check_action("accept", ()) is None  # nothing proposed yet
+        # refine one round: a proposal, evaluated, nothing stored yet
+        await pilot.press("r")
+        await settle(pilot, app)
+        assert len(rec.of(m.RevisionProposed)) == 1
+        prop = main.snap.proposal
+        assert prop is not None and "two years" not in prop.text and prop.evaluation is not None
+        assert [r["n"] for r in store.rounds(run_id)] == [0]
+        assert main.show_proposal and "proposed" in main.query_one("#text-panel").border_title
+        # accept: round 1
+        await pilot.press("a")
+        await settle(pilot, app)
+        rows = store.rounds(run_id)
+        assert [(r["n"], r["accepted"], r["parent"]) for r in rows] == [(0, 1, None), (1, 1, 0)]
+        assert rows[1]["text"] == prop.text and main.snap.current == 1 and main.snap.proposal is None
+        # refine again and reject: kept in the store as not accepted
+        await pilot.press("r")
+        await settle(pilot, app)
+        assert main.snap.proposal is not None and "chairs" not in main.snap.proposal.text
+        await pilot.press("n")
+        await settle(pilot, app)
+        rows = store.rounds(run_id)
+        assert [(r["n"], r["accepted"], r["status"]) for r in rows][-1] == (2, 0, "rejected")
+        assert main.snap.current == 1
+        # revert to round 0: pick it in the rounds table, press v
+        table = main.query_one("#rounds-table")
+        table.focus()
+        table.move_cursor(row=table.get_row_index("0"))
+        await pilot.pause()
+        await pilot.press("v")
+        await settle(pilot, app)
+        assert main.snap.current == 0 and main.snap.text == store.rounds(run_id)[0]["text"]
+        assert [r["accepted"] for r in store.rounds(run_id)] == [1, 0, 0]
+        assert [msg.action for msg in rec.of(m.RoundsChanged)] == ["accept", "reject", "revert"]
+        # edit in place and re-check: round 3, whose parent is round 0
+        await pilot.press("e")
+        edited = main.snap.text.replace("Councillors voted 9 to 4 in favour. ", "")
+        main.query_one("#text-edit").load_text(edited)
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        last = store.rounds(run_id)[-1]
+        assert (last["n"], last["text"], last["parent"], last["status"]) == (3, edited, 0, "edited")
+        # export
+        out = tmp_path / "r.json"
+        await main.run_action("export")
+        await pilot.pause()
+        app.screen.query_one("#export-path").value = str(out)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert [r["n"] for r in json.loads(out.read_text())["rounds"]] == [0, 1, 2, 3]
+    assert store.run(run_id)["status"] == "finished"  # quitting records the best round
+    assert store.run(run_id)["best_round"] is not None
+
+
+async def test_auto_refine_n_rounds(store, example_path):
+    from citefix.tui import messages as m
+    from citefix.tui.dialogs import AskRounds
+
+    rec = Recorder()
+    app = make_app(store, path=example_path, responder=reviser_responder())
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("R")
+        await pilot.pause()
+        assert isinstance(app.screen, AskRounds)
+        app.screen.query_one("#rounds-n").value = "3"
+        await pilot.press("enter")
+        await settle(pilot, app)
+        rows = store.rounds(main.snap.run_id)
+        # two flagged phrases: two revisions fix both, then nothing is unsupported and the loop stops
+        assert [r["n"] for r in rows] == [0, 1, 2]
+        assert rows[-1]["n_unsupported"] == 0 and main.snap.current == 2
+        assert rec.of(m.RoundsChanged)[-1].action == "auto_refine"
+        infos = [n.message for n in rec.notes() if "auto-refine" in n.message]
+        assert infos and "all supported" in infos[0]
+        progress = [p for p in rec.of(m.WorkProgress) if p.advance]
+        assert len(progress) == 3  # one step per stored round
+
+
+async def test_refine_with_nothing_to_fix_says_why(store, example_path):
+    app = make_app(store, path=example_path, responder=reviser_responder())
+    rec = Recorder()
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        main.session.edit("Councillors voted 9 to 4 in favour.")
+        await pilot.press("c")
+        await settle(pilot, app)
+        await pilot.press("r")
+        await settle(pilot, app)
+        assert main.snap.proposal is None
+        assert any(n.message.startswith("no revision") for n in rec.notes())

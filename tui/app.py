@@ -94,3 +94,6 @@ class CitefixApp(App):
         self.notify(msg.message, title=title, severity="error", timeout=12, markup=False)
         if len(self.screen_stack) <= 1:
             self.show_start()
+
+    async def action_quit(self) -> None:
+        self.exit()  # the main screen's unmount records the run's best round

@@ -25,17 +25,17 @@ from citefix.tui.session import Cancelled, Session, Snapshot
 from citefix.tui.widgets import RoundsPanel, SourcesPanel, StatusLine, TextPanel, UnitsTable
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-STAGES = {
-    "loading": "loading models",
-    "decompose_started": "splitting the text into units",
+STAGES = {  # events of citefix.evaluate and citefix.refine.session, as the status line words them
+    "decompose_started": "splitting the text into units (models load on first use)",
     "units_ready": "verifying {n} units",
-    "units_scored": "scoring",
-    "stored": "stored round {round}",
+    "units_scored": "round {round}: scored",
     "round_started": "round {round}: checking",
-    "feedback": "round {round}: writing feedback",
-    "revising": "round {round}: revising",
-    "revision_proposed": "round {round}: checking the revision",
+    "round_stored": "round {round}: stored",
+    "revision_proposed": "round {round}: revision proposed",
+    "reverted": "reverted to round {round}",
+    "run_finished": "finished: {stop_reason}",
 }
+STEP = {"feedback": "writing feedback", "revise": "revising", "evaluate": "checking", "judge": "judge scoring"}
 
 # (key, action, footer label, help text); the help screen lists these, the footer shows the short labels.
 KEYS: list[tuple[str, str, str, str]] = [
@@ -82,7 +82,6 @@ class MainScreen(Screen):
         self.view_n: int | None = None  # the round shown (None: the working text)
         self.show_proposal = False
         self.selected: str | None = None
-        self._evals: dict[int, Any] = {}
         self._job: str | None = None
         self._job_label = ""
         self._job_started = 0.0
@@ -116,11 +115,19 @@ class MainScreen(Screen):
             self._apply(self.snap, reload_sources=True)
         self.query_one("#units", UnitsTable).focus()
 
+    def on_unmount(self) -> None:
+        """Leaving the case (quit, or another case opened): record the run's best round and stop reason."""
+        self.workers.cancel_group(self, "pipeline")
+        try:
+            self.session.close()
+        except Exception as exc:  # closing must never keep the user in the app
+            self.log.error(f"closing the session: {exc}")
+
     # -- painting -----------------------------------------------------------------------------------------------------
     def _apply(self, snap: Snapshot, *, reload_sources: bool = False) -> None:
         self.snap = snap
-        if snap.evaluation is not None and snap.current is not None:
-            self._evals[snap.current] = snap.evaluation
+        if snap.info:
+            self.notify(snap.info, title="citefix", markup=False, timeout=8)
         if reload_sources:
             self.query_one("#sources", SourcesPanel).load(snap.case)
         self.view_n = None
@@ -140,7 +147,7 @@ class MainScreen(Screen):
             return self._round_text(self.view_n), self._eval(self.view_n), f"round {self.view_n}"
         if snap.current is None:
             return snap.text, None, "not checked yet"
-        ev = self._evals.get(snap.current) or snap.evaluation
+        ev = snap.evaluation
         edited = ev is not None and ev.text != snap.text
         return snap.text, ev, ("edited, not checked" if edited else f"round {snap.current}")
 
@@ -148,9 +155,7 @@ class MainScreen(Screen):
         return next(r.text for r in self.snap.rounds if r.n == n)
 
     def _eval(self, n: int):
-        if n not in self._evals:
-            self._evals[n] = self.session.evaluation(n)
-        return self._evals[n]
+        return self.snap.evaluations.get(n)
 
     def _paint(self) -> None:
         if self.snap is None:
@@ -306,7 +311,8 @@ class MainScreen(Screen):
         cancel = worker.cancelled_event
 
         def on_event(name: str, data: dict[str, Any]) -> None:
-            self.post_message(m.WorkProgress(job_id, name, _stage(name, data)))
+            advance = 1 if (name == "round_stored" and data.get("accepted", True)) else 0
+            self.post_message(m.WorkProgress(job_id, name, _stage(name, data), advance=advance))
 
         self.post_message(m.WorkStarted(job_id, self._job_label, self._job_total))
         try:
@@ -324,11 +330,8 @@ class MainScreen(Screen):
             self.log.error(traceback.format_exc())
             self.post_message(m.WorkFailed(job_id, f"{type(exc).__name__}: {exc}", internal=True))
             return
-        if cancel.is_set():
-            self.post_message(m.WorkCancelled(job_id))
-            return
-        self.post_message(done(result))
-        self.post_message(m.WorkFinished(job_id))
+        self.post_message(done(result))  # stored work is shown even when a cancel came late
+        self.post_message(m.WorkCancelled(job_id) if cancel.is_set() else m.WorkFinished(job_id))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_check(self, job_id: str, text: str | None) -> None:
@@ -347,9 +350,9 @@ class MainScreen(Screen):
         if what == "accept":
             fn = lambda cancel, ev: self.session.accept(cancel=cancel, on_event=ev)  # noqa: E731
         elif what == "reject":
-            fn = lambda cancel, ev: self.session.reject()  # noqa: E731
+            fn = lambda cancel, ev: self.session.reject(cancel=cancel, on_event=ev)  # noqa: E731
         else:
-            fn = lambda cancel, ev: self.session.revert(n)  # noqa: E731
+            fn = lambda cancel, ev: self.session.revert(n, cancel=cancel, on_event=ev)  # noqa: E731
         self._run(job_id, fn, lambda s: m.RoundsChanged(s, what))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
@@ -373,7 +376,8 @@ class MainScreen(Screen):
             return
         self._job_done += msg.advance
         self._job_label = msg.detail or self._job_label
-        self.query_one("#status", StatusLine).set_job(self._job_line(), busy=True, progress=self._job_done)
+        self.query_one("#status", StatusLine).set_job(self._job_line(), busy=True,
+                                                      progress=self._job_done if self._job_total else None)
 
     def _end(self, text: str) -> None:
         self._job = None
@@ -413,7 +417,6 @@ class MainScreen(Screen):
         self._apply(msg.snapshot)
 
     def on_rounds_changed(self, msg: m.RoundsChanged) -> None:
-        self._evals.clear()
         self._apply(msg.snapshot)
 
     def on_exported(self, msg: m.Exported) -> None:
@@ -437,13 +440,13 @@ class MainScreen(Screen):
     def action_check(self) -> None:
         if self.snap is None or self._job is not None:
             return
-        job = self._begin("check", "checking", 4)
+        job = self._begin("check", "checking", None)
         self.run_check(job, None)
 
     def action_refine(self) -> None:
         if self.snap is None or self._job is not None:
             return
-        job = self._begin("refine", "refining one round", 5)
+        job = self._begin("refine", "refining one round", None)
         self.run_refine(job, 0)
 
     def action_auto_refine(self) -> None:
@@ -451,7 +454,7 @@ class MainScreen(Screen):
 
         def go(n: int | None) -> None:
             if n:
-                job = self._begin("auto_refine", f"auto-refining {n} rounds", 5 * n)
+                job = self._begin("auto_refine", f"auto-refining {n} rounds", n)
                 self.run_refine(job, n)
 
         self.app.push_screen(AskRounds(), go)
@@ -497,13 +500,13 @@ class MainScreen(Screen):
     def action_accept(self) -> None:
         if self.snap is None or self.snap.proposal is None or self._job is not None:
             return
-        job = self._begin("accept", "accepting the revision", 2)
+        job = self._begin("accept", "accepting the revision", None)
         self.run_decision(job, "accept")
 
     def action_reject(self) -> None:
         if self.snap is None or self.snap.proposal is None or self._job is not None:
             return
-        job = self._begin("reject", "rejecting the revision", 1)
+        job = self._begin("reject", "rejecting the revision", None)
         self.run_decision(job, "reject")
 
     def action_revert(self) -> None:
@@ -511,7 +514,7 @@ class MainScreen(Screen):
         if n is None or self._job is not None:
             self.notify("select an earlier round in the rounds table first", title="Revert")
             return
-        job = self._begin("revert", f"reverting to round {n}", 1)
+        job = self._begin("revert", f"reverting to round {n}", None)
         self.run_decision(job, "revert", n)
 
     def action_edit(self) -> None:
@@ -536,7 +539,7 @@ class MainScreen(Screen):
         self.snap.text = text
         self._paint()
         self.query_one("#units", UnitsTable).focus()
-        job = self._begin("check", "re-checking the edit", 4)
+        job = self._begin("check", "re-checking the edit", None)
         self.run_check(job, text)
 
     def action_settings(self) -> None:
@@ -544,7 +547,7 @@ class MainScreen(Screen):
 
         def go(settings) -> None:
             if settings is not None:
-                job = self._begin("settings", "validating settings", 1)
+                job = self._begin("settings", "validating settings", None)
                 self.run_settings(job, settings)
 
         self.app.push_screen(SettingsScreen(self.session.settings), go)
@@ -558,7 +561,7 @@ class MainScreen(Screen):
 
         def go(choice) -> None:
             if choice is not None:
-                job = self._begin("export", "exporting", 1)
+                job = self._begin("export", "exporting", None)
                 self.run_export(job, *choice)
 
         self.app.push_screen(ExportScreen(self.snap.run_id), go)
@@ -572,11 +575,15 @@ class MainScreen(Screen):
         self.app.push_screen(HelpScreen(KEYS))
 
     async def action_quit(self) -> None:
-        self.workers.cancel_group(self, "pipeline")
-        self.app.exit()
+        await self.app.action_quit()
 
 
 def _stage(name: str, data: dict[str, Any]) -> str:
+    if name == "progress":  # a refine step: {round, stage, step?, n?}
+        what = STEP.get(data.get("stage", ""), data.get("stage", ""))
+        inner = STAGES.get(data.get("step", "")) if data.get("step") in ("decompose_started", "units_ready") else None
+        detail = _stage(data["step"], data) if inner else what
+        return f"round {data.get('round', '?')}: {detail}"
     tpl = STAGES.get(name)
     if tpl is None:
         return name.replace("_", " ")

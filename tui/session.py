@@ -1,9 +1,9 @@
-"""What the TUI holds for the open case: settings, store, pipeline, the case's run and its rounds.
+"""What the TUI holds for the open case: settings, store, pipeline, and the case's refinement session.
 
-No Textual here and no pipeline logic: every method calls core (citefix.evaluate, citefix.refine, the store, the
-history export) and returns plain data. The screens call these methods from worker threads only; `db_lock` keeps the
-UI thread's short store reads and a worker's writes from interleaving on the one SQLite connection, and `busy` makes a
-new job wait for a cancelled one that is still finishing in its thread.
+No Textual here and no pipeline logic: checks, revisions, accept/reject and revert are steps of
+citefix.refine.session.RefineSession (the same object `citefix refine` loops over), export is
+citefix.commands.history.export_run. Jobs run in worker threads and return a Snapshot, plain data the screen paints,
+so the UI thread never waits on a model. `busy` makes a new job wait for a cancelled one still finishing in its thread.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citefix.config import Settings
-from citefix.errors import InputError, UserError
+from citefix.errors import InputError
 from citefix.models import Case, Evaluation
 
 Event = Callable[[str, dict[str, Any]], None]
 
 
 class Cancelled(Exception):
-    """The user cancelled the running job; nothing of it is stored."""
+    """The user cancelled the running job; the step in progress is not stored."""
 
 
 @dataclass
@@ -37,48 +37,56 @@ class RoundRow:
     text: str
     status: str
     accepted: bool = True
+    parent: int | None = None
+    strategy: str | None = None
     edit_prev: int | None = None
+    judge_score: float | None = None
 
     @classmethod
     def from_store(cls, r: dict) -> "RoundRow":
         return cls(n=r["n"], score=r["score"], n_units=r["n_units"] or 0, n_unsupported=r["n_unsupported"] or 0,
                    cost=r["cost"], comment=r["comment"], text=r["text"], status=r["status"] or "done",
-                   accepted=bool(r["accepted"] if r["accepted"] is not None else 1), edit_prev=r["edit_prev"])
-
-
-@dataclass
-class Snapshot:
-    """What a screen paints after a job: the case, the run's rounds and the evaluation of the round shown."""
-
-    case: Case
-    run_id: int | None
-    rounds: list[RoundRow]
-    current: int | None  # the round whose text is the working text
-    evaluation: Evaluation | None  # evaluation of `current` (None before the first check)
-    text: str  # the working text (may be edited and not yet checked)
-    run: dict = field(default_factory=dict)
-    proposal: Any = None  # a pending revision from the refine step API, if any
+                   accepted=bool(r["accepted"] if r.get("accepted") is not None else 1), parent=r.get("parent"),
+                   strategy=r.get("strategy"), edit_prev=r.get("edit_prev"), judge_score=r.get("judge_score"))
 
 
 @dataclass
 class Proposal:
-    """A revision waiting for accept or reject (what the refine step API proposed)."""
+    """A revision waiting for accept or reject (what RefineSession.propose_revision returned, evaluated)."""
 
     text: str
     evaluation: Evaluation | None
     comment: str | None = None
-    handle: Any = None  # the refine package's own object, passed back on accept/reject
+    notes: list[str] = field(default_factory=list)
+    handle: Any = None  # the refine package's Proposal, passed back on accept/reject
+
+
+@dataclass
+class Snapshot:
+    """What a screen paints after a job: the case, the run's rounds with their evaluations, the working text."""
+
+    case: Case
+    run_id: int | None
+    rounds: list[RoundRow]
+    current: int | None  # the round whose text the working text comes from
+    evaluation: Evaluation | None  # evaluation of `current` (None before the first check)
+    text: str  # the working text (may be edited and not yet checked)
+    run: dict = field(default_factory=dict)
+    proposal: Proposal | None = None
+    evaluations: dict[int, Evaluation] = field(default_factory=dict)  # every stored round's, for viewing and diffs
+    info: str | None = None  # something to tell the user (why there was no revision, why auto-refine stopped)
 
 
 class Workbench:
-    """What every open case shares: settings, the store, the pipeline (models load once), and the locks."""
+    """What every open case shares: settings, the store, the pipeline (models load once), the busy lock."""
 
     def __init__(self, settings: Settings, store, transport=None):
         self.settings = settings
         self.store = store
         self.transport = transport
         self._pipeline = None
-        self.db_lock = threading.RLock()
+        self._judge = None
+        self.generation = 0  # bumped when settings change: sessions rebuild their refiner
         self.busy = threading.Lock()
 
     @property
@@ -89,6 +97,17 @@ class Workbench:
             self._pipeline = build_pipeline(self.settings, self.store, self.transport)
         return self._pipeline
 
+    def judge_verifier(self):
+        """The judge that scores rounds with a second model (settings.judge_llm), or None."""
+        if not self.settings.judge_llm:
+            return None
+        if self._judge is None:
+            from citefix.factory import build_verifier
+
+            self._judge = build_verifier(f"llm:{self.settings.judge_llm}", self.settings, self.store,
+                                         transport=self.transport)
+        return self._judge
+
     def describe(self) -> dict[str, str]:
         s = self.settings
         verifier = getattr(self._pipeline.verifier, "name", s.verifier) if self._pipeline else s.verifier
@@ -96,46 +115,45 @@ class Workbench:
                 "strategy": s.strategy, "decomposer": s.decomposer, "store": str(self.store.path)}
 
     def apply_settings(self, new: Settings, *, save: bool = True) -> Path | None:
-        """Validate by building the pipeline (cheap: models load on first use), then swap it in and save."""
+        """Validate by building what the settings name (cheap: models load on first use), swap it in, save."""
         from citefix.config import save_settings
-        from citefix.factory import build_pipeline
+        from citefix.factory import build_pipeline, build_verifier
+        from citefix.refine.feedback import build_strategy
 
-        check_strategy(new.strategy)
         pipeline = build_pipeline(new, self.store, self.transport)
-        self.settings, self._pipeline = new, pipeline
+        build_strategy(new.strategy, llm=pipeline.llm)
+        judge = build_verifier(f"llm:{new.judge_llm}", new, self.store, transport=self.transport) if new.judge_llm else None
+        self.settings, self._pipeline, self._judge = new, pipeline, judge
+        self.generation += 1
         return save_settings(new) if save else None
 
     def recent_runs(self, limit: int = 30) -> list[dict]:
-        with self.db_lock:
-            return self.store.list_runs(limit=limit)
+        return self.store.list_runs(limit=limit)
 
     def open_file(self, path: str, index: int = 0) -> "Session":
         from citefix.inputs import load_cases
 
         p = str(Path(path).expanduser())
         cases = load_cases(p)
-        if not cases:
-            raise InputError(f"{p}: no cases in the file")
         if not 0 <= index < len(cases):
-            raise InputError(f"{p}: holds {len(cases)} cases; pick one from 1 to {len(cases)}")
+            raise InputError(f"{p}: holds {len(cases)} case(s); pick one from 1 to {len(cases)} (--case N)")
         return Session(self, cases[index], input_path=p)
 
     def open_run(self, run_id: int) -> "Session":
-        with self.db_lock:
-            case = self.store.case_for_run(run_id)  # InputError when there is no such run
-            run = self.store.run(run_id)
-            rows = self.store.rounds(run_id)
+        case = self.store.case_for_run(run_id)  # InputError when there is no such run
+        run = self.store.run(run_id)
+        rows = self.store.rounds(run_id)
         s = Session(self, case, input_path=run.get("input_path"))
         s.run_id = run_id
         if rows:
-            accepted = [r for r in rows if r["accepted"] is None or r["accepted"]]
+            accepted = [r for r in rows if r.get("accepted") is None or r["accepted"]]
             last = (accepted or rows)[-1]
             s.current, s.text = last["n"], last["text"]
         return s
 
 
 class Session:
-    """One open case: its run in the store, the working text, the round it comes from, a pending proposal."""
+    """One open case: its run, the working text, the round it comes from, a pending proposal."""
 
     def __init__(self, bench: Workbench, case: Case, *, input_path: str | None = None):
         self.bench = bench
@@ -145,7 +163,10 @@ class Session:
         self.current: int | None = None
         self.text: str = case.text
         self.proposal: Proposal | None = None
-        self.refiner = None  # the refine package's step object for this run, built on first use
+        self.refiner = None  # citefix.refine.session.RefineSession of this run, built on the first job
+        self._generation = -1  # the workbench settings generation the refiner was built with
+        self._generation_checked = -1  # … and the one the current round was last checked with
+        self._closed = False
 
     @property
     def store(self):
@@ -155,47 +176,33 @@ class Session:
     def settings(self) -> Settings:
         return self.bench.settings
 
-    @property
-    def pipeline(self):
-        return self.bench.pipeline
-
-    @property
-    def db_lock(self):
-        return self.bench.db_lock
-
     def describe(self) -> dict[str, str]:
         return self.bench.describe()
 
     def apply_settings(self, new: Settings, *, save: bool = True) -> Path | None:
         path = self.bench.apply_settings(new, save=save)
-        self.refiner = None
+        if self.proposal is not None and self.refiner is not None:  # proposed under the old settings: drop it
+            self.refiner.reject(self.proposal.handle)
+            self.proposal = None
         return path
 
     # -- reading ------------------------------------------------------------------------------------------------------
-    def rounds(self) -> list[RoundRow]:
-        if self.run_id is None:
-            return []
-        with self.db_lock:
-            return [RoundRow.from_store(r) for r in self.store.rounds(self.run_id)]
+    def snapshot(self, info: str | None = None) -> Snapshot:
+        rows = self.store.rounds(self.run_id) if self.run_id is not None else []
+        evals: dict[int, Evaluation] = {}
+        mem = {r.n: r.evaluation for r in self.refiner.rounds} if self.refiner is not None else {}
+        for r in rows:
+            evals[r["n"]] = mem.get(r["n"]) or Evaluation.model_validate_json(r["evaluation"])
+        run = self.store.run(self.run_id) if self.run_id is not None else {}
+        return Snapshot(case=self.case, run_id=self.run_id, rounds=[RoundRow.from_store(r) for r in rows],
+                        current=self.current, evaluation=evals.get(self.current) if self.current is not None else None,
+                        text=self.text, run=run, proposal=self.proposal, evaluations=evals, info=info)
 
-    def evaluation(self, n: int) -> Evaluation:
-        with self.db_lock:
-            return self.store.evaluation(self.run_id, n)
-
-    def snapshot(self, n: int | None = None) -> Snapshot:
-        assert self.case is not None
-        n = self.current if n is None else n
-        ev = self.evaluation(n) if (self.run_id is not None and n is not None) else None
-        with self.db_lock:
-            run = self.store.run(self.run_id) if self.run_id is not None else {}
-        return Snapshot(case=self.case, run_id=self.run_id, rounds=self.rounds(), current=self.current, evaluation=ev,
-                        text=self.text, run=run, proposal=self.proposal)
-
-    def round_text(self, n: int) -> str:
-        for r in self.rounds():
-            if r.n == n:
-                return r.text
-        raise InputError(f"run {self.run_id} has no round {n}")
+    def edit(self, text: str) -> None:
+        """Replace the working text (the editor's save); the next check stores it as a round."""
+        if not text.strip():
+            raise InputError("the text is empty; write something to check")
+        self.text = text
 
     def export(self, fmt: str, path: str | None = None) -> tuple[str, str]:
         """Export the run with citefix.commands.history.export_run; returns (path written, format)."""
@@ -206,8 +213,7 @@ class Session:
         fmt = {"markdown": "md", "md": "md", "json": "json"}.get(fmt.lower())
         if fmt is None:
             raise InputError("export format is json or md")
-        with self.db_lock:
-            text = export_run(self.store, self.run_id, fmt)
+        text = export_run(self.store, self.run_id, fmt)
         out = Path(path or f"citefix-run-{self.run_id}.{fmt}").expanduser()
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -216,102 +222,169 @@ class Session:
             raise InputError(f"cannot write {out}: {exc.strerror or exc}; pick another path") from exc
         return str(out), fmt
 
-    # -- jobs (called from worker threads) ------------------------------------------------------------------------------
-    def _ensure_run(self) -> int:
-        if self.run_id is None:
-            p = self.pipeline
-            assert self.case is not None
-            with self.db_lock:
-                self.run_id = self.store.start_run(
-                    self.case, "tui", input_path=self.input_path, llm=self.settings.llm, judge_llm=self.settings.judge_llm,
-                    decomposer=self.settings.decomposer, verifier=getattr(p.verifier, "name", self.settings.verifier),
-                    strategy=self.settings.strategy,
-                    settings={"verifier": self.settings.verifier, "decomposer": self.settings.decomposer})
-        return self.run_id
+    # -- the refinement session ----------------------------------------------------------------------------------------
+    def _refiner(self, cancel: threading.Event | None, on_event: Event | None):
+        """This run's RefineSession (new run on the first check, resumed for a stored run or after a settings change)."""
+        from citefix.refine.session import RefineSession
 
-    def check(self, text: str | None = None, *, cancel: threading.Event | None = None, on_event: Event | None = None,
-              comment: str | None = None) -> Snapshot:
-        """Evaluate the working text (or `text`) and store it as the run's next round."""
-        from citefix.evaluate import evaluate
+        if self.refiner is None or self._generation != self.bench.generation:
+            s = self.settings
+            kw = dict(pipeline=self.bench.pipeline, strategy=s.strategy, judge_verifier=self.bench.judge_verifier(),
+                      command="tui", input_path=self.input_path,
+                      settings={"verifier": s.verifier, "decomposer": s.decomposer, "cache": s.cache})
+            if self.run_id is None:
+                self.refiner = RefineSession(self.case, store=self.store, **kw)
+                self.run_id = self.refiner.run_id
+            else:
+                self.refiner = RefineSession.resume(self.store, self.run_id, **kw)
+            self._generation = self.bench.generation
+        elif self.store.run(self.run_id)["status"] != "running":  # finished by an earlier auto-refine: going on
+            self.store.update_run(self.run_id, status="running", finished=None)
+        self.refiner.cancel = cancel
+        self.refiner.on_event = on_event or (lambda e, d: None)
+        return self.refiner
 
-        assert self.case is not None
-        on_event = on_event or (lambda e, d: None)
-        text = self.text if text is None else text
-
-        def events(name: str, data: dict[str, Any]) -> None:
-            if cancel is not None and cancel.is_set():
-                raise Cancelled()
-            on_event(name, data)
+    def _job(self, cancel, fn):
+        """Run one step under the busy lock, turning the refine package's Cancelled into ours."""
+        from citefix.refine.session import Cancelled as RefineCancelled
 
         with self.bench.busy:
-            _raise_if(cancel)
-            events("loading", {"what": "pipeline"})
-            p = self.pipeline
-            case = self.case.with_text(text)
-            decomposer = p.decomposer_for(case.kind)
-            ev = evaluate(case, decomposer=decomposer, verifier=p.verifier, on_event=events)
-            _raise_if(cancel)
-            run_id = self._ensure_run()
-            with self.db_lock:
-                rows = self.store.rounds(run_id)
-                n = (rows[-1]["n"] + 1) if rows else 0
-                if comment is None and n > 0:
-                    comment = "checked in the TUI" if text == rows[-1]["text"] else "edited in the TUI"
-                self.store.write_round(run_id, n, ev, comment=comment if n > 0 else None)
-                self.store.finish_run(run_id, "finished" if ev.status != "error" else "failed", best_round=_best(self.store.rounds(run_id)),
-                                      stop_reason="tui")
-            self.current, self.text, self.proposal = n, text, None
-            on_event("stored", {"run_id": run_id, "round": n})
-            return self.snapshot()
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+            try:
+                return fn()
+            except RefineCancelled as exc:
+                raise Cancelled() from exc
 
-    def edit(self, text: str) -> None:
-        if not text.strip():
-            raise InputError("the text is empty; write something to check")
-        self.text = text
+    def _sync(self) -> None:
+        cur = self.refiner.current
+        self.current = cur.n if cur is not None else None
+        if cur is not None:
+            self.text = cur.text
 
-    # -- refinement: the refine package's step API ---------------------------------------------------------------------
-    def _refine_api(self):
-        try:
-            import citefix.refine as refine
-        except ImportError as exc:  # pragma: no cover - the package ships with citefix
-            raise UserError(f"refinement is not available in this install ({exc})") from exc
-        if not hasattr(refine, "RefineSession"):
-            raise UserError("refinement is not available in this build yet (citefix.refine has no step API)")
-        return refine
+    def check(self, text: str | None = None, *, cancel=None, on_event: Event | None = None) -> Snapshot:
+        """Check the working text (or `text`): round 0 first, then an edited text as the next round."""
+        text = self.text if text is None else text
+
+        def step() -> Snapshot:
+            r = self._refiner(cancel, on_event)
+            first = r.current is None
+            if first:
+                try:
+                    r.evaluate_current()  # round 0: the text as it came
+                except Cancelled_ as exc:
+                    r.finish("cancelled", "cancelled", "cancelled before the first round was stored")
+                    raise exc
+            info = None
+            if text.strip() != r.current.text.strip():
+                r.accept(text=text, comment="edited in the TUI")
+            elif not first:
+                if self._generation_checked != self.bench.generation:  # new settings (or a reopened run): re-check
+                    r.accept(text=text, comment=f"re-checked with {self.bench.describe()['verifier']}")
+                else:
+                    info = f"round {r.current.n} already checks this text: edit it (e) or refine it (r)"
+            self._generation_checked = self.bench.generation
+            self.proposal = None
+            self._sync()
+            return self.snapshot(info)
+
+        from citefix.refine.session import Cancelled as Cancelled_
+
+        return self._job(cancel, step)
 
     def propose(self, *, cancel=None, on_event: Event | None = None) -> Snapshot:
-        self._refine_api()
-        raise NotImplementedError
+        """Feedback on the current round and the reviser's text, evaluated; nothing stored until accept or reject."""
+
+        def step() -> Snapshot:
+            r = self._refiner(cancel, on_event)
+            if self.current is not None and self.text.strip() != r.current.text.strip():
+                r.accept(text=self.text, comment="edited in the TUI")  # revise what the writer sees
+            r.evaluate_current()
+            self._generation_checked = self.bench.generation
+            prop = r.propose_revision(evaluate=True)
+            self._sync()
+            if prop.text is None:
+                r.reject(prop)  # stores its model calls
+                self.proposal = None
+                return self.snapshot(f"no revision: {prop.message or prop.reason}")
+            notes = list(prop.revision.notes) if prop.revision else []
+            self.proposal = Proposal(prop.text, prop.evaluation, prop.comment, notes, handle=prop)
+            return self.snapshot()
+
+        return self._job(cancel, step)
 
     def accept(self, *, cancel=None, on_event: Event | None = None) -> Snapshot:
-        self._refine_api()
-        raise NotImplementedError
+        if self.proposal is None:
+            raise InputError("no revision to accept: refine first (r)")
 
-    def reject(self) -> Snapshot:
-        self._refine_api()
-        raise NotImplementedError
+        def step() -> Snapshot:
+            r = self._refiner(cancel, on_event)
+            r.accept(self.proposal.handle)
+            self.proposal = None
+            self._sync()
+            return self.snapshot()
 
-    def revert(self, n: int) -> Snapshot:
-        self._refine_api()
-        raise NotImplementedError
+        return self._job(cancel, step)
+
+    def reject(self, *, cancel=None, on_event: Event | None = None) -> Snapshot:
+        if self.proposal is None:
+            raise InputError("no revision to reject")
+
+        def step() -> Snapshot:
+            r = self._refiner(cancel, on_event)
+            r.reject(self.proposal.handle)
+            self.proposal = None
+            self._sync()
+            return self.snapshot()
+
+        return self._job(cancel, step)
+
+    def revert(self, n: int, *, cancel=None, on_event: Event | None = None) -> Snapshot:
+        """Make round n current again; later rounds stay stored, marked not accepted."""
+
+        def step() -> Snapshot:
+            r = self._refiner(cancel, on_event)
+            r.revert_to(n)
+            self.proposal = None
+            self._sync()
+            return self.snapshot()
+
+        return self._job(cancel, step)
 
     def auto_refine(self, rounds: int, *, cancel=None, on_event: Event | None = None) -> Snapshot:
-        self._refine_api()
-        raise NotImplementedError
+        """Up to `rounds` more rounds of propose-and-accept with the refine loop's stop rules."""
+        if rounds < 1:
+            raise InputError("auto-refine needs at least one round")
 
+        def step() -> Snapshot:
+            r = self._refiner(cancel, on_event)
+            if self.proposal is not None:
+                r.reject(self.proposal.handle)
+                self.proposal = None
+            if r.current is not None and self.text.strip() != r.current.text.strip():
+                r.accept(text=self.text, comment="edited in the TUI")
+            r.evaluate_current()
+            self._generation_checked = self.bench.generation
+            depth = len(r.lineage()) - 1
+            res = r.run(max_rounds=depth + rounds)
+            self._sync()
+            done = len(r.lineage()) - 1 - depth
+            why = res.stop_reason.replace("_", " ")
+            info = f"auto-refine: {done} round(s), stopped: {why}" + (f" ({res.message})" if res.message else "")
+            info += f"; best round {res.best_round}" + (f" ({res.best_score:.2f})" if res.best_score is not None else "")
+            return self.snapshot(info)
 
-def _raise_if(cancel: threading.Event | None) -> None:
-    if cancel is not None and cancel.is_set():
-        raise Cancelled()
+        return self._job(cancel, step)
 
-
-def _best(rows: list[dict]) -> int | None:
-    scored = [r for r in rows if r["score"] is not None]
-    return max(scored, key=lambda r: (r["score"], -r["n"]))["n"] if scored else None
+    def close(self) -> None:
+        """Record the best round and a stop reason on the run row (the TUI was closed or another case opened)."""
+        if self.refiner is not None and self.refiner.current is not None and not self._closed:
+            self._closed = True
+            self.refiner.finish("closed")
 
 
 def strategy_names() -> list[str]:
-    """Feedback strategies, from the refine package's registry when it has one."""
+    """Feedback strategies, from the refine package's registry."""
     try:
         from citefix.refine.feedback import available_strategies
 
@@ -319,9 +392,3 @@ def strategy_names() -> list[str]:
     except ImportError:  # the refine package not built yet: the documented names
         names = None
     return list(names) if names else ["acu", "critique", "none", "citation"]
-
-
-def check_strategy(name: str) -> None:
-    names = strategy_names()
-    if name not in names:
-        raise InputError(f"unknown strategy {name!r}; use one of {', '.join(names)}")

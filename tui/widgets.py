@@ -195,23 +195,26 @@ class RoundsPanel(Vertical):
         self.query_one("#rounds-chart", Static).update(chart)
         t = self.query_one("#rounds-table", DataTable)
         t.clear()
-        strategy = run.get("strategy") or "—"
         model = run.get("llm") or "offline"
         for r in rounds:
             note = r.comment or ("original" if r.n == 0 else "")
-            if not r.accepted:
+            if r.status == "rejected":
                 note = "rejected · " + note
+            elif not r.accepted:
+                note = "reverted · " + note
             marker = "▶ " if r.n == current else "  "
             t.add_row(Text(f"{marker}{r.n}", style="bold" if r.n == current else ""), render.score_cell(r.score),
-                      str(r.n_unsupported), strategy, model, "—" if not r.cost else f"${r.cost:.4f}", note[:40], key=str(r.n))
+                      str(r.n_unsupported), r.strategy or ("—" if r.n == 0 else "edit"), model, "—" if not r.cost else f"${r.cost:.4f}", note[:40], key=str(r.n))
         if proposal is not None:
             ev = proposal.evaluation
             t.add_row(Text("  new", style="bold yellow"), render.score_cell(ev.score if ev else None),
-                      str(len(ev.unsupported)) if ev else "—", strategy, model, "—", "proposed: a accept · n reject",
+                      str(len(ev.unsupported)) if ev else "—", run.get("strategy") or "—", model, "—",
+                      "proposed: a accept · n reject",
                       key="proposal")
-        if current is not None:
+        focus_key = "proposal" if proposal is not None else (str(current) if current is not None else None)
+        if focus_key is not None:
             try:
-                t.move_cursor(row=t.get_row_index(str(current)), animate=False)
+                t.move_cursor(row=t.get_row_index(focus_key), animate=False)
             except Exception:  # the row is not there (no rounds yet)
                 pass
 
@@ -244,11 +247,12 @@ class StatusLine(Horizontal):
             ("LLM ", "dim"), d["llm"], ("  verifier ", "dim"), d["verifier"], ("  strategy ", "dim"), d["strategy"],
             ("  store ", "dim"), store_label or d["store"]))
 
-    def set_job(self, text: str, *, busy: bool, total: int | None = None, progress: float | None = None) -> None:
+    def set_job(self, text: str, *, busy: bool, total: int | None | type(...) = ..., progress: float | None = None) -> None:
+        """total: a count of steps, None for an indeterminate bar, ... to leave the bar as it is."""
         self.query_one("#status-job", Static).update(text)
         self.set_class(busy, "busy")
         bar = self.query_one("#status-progress", ProgressBar)
-        if total is not None:
+        if total is not ...:
             bar.update(total=total, progress=0)
         if progress is not None:
             bar.update(progress=progress)

@@ -175,10 +175,15 @@ class CorpusCitationScores(BaseModel):
 
 
 class FunctionVerifier:
-    """Wraps `entails(unit, passage_ids) -> score in [0, 1]` as a Verifier (for tests and quick experiments)."""
+    """Wraps `entails(unit, passage_ids) -> score in [0, 1]` as a Verifier (for tests and quick experiments).
 
-    def __init__(self, entails: Callable[[Unit, list[str]], float], *, name: str = "function", threshold: float = 0.5):
+    With `text_only=True` the function gets the claim's text instead of the Unit.
+    """
+
+    def __init__(self, entails: Callable[[Any, list[str]], float], *, name: str = "function", threshold: float = 0.5,
+                 text_only: bool = False):
         self.entails = entails
+        self.text_only = text_only
         self.name = name
         self.threshold = threshold
         self.calls = 0  # verify() calls
@@ -190,7 +195,7 @@ class FunctionVerifier:
         for k, u in enumerate(units):
             ids = list(targets[k]) if targets is not None and targets[k] else [s.id for s in case.sources]
             self.pairs += 1
-            score = float(self.entails(u, ids))
+            score = float(self.entails(u.text if self.text_only else u, ids))
             out.append(
                 Verdict(unit_id=u.id, verifier=self.name, score=score, target=list(ids),
                         label=label_for(score, supported_at=self.threshold))

@@ -255,3 +255,10 @@ def test_aggregate_macro_and_micro():
 def test_aggregate_of_nothing():
     agg = aggregate([])
     assert agg.aliice_macro.recall is None and agg.cvcp is None
+
+
+def test_function_verifier_can_take_text():
+    seen = []
+    fv = FunctionVerifier(lambda text, ids: seen.append((text, ids)) or 1.0, text_only=True)
+    r = score_answer(_case("Cups break [2]."), fv)
+    assert seen == [("Cups break.", ["2"])] and r.aliice.recall == 1.0

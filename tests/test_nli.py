@@ -278,3 +278,17 @@ def test_bad_settings():
 def test_verdicts_dump_to_json(bert_dir):
     (verdict,) = NLIVerifier(str(bert_dir), device="cpu").verify([_unit("u1", "cups .")], _case("cups ."))
     assert json.loads(verdict.model_dump_json())["verifier"].startswith("nli:")
+
+
+@pytest.mark.slow
+def test_citation_metrics_through_the_nli_verifier(bert_dir):
+    from citefix.metrics import score_answer
+
+    case = Case(id="c", text="Cups can be made of glass [1] or plastic [2][3].",
+                sources=[Source(id="1", text="cups can be made of glass ."), Source(id="2", text="plates break ."),
+                         Source(id="3", text="bowls are clay .")])
+    r = score_answer(case, NLIVerifier(str(bert_dir), device="cpu"))
+    assert r.verifier == f"nli:{bert_dir}" and r.verifier_calls == 1
+    assert [c.cited for c in r.aliice.claims] == [["1"], ["2", "3"]]
+    assert all(0.0 <= v.score <= 1.0 for v in r.verdicts)
+    assert {tuple(v.target) for v in r.verdicts} >= {("1",), ("2", "3"), ("2",), ("3",), ("1", "2", "3")}

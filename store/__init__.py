@@ -145,8 +145,14 @@ class Store:
         edit_orig: int | None = None,
         duration_s: float | None = None,
         status: str = "done",
+        accepted: bool = True,
+        parent: int | None = None,
+        strategy: str | None = None,
     ) -> int:
-        """Write one round, its units, verdicts, scores and calls in a single transaction; returns the round id."""
+        """Write one round, its units, verdicts, scores and calls in a single transaction; returns the round id.
+
+        Refinement rounds also give `parent` (the round this one revised) and `strategy`; a proposal the writer rejected
+        is kept with accepted=False."""
         calls = list(calls) + list(evaluation.calls) + (list(judge.calls) if judge else [])
         n_unsupported = len(evaluation.unsupported)
         with self.db.atomic():
@@ -167,7 +173,9 @@ class Store:
                     "completion_tokens": sum(c.completion_tokens or 0 for c in calls if not c.cached),
                     "cost": sum(c.cost or 0.0 for c in calls if not c.cached),
                     "duration_s": duration_s if duration_s is not None else evaluation.duration_s,
-                    "accepted": 1,
+                    "accepted": int(bool(accepted)),
+                    "parent": parent,
+                    "strategy": strategy,
                     "evaluation": evaluation.model_dump_json(),
                     "judge_evaluation": judge.model_dump_json() if judge else None,
                     "created": now(),
@@ -276,6 +284,28 @@ class Store:
 
     def calls(self, run_id: int) -> list[dict]:
         return list(self.db["calls"].rows_where("run_id = ?", [run_id], order_by="id"))
+
+    def set_lineage(self, run_id: int, accepted: Iterable[int]) -> None:
+        """Mark the rounds numbered in `accepted` as accepted and every other round of the run as not (a revert)."""
+        keep = set(accepted)
+        with self.db.atomic():
+            for r in self.db["rounds"].rows_where("run_id = ?", [run_id], select="id, n, accepted"):
+                flag = int(r["n"] in keep)
+                if r["accepted"] != flag:
+                    self.db["rounds"].update(r["id"], {"accepted": flag})
+
+    def find_runs(self, *, content_hash: str, command: str | None = None, strategy: str | None = None) -> list[dict]:
+        """Runs of the case with this content hash (newest first), optionally of one command and strategy."""
+        where, params = ["c.content_hash = ?"], [content_hash]
+        if command:
+            where.append("r.command = ?")
+            params.append(command)
+        if strategy:
+            where.append("r.strategy = ?")
+            params.append(strategy)
+        sql = ("select r.*, c.case_id, c.content_hash from runs r join cases c on c.id = r.case_pk where "
+               + " and ".join(where) + " order by r.id desc")
+        return list(self.db.query(sql, params))
 
     def delete_rounds_from(self, run_id: int, n: int) -> None:
         """Remove rounds >= n of a run (used when a writer reverts and continues from an earlier round)."""

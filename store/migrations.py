@@ -161,3 +161,10 @@ def m002_metaeval(db: Database) -> None:
         foreign_keys=[("metaeval_run_id", "metaeval_runs", "id")],
     )
     db["metaeval_items"].create_index(["metaeval_run_id"])
+
+
+@migrations(name="m003_refine_rounds")
+def m003_refine_rounds(db: Database) -> None:
+    """Refinement: the round a round revised (its parent; reverts make lineages branch) and the strategy used."""
+    db["rounds"].add_column("parent", int)
+    db["rounds"].add_column("strategy", str)

@@ -1,0 +1,32 @@
+"""Refinement: feedback strategies, revisers and the loop that fixes a text round by round.
+
+Public API (see citefix/refine/session.py for the step-by-step use a TUI makes of it):
+
+    refine(case, pipeline=..., strategy="acu", store=store, max_rounds=3) -> RefineResult
+    RefineSession(case, ...) / RefineSession.resume(store, run_id, ...)
+        .evaluate_current() .feedback() .propose_revision() .accept() .reject() .revert_to(n)
+        .stop_reason(...) .best_round() .step() .run(...) .finish(reason)
+    build_strategy(name, llm=None), available_strategies(), register_strategy(name)
+    build_reviser(name, llm=None): LLMReviser | OfflineReviser
+    CachingVerifier(verifier, store=None)
+"""
+
+from citefix.refine.distance import word_edit_distance
+from citefix.refine.feedback import (
+    CitationIssue,
+    Feedback,
+    FeedbackStrategy,
+    available_strategies,
+    build_strategy,
+    citation_issues,
+    register_strategy,
+)
+from citefix.refine.incremental import CachingVerifier
+from citefix.refine.revise import LLMReviser, Revision, build_reviser, parse_revision
+from citefix.refine.session import Cancelled, Proposal, RefineResult, RefineSession, Round, refine
+
+__all__ = [
+    "CachingVerifier", "Cancelled", "CitationIssue", "Feedback", "FeedbackStrategy", "LLMReviser", "Proposal",
+    "RefineResult", "RefineSession", "Revision", "Round", "available_strategies", "build_reviser", "build_strategy",
+    "citation_issues", "parse_revision", "refine", "register_strategy", "word_edit_distance",
+]

@@ -126,6 +126,7 @@ class NoFeedback(FeedbackStrategy):
 
 
 _RATING = re.compile(r"(?:rating|score|consistency)\s*[:=\-]?\s*\**\s*([1-5](?:\.\d+)?)\b", re.I)
+_BARE_RATING = re.compile(r"^\W*(?:rating\W*)?[1-5](?:\.\d+)?(?:\s*/\s*5)?\W*$", re.I)
 _EXPLANATION = re.compile(r"^\s*\**\s*(?:explanation|reason(?:ing)?|critique|feedback)\s*\**\s*[:\-]\s*\**", re.I | re.M)
 
 
@@ -145,7 +146,8 @@ def parse_critique(answer: str) -> tuple[float | None, str | None]:
     else:
         lines = text.splitlines()
         # drop the rating line, keep the rest
-        explanation = "\n".join(ln for ln in lines if not (_RATING.search(ln) and len(ln.split()) <= 4)).strip()
+        explanation = "\n".join(ln for ln in lines if not ((_RATING.search(ln) and len(ln.split()) <= 4)
+                                                           or _BARE_RATING.match(ln))).strip()
     explanation = explanation.strip("* \n") or None
     return rating, explanation
 

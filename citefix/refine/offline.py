@@ -125,33 +125,46 @@ class OfflineReviser:
         text = evaluation.text or case.text
         tx = _clean(text)
         tx.doc = self.nlp(tx.cleaned)
+        # First pass: a sentence whose core is unsupported goes. If that would leave no text at all, a second pass
+        # keeps every sentence and deletes only the flagged words that hang off a core.
+        new, edits = self._pass(case, feedback, evaluation, tx, allow_drop=True)
+        if new is not None and not _has_words(new):
+            new, edits2 = self._pass(case, feedback, evaluation, tx, allow_drop=False)
+            edits = edits2 + [{"kind": "note", "text": "", "why": "deleting every unsupported core would leave no text: "
+                                                                      "kept the sentences, deleted their unsupported modifiers"}]
+            if new is None or not _has_words(new):
+                return Revision(None, "nothing_left", "every sentence's core is unsupported and nothing else can be "
+                                                      "deleted without leaving no text", edits=edits)
+        if new is None:
+            return Revision(None, "nothing_to_delete", "the offline reviser found nothing it could delete", edits=edits)
+        notes = [f"deleted {e['kind']}: {e['text']!r}" for e in edits if e.get("text")]
+        return Revision(new, notes=notes, edits=edits)
+
+    def _pass(self, case: Case, feedback: Feedback, evaluation: Evaluation, tx: _Text, *, allow_drop: bool):
         plans: dict[int, _Plan] = {}  # sentence start token → plan
         edits: list[dict[str, Any]] = []
         mark_edits: dict[tuple[int, int], str] = {}  # original (start, end) of a mark run → replacement
         if feedback.units:
             supported = [u for u in evaluation.units if (v := evaluation.verdict_for(u.id)) is not None and v.label == "supported"]
             for u in feedback.units:
-                self._plan_unit(tx, u, feedback.verdicts.get(u.id), supported, plans, edits)
+                self._plan_unit(tx, u, feedback.verdicts.get(u.id), supported, plans, edits, allow_drop=allow_drop)
         if feedback.citations:
             self._plan_citations(case, tx, feedback, mark_edits, edits)
         if not feedback.units and not feedback.citations and self.self_check:
             self._plan_self_check(case, tx, plans, edits)
-        ranges, replacements, dropped = self._ranges(tx, plans, edits)
+            allow_drop = False  # checking against the source alone never drops a sentence
+        ranges, replacements, _ = self._ranges(tx, plans, edits, allow_drop=allow_drop)
         for (a, b), rep in mark_edits.items():
             if not any(s <= a and b <= e for s, e in ranges):
                 replacements.append((a, b, rep))
         if not ranges and not replacements:
-            return Revision(None, "nothing_to_delete", "the offline reviser found nothing it could delete", edits=edits)
-        new = _apply(text, ranges, replacements)
-        if not new.strip() or not any(ch.isalnum() for ch in new):
-            return Revision(None, "nothing_left", "every sentence's core is unsupported: deleting them would leave no text",
-                            edits=edits)
-        notes = [f"deleted {e['kind']}: {e['text']!r}" for e in edits if e.get("text")]
-        return Revision(new, notes=notes, edits=edits)
+            return None, edits
+        return _apply(tx.original, ranges, replacements), edits
 
     # --- planning: flagged units -------------------------------------------------------------------------------------
 
-    def _plan_unit(self, tx: _Text, u: Unit, v: Verdict | None, supported: list[Unit], plans, edits) -> None:
+    def _plan_unit(self, tx: _Text, u: Unit, v: Verdict | None, supported: list[Unit], plans, edits, *,
+                   allow_drop: bool = True) -> None:
         if not u.has_span:
             edits.append({"unit": u.id, "kind": "skipped", "text": "", "why": u.note or "the unit has no span in the text"})
             return
@@ -176,11 +189,13 @@ class OfflineReviser:
             for t in toks:
                 node, first_conj = _climb(t, target_ids)
                 if node is None:
-                    plan.drop = f"{u.id}: the unsupported word {t.text!r} is part of the sentence's core"
-                    break
+                    if allow_drop:
+                        plan.drop = f"{u.id}: the unsupported word {t.text!r} is part of the sentence's core"
+                        break
+                    continue
                 (plan.first_conjuncts if first_conj else plan.nodes)[node.i] = u.id
             if not plan.drop:
-                _settle(sent, plan)
+                _settle(sent, plan, allow_drop=allow_drop)
 
     # --- planning: citations --------------------------------------------------------------------------------------------
 
@@ -219,11 +234,12 @@ class OfflineReviser:
                 if strong and len(missing) / len(content) >= self.self_check_share:
                     plan.nodes[t.i] = "self-check"
             _outermost(sent, plan)
-            _settle(sent, plan)
+            _settle(sent, plan, allow_drop=False)
 
     # --- from plans to character ranges ----------------------------------------------------------------------------------
 
-    def _ranges(self, tx: _Text, plans: dict[int, _Plan], edits) -> tuple[list[tuple[int, int]], list, list[int]]:
+    def _ranges(self, tx: _Text, plans: dict[int, _Plan], edits, *, allow_drop: bool = True
+                ) -> tuple[list[tuple[int, int]], list, list[int]]:
         doc = tx.doc
         deleted_tokens: set[int] = set()
         ranges: list[tuple[int, int]] = []
@@ -236,9 +252,13 @@ class OfflineReviser:
                 continue
             if not plan.drop:
                 toks, reps = _plan_tokens(sent, plan)
-                content = [t for t in sent if _is_word(t)]
-                if content and all(t.i in toks for t in content):
-                    plan.drop = "every word of the sentence is unsupported"
+                broken = _broken(sent, toks)
+                if broken:
+                    if allow_drop:
+                        plan.drop = broken
+                    else:
+                        edits.append({"kind": "kept", "text": "", "why": f"{broken}: left the sentence as it is"})
+                        toks, reps = set(), []
             if plan.drop:
                 a = tx.orig_of[sent.start_char] if sent.start_char < len(tx.orig_of) else len(tx.original)
                 b = tx.tok_range(sent[-1])[1] if len(sent) else a
@@ -368,7 +388,29 @@ def _is_ancestor(a, b) -> bool:
     return False
 
 
-def _settle(sent, plan: _Plan) -> None:
+def _has_words(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
+
+
+def _broken(sent, toks: set[int]) -> str | None:
+    """Why deleting `toks` would wreck the sentence (its root, its subject or nearly all its words go), or None."""
+    content = [t for t in sent if _is_word(t)]
+    if not content:
+        return None
+    left = [t for t in content if t.i not in toks]
+    if not left:
+        return "every word of the sentence is unsupported"
+    if sent.root.i in toks:
+        return "the deletion would take the sentence's main verb"
+    subj = [c for c in sent.root.children if c.dep_ in ("nsubj", "nsubjpass", "csubj", "expl")]
+    if subj and all(c.i in toks for c in subj):
+        return "the deletion would take the sentence's subject"
+    if len(left) < 3 and len(content) > len(left):
+        return "too little of the sentence would be left"
+    return None
+
+
+def _settle(sent, plan: _Plan, *, allow_drop: bool = True) -> None:
     """Outermost nodes only; a deletion that leaves a verb needing a complement bare takes the verb's clause along."""
     for _ in range(20):
         _outermost(sent, plan)
@@ -389,8 +431,10 @@ def _settle(sent, plan: _Plan) -> None:
             why = plan.nodes.pop(i)
             up, first = _climb(head, set(toks) | {head.i})
             if up is None:
-                plan.drop = f"{why}: deleting {node.text!r} would leave {head.text!r} without its complement"
-                return
+                if allow_drop:
+                    plan.drop = f"{why}: deleting {node.text!r} would leave {head.text!r} without its complement"
+                    return
+                continue
             (plan.first_conjuncts if first else plan.nodes)[up.i] = why
             changed = True
         if not changed:
@@ -466,7 +510,48 @@ def _plan_tokens(sent, plan: _Plan) -> tuple[set[int], list[tuple[int, str]]]:
             toks.add(left.i)
         elif right is not None and right.text == "," and (left is None or lo == sent.start):
             toks.add(right.i)
+    if toks:
+        _glued(sent, toks)
+        _paired(sent, toks)
     return toks, reps
+
+
+_GLUE = {"-", "–", "/"}
+_OPEN = {"``": "''", "“": "”", "‘": "’", "(": ")", "[": "]"}
+
+
+def _glued(sent, toks: set[int]) -> None:
+    """A hyphenated or slashed word ("re-signed", "2-0", "super-bantamweight") goes whole or not at all."""
+    groups: list[list] = []
+    for t in sent:
+        prev = sent.doc[t.i - 1] if t.i > sent.start else None
+        if prev is not None and prev.whitespace_ == "" and (prev.text in _GLUE or t.text in _GLUE) and groups:
+            groups[-1].append(t)
+        else:
+            groups.append([t])
+    for g in groups:
+        if len(g) > 1 and any(t.i in toks for t in g if _is_word(t)):
+            toks.update(t.i for t in g)
+
+
+def _paired(sent, toks: set[int]) -> None:
+    """A quote or bracket whose partner was deleted goes too."""
+    stack: list = []
+    for t in sent:
+        if t.text in _OPEN:
+            stack.append(t)
+        elif t.text == '"':
+            if stack and stack[-1].text == '"':
+                _pair(stack.pop(), t, toks)
+            else:
+                stack.append(t)
+        elif stack and _OPEN.get(stack[-1].text) == t.text:
+            _pair(stack.pop(), t, toks)
+
+
+def _pair(a, b, toks: set[int]) -> None:
+    if (a.i in toks) != (b.i in toks):
+        toks.update({a.i, b.i})
 
 
 def _runs(ids: list[int]) -> list[list[int]]:
@@ -563,7 +648,8 @@ def _apply(text: str, ranges: list[tuple[int, int]], replacements: list[tuple[in
         if not right and nxt_edit is not None:
             pos = b  # the next edit starts here: mend the junction after it
             continue
-        out, right = _join(out, right)
+        cut = text[a:b].lstrip(" \t,;:")
+        out, right = _join(out, right, capitalise=bool(cut[:1].isupper()))
         out += right
         pos = stop
     out += text[pos:]
@@ -573,7 +659,7 @@ def _apply(text: str, ranges: list[tuple[int, int]], replacements: list[tuple[in
 _SENT_END = re.compile(r"[.!?][\"”’')\]]*\s*$")
 
 
-def _join(left: str, right: str) -> tuple[str, str]:
+def _join(left: str, right: str, *, capitalise: bool = True) -> tuple[str, str]:
     l = left.rstrip(" \t")
     r = right.lstrip(" \t")
     for _ in range(6):
@@ -596,7 +682,7 @@ def _join(left: str, right: str) -> tuple[str, str]:
         sep = ""
     else:
         sep = " "
-    if r and r[0].islower() and (not l.strip() or _SENT_END.search(l) or l.endswith("\n")):
+    if capitalise and r and r[0].islower() and (not l.strip() or _SENT_END.search(l) or l.endswith("\n")):
         r = r[0].upper() + r[1:]
     return l + sep, r
 

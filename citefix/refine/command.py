@@ -1,0 +1,399 @@
+"""`citefix refine` and `citefix compare`: fix a text round by round, and compare feedback strategies.
+
+citefix refine CASES... [--strategy acu|critique|none|citation] [--rounds N] [--target S] [--patience N]
+               [--reviser auto|llm|offline] [--judge-llm M] [--judge-verifier V] [--out FILE] [--json] [--limit N]
+citefix refine --resume RUN [--rounds N ...]
+citefix compare CASES.jsonl --strategies acu,none [--rounds N] --report DIR [--seed N] [--limit N]
+
+Progress goes to standard error; with --json, standard output carries one JSON object per event
+(round_started, units_scored, revision_proposed, run_finished), each with "event", "run_id" and "case_id".
+
+Exit codes (refine): 0 every run finished (whatever its stop reason: all supported, target, rounds, patience,
+unchanged text, nothing more to delete); 1 --fail-under S was given and a run's best score is below S; 2 a user error
+(bad input or configuration: one line on stderr names the problem and the fix); 3 a run ended on a model failure
+(evaluation error, an LLM error after retries, an empty or refused revision; its completed rounds are stored);
+130 interrupted (Ctrl-C): completed rounds are stored, and `citefix refine --resume RUN` continues.
+Exit codes (compare): 0 the report was written; 2 a user error; 130 interrupted (rerun the same command: finished
+runs are reused, unfinished ones resumed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from citefix.errors import InputError
+
+JSON_EVENTS = ("round_started", "units_scored", "revision_proposed", "run_finished")
+DEFAULT_ROUNDS = 3
+DEFAULT_PATIENCE = 2
+
+
+def register(sub) -> None:
+    from citefix.cli import add_common
+    from citefix.refine.feedback import available_strategies
+
+    strategies = ", ".join(available_strategies())
+    p = sub.add_parser(
+        "refine",
+        help="fix a summary or cited answer round by round",
+        description="Refine a text until its sources support it: feedback → revision → check, every round stored.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  citefix refine case.json --llm openai/gpt-4o-mini --strategy acu --rounds 3 --out revised.txt\n"
+               "  citefix refine case.json --strategy critique --judge-llm ollama/qwen2.5:14b\n"
+               "  citefix refine --example summary            # offline: the deletion-only reviser\n"
+               "  citefix refine --resume 42                  # continue an interrupted run\n\n"
+               "exit codes: 0 finished; 1 --fail-under not met; 2 user error; 3 model failure; 130 interrupted",
+    )
+    p.add_argument("inputs", nargs="*", help="case files (.json or .jsonl); '-' reads standard input")
+    p.add_argument("--source", action="append", default=[], help="source document (text file); repeatable")
+    p.add_argument("--summary", help="summary text file, refined against --source")
+    p.add_argument("--example", choices=("summary", "cited_answer"), help="refine a bundled example")
+    p.add_argument("--limit", type=int, help="refine at most N cases from the files")
+    p.add_argument("--resume", type=int, metavar="RUN", help="continue a stored run (case and settings from the store)")
+    p.add_argument("--strategy", help=f"feedback strategy: {strategies} (default acu)")
+    p.add_argument("--rounds", type=int, help=f"at most N revision rounds (default {DEFAULT_ROUNDS})")
+    p.add_argument("--target", type=float, help="stop when the score reaches S")
+    p.add_argument("--patience", type=int, help=f"stop after N rounds without a better score (default {DEFAULT_PATIENCE}; 0 = off)")
+    p.add_argument("--reviser", choices=("auto", "llm", "offline"),
+                   help="who writes revisions: the LLM, or the offline deletion-only reviser (default: llm if --llm)")
+    p.add_argument("--judge-llm", help="score every round also with this model (a second opinion; both scores kept)")
+    p.add_argument("--judge-verifier", help="score every round also with this verifier (offline, nli:<model>, llm, …)")
+    p.add_argument("--out", help="write the best round's text here (several cases: one JSON object per line)")
+    p.add_argument("--json", action="store_true", help="one JSON line per event on standard output")
+    p.add_argument("--fail-under", type=float, metavar="SCORE", help="exit 1 if a run's best score is below SCORE")
+    add_common(p)
+    p.set_defaults(func=cmd_refine)
+
+    p = sub.add_parser(
+        "compare",
+        help="compare feedback strategies over many cases",
+        description="Run each strategy on each case (finished runs are reused from the store) and write a report: "
+                    "a Markdown table of scores per round and outcomes, and a plot of score against round.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  citefix compare cases.jsonl --strategies acu,critique,none --rounds 3 --report out/ --llm openai/gpt-4o-mini\n"
+               "  citefix compare xsumfaith.jsonl --strategies acu,none --limit 20 --seed 1 --report out/   # offline",
+    )
+    p.add_argument("inputs", nargs="+", help="case files (.json or .jsonl)")
+    p.add_argument("--strategies", default="acu,none", help=f"comma-separated, from: {strategies} (default acu,none)")
+    p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help=f"revision rounds per run (default {DEFAULT_ROUNDS})")
+    p.add_argument("--target", type=float, help="stop a run when its score reaches S")
+    p.add_argument("--patience", type=int, default=0, help="stop a run after N rounds without improvement (default 0 = off)")
+    p.add_argument("--reviser", choices=("auto", "llm", "offline"), help="default: llm when --llm is given, else offline")
+    p.add_argument("--judge-llm", help="score every round also with this model")
+    p.add_argument("--judge-verifier", help="score every round also with this verifier")
+    p.add_argument("--report", required=True, metavar="DIR", help="write report.md, report.json and scores.png here")
+    p.add_argument("--seed", type=int, help="shuffle the cases with this seed before --limit")
+    p.add_argument("--limit", type=int, help="use at most N cases")
+    add_common(p)
+    p.set_defaults(func=cmd_compare)
+
+
+# --- shared set-up ------------------------------------------------------------------------------------------------------
+
+
+def _settings(args, saved: dict[str, Any] | None = None):
+    from citefix.config import load_settings
+
+    saved = saved or {}
+    pick = lambda name, attr=None: getattr(args, attr or name, None) if getattr(args, attr or name, None) is not None else saved.get(name)  # noqa: E731
+    return load_settings(llm=pick("llm"), judge_llm=pick("judge_llm"), verifier=pick("verifier"),
+                         decomposer=pick("decomposer"), strategy=pick("strategy"), concurrency=args.concurrency,
+                         db=args.db, cache=False if args.no_cache else saved.get("cache"))
+
+
+def _collaborators(settings, store, *, reviser: str | None, judge_verifier: str | None):
+    """Pipeline, reviser name and judge verifier, built once per command."""
+    from citefix.factory import build_llm, build_pipeline, build_verifier
+    from citefix.refine.incremental import CachingVerifier
+
+    pipeline = build_pipeline(settings, store)
+    judge = None
+    if settings.judge_llm or judge_verifier:
+        judge_llm = build_llm(settings.judge_llm, settings, store) if settings.judge_llm else None
+        name = judge_verifier or "llm"
+        judge = build_verifier(name, settings, store, llm=judge_llm) if judge_llm is not None or name != "llm" else None
+        if judge is None:
+            raise InputError("--judge-verifier llm needs --judge-llm MODEL")
+    cache_store = store if settings.cache else None
+    pipeline.verifier = CachingVerifier(pipeline.verifier, store=cache_store)
+    if judge is not None:
+        judge = CachingVerifier(judge, store=cache_store)
+    return pipeline, (reviser or "auto"), judge
+
+
+def _run_settings(settings, *, reviser, judge_verifier) -> dict[str, Any]:
+    return {"llm": settings.llm, "judge_llm": settings.judge_llm, "verifier": settings.verifier,
+            "judge_verifier": judge_verifier, "decomposer": settings.decomposer, "reviser": reviser,
+            "cache": settings.cache}
+
+
+class HumanProgress:
+    """Progress on stderr: a bar per round on a terminal (rich), plain lines otherwise."""
+
+    STAGES = ("feedback", "revise", "evaluate", "judge")
+
+    def __init__(self, stream=None, *, max_rounds: int | None = None, prefix: str = ""):
+        self.stream = stream or sys.stderr
+        self.max_rounds = max_rounds
+        self.prefix = prefix
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._progress = None
+        self._task = None
+
+    def _line(self, text: str) -> None:
+        if self._progress is not None:
+            self._progress.console.print(text, highlight=False, markup=False)
+        else:
+            print(self.prefix + text, file=self.stream, flush=True)
+
+    def _bar(self, n: int) -> None:
+        if not self.tty:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn
+
+        self._stop_bar()
+        self._progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[stage]}"),
+                                  console=Console(file=self.stream), transient=True)
+        self._progress.start()
+        label = f"round {n}" + (f"/{self.max_rounds}" if self.max_rounds else "")
+        self._task = self._progress.add_task(self.prefix + label, total=len(self.STAGES) if n else 2, stage="")
+
+    def _stop_bar(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+    def __call__(self, event: str, data: dict[str, Any]) -> None:
+        n = data.get("round")
+        if event == "round_started" and n == 0:
+            self._bar(0)
+        elif event == "progress" and self._progress is not None and self._task is not None:
+            stage = data.get("stage", "")
+            if data.get("step") in (None, "decompose_started") and stage in self.STAGES:
+                self._progress.update(self._task, advance=1, stage=stage)
+        elif event == "progress" and data.get("stage") == "feedback" and n:
+            self._bar(n)
+        elif event == "units_scored":
+            self._stop_bar()
+            s = "—" if data.get("score") is None else f"{data['score']:.3f}"
+            j = f", judge {data['judge_score']:.3f}" if data.get("judge_score") is not None else ""
+            reuse = ""
+            if data.get("reused"):
+                reuse = f"; {data['reused']} of {data['reused'] + (data.get('verified') or 0)} verdicts reused"
+            extra = f" ({data['message']})" if data.get("message") and data.get("status") != "ok" else ""
+            self._line(f"round {n}: score {s}{j}; {data.get('n_unsupported')} of {data.get('n_units')} units unsupported{reuse}{extra}")
+        elif event == "revision_proposed":
+            if data.get("text") is None:
+                self._stop_bar()
+                self._line(f"round {n}: no revision — {data.get('reason')}: {data.get('message') or ''}".rstrip(": "))
+            else:
+                self._line(f"round {n}: revised ({data.get('edit_prev')} words changed)")
+        elif event == "run_finished":
+            self._stop_bar()
+            s = "—" if data.get("best_score") is None else f"{data['best_score']:.3f}"
+            self._line(f"run {data.get('run_id')} {data.get('status')}: {data.get('stop_reason')}; best round "
+                       f"{data.get('best_round')} (score {s})")
+
+
+def _json_events(event: str, data: dict[str, Any]) -> None:
+    if event in JSON_EVENTS:
+        print(json.dumps({"event": event, **data}, ensure_ascii=False, default=str), flush=True)
+
+
+# --- refine ---------------------------------------------------------------------------------------------------------------
+
+
+def cmd_refine(args) -> int:
+    from citefix.refine.session import refine
+    from citefix.store import Store
+
+    if args.resume is not None and (args.inputs or args.summary or args.source or args.example):
+        raise InputError("--resume continues a stored run: give no case files with it")
+    if args.rounds is not None and args.rounds < 0:
+        raise InputError("--rounds must be 0 or more")
+    saved: dict[str, Any] = {}
+    jobs: list[tuple[Any, str | None]] = []
+    if args.resume is None:
+        from citefix.commands.check import gather_cases
+
+        jobs = gather_cases(args)  # validate inputs before loading any model
+    else:
+        from citefix.config import load_settings
+
+        probe = Store(load_settings(db=args.db).db)
+        run = probe.run(args.resume)
+        try:
+            saved = json.loads(run.get("settings") or "{}")
+        except json.JSONDecodeError:
+            saved = {}
+        saved.setdefault("llm", run.get("llm"))
+        saved.setdefault("judge_llm", run.get("judge_llm"))
+        saved.setdefault("strategy", run.get("strategy"))
+        probe.close()
+    settings = _settings(args, saved)
+    store = Store(settings.db)
+    reviser = args.reviser or saved.get("reviser")
+    judge_verifier = args.judge_verifier or saved.get("judge_verifier")
+    pipeline, reviser, judge = _collaborators(settings, store, reviser=reviser, judge_verifier=judge_verifier)
+    strategy = args.strategy or saved.get("strategy") or settings.strategy
+    max_rounds = args.rounds if args.rounds is not None else saved.get("max_rounds", DEFAULT_ROUNDS)
+    target = args.target if args.target is not None else saved.get("target")
+    patience = args.patience if args.patience is not None else saved.get("patience", DEFAULT_PATIENCE)
+    patience = patience or None
+    run_settings = _run_settings(settings, reviser=reviser, judge_verifier=judge_verifier)
+    on_event = _json_events if args.json else HumanProgress(max_rounds=max_rounds)
+    common = dict(pipeline=pipeline, strategy=strategy, reviser=reviser, store=store, max_rounds=max_rounds, target=target,
+                  patience=patience, judge_verifier=judge, on_event=on_event, settings=run_settings)
+    results = []
+    if args.resume is not None:
+        if not args.json:
+            print(f"resuming run {args.resume} ({len(store.rounds(args.resume))} rounds stored)", file=sys.stderr)
+        results.append(refine(resume_run=args.resume, **common))
+    else:
+        for i, (case, path) in enumerate(jobs, 1):
+            if not args.json:
+                head = f"[{i}/{len(jobs)}] " if len(jobs) > 1 else ""
+                print(f"{head}refining {case.id} ({strategy}, up to {max_rounds} rounds)", file=sys.stderr)
+            results.append(refine(case, input_path=str(path), **common))
+    if args.out:
+        _write_out(args.out, results)
+        if not args.json:
+            print(f"wrote {args.out}", file=sys.stderr)
+    elif not args.json and len(results) == 1:
+        print(results[0].best_text)
+    if any(r.failed for r in results):
+        bad = next(r for r in results if r.failed)
+        print(f"citefix: run {bad.run_id} ended on {bad.stop_reason}: {bad.message or ''}".rstrip(": "), file=sys.stderr)
+        return 3
+    if args.fail_under is not None and any(r.best_score is None or r.best_score < args.fail_under for r in results):
+        print(f"citefix: a best score is below --fail-under {args.fail_under}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _write_out(path: str, results) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            if len(results) == 1:
+                f.write(results[0].best_text.rstrip("\n") + "\n")
+            else:
+                for r in results:
+                    f.write(json.dumps({"id": r.case_id, "run_id": r.run_id, "best_round": r.best_round,
+                                        "score": r.best_score, "stop_reason": r.stop_reason, "text": r.best_text},
+                                       ensure_ascii=False) + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}; pick another path") from exc
+
+
+# --- compare --------------------------------------------------------------------------------------------------------------
+
+
+def cmd_compare(args) -> int:
+    from citefix.inputs import load_cases
+    from citefix.refine.compare import run_compare, select_cases, write_report
+    from citefix.refine.feedback import available_strategies
+    from citefix.store import Store
+
+    strategies = list(dict.fromkeys(s.strip() for s in args.strategies.split(",") if s.strip()))
+    unknown = [s for s in strategies if s not in available_strategies()]
+    if not strategies or unknown:
+        raise InputError(f"unknown strategy {unknown[0]!r}" if unknown else "--strategies is empty"
+                         f"; use a comma-separated list from {', '.join(available_strategies())}")
+    if args.rounds < 1:
+        raise InputError("--rounds must be at least 1")
+    cases = []
+    for path in args.inputs:
+        cases += load_cases(path)
+    cases = select_cases(cases, seed=args.seed, limit=args.limit)
+    if not cases:
+        raise InputError("no cases to compare on (check --limit)")
+    settings = _settings(args)
+    if "critique" in strategies and not settings.llm:
+        raise InputError("strategy 'critique' needs an LLM to write the critique: pass --llm MODEL or drop it")
+    store = Store(settings.db)
+    pipeline, reviser, judge = _collaborators(settings, store, reviser=args.reviser, judge_verifier=args.judge_verifier)
+    run_settings = _run_settings(settings, reviser=reviser, judge_verifier=args.judge_verifier)
+    base_sig = {**run_settings, "verifier": getattr(pipeline.verifier, "name", settings.verifier),
+                "decomposer": settings.decomposer}
+    base_sig.pop("cache", None)
+
+    def kwargs_for(strategy: str) -> dict[str, Any]:
+        return {"pipeline": pipeline, "strategy": strategy, "reviser": reviser, "judge_verifier": judge,
+                "settings": dict(run_settings)}
+
+    bar = _CompareBar(len(cases) * len(strategies))
+
+    def on_run(i, total, case, strategy, res, reused) -> None:
+        if reused:
+            bar.line(f"[{i}/{total}] {case.id} · {strategy}: reused run {res['id']} ({res.get('stop_reason')})")
+        else:
+            rounds = res.rounds
+            first = rounds[0]["score"] if rounds else None
+            f = lambda x: "—" if x is None else f"{x:.3f}"  # noqa: E731
+            bar.line(f"[{i}/{total}] {case.id} · {strategy}: {f(first)} → {f(res.best_score)} "
+                     f"(best round {res.best_round}, {res.stop_reason}) run {res.run_id}")
+        bar.advance()
+
+    cancel = threading.Event()
+    try:
+        result = run_compare(cases, strategies=strategies, store=store, make_session_kwargs=kwargs_for,
+                             base_signature=base_sig, max_rounds=args.rounds, target=args.target,
+                             patience=args.patience or None, on_run=on_run, cancel=cancel,
+                             input_path=",".join(args.inputs))
+    finally:
+        bar.close()
+    notes = [f"cases: {len(cases)} from {', '.join(args.inputs)}" + (f" (seed {args.seed})" if args.seed is not None else "")
+             + (f", limit {args.limit}" if args.limit is not None else ""),
+             f"LLM: {settings.llm or 'none (offline)'}; reviser: {_reviser_name(reviser, pipeline)}; "
+             f"verifier: {getattr(pipeline.verifier, 'name', settings.verifier)}; judge: "
+             f"{getattr(judge, 'name', None) or 'none'}",
+             f"rounds: {args.rounds}; target: {args.target if args.target is not None else 'none'}; patience: "
+             f"{args.patience or 'off'}",
+             f"store: {store.path}"]
+    paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes)
+    print(paths["markdown"].read_text(encoding="utf-8"))
+    print(f"wrote {paths['markdown']}, {paths['json']}, {paths['plot']}", file=sys.stderr)
+    return 0
+
+
+def _reviser_name(reviser: str, pipeline) -> str:
+    if reviser == "auto":
+        return "llm" if pipeline.llm is not None else "offline"
+    return reviser
+
+
+class _CompareBar:
+    """A rich progress bar over runs on a terminal; plain lines otherwise."""
+
+    def __init__(self, total: int, stream=None):
+        self.stream = stream or sys.stderr
+        self.progress = None
+        if hasattr(self.stream, "isatty") and self.stream.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("compare"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                     console=Console(file=self.stream))
+            self.progress.start()
+            self.task = self.progress.add_task("runs", total=total)
+
+    def line(self, text: str) -> None:
+        if self.progress is not None:
+            self.progress.console.print(text, highlight=False, markup=False)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def advance(self) -> None:
+        if self.progress is not None:
+            self.progress.advance(self.task)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None

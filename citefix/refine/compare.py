@@ -1,0 +1,300 @@
+"""Compare feedback strategies: run each strategy on each case (reusing finished runs), then report from the store.
+
+A run is reused when a stored run of the same case (content hash) has the same signature: strategy, LLM, judge,
+verifier, decomposer, reviser, rounds, target and patience. A matching run that did not finish (killed, cancelled) is
+resumed. The report is computed from the store's rows alone (rounds and calls of the runs it lists), so every number
+in it can be traced back: report.json names the run behind each case and strategy.
+
+Scores per round: a run that stopped early (all supported, unchanged text, …) keeps its last score in later rounds —
+its text does not change any more, so neither does its score (last observation carried forward).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from citefix.models import Case
+
+SIGNATURE_KEYS = ("strategy", "llm", "judge_llm", "verifier", "judge_verifier", "decomposer", "reviser", "max_rounds",
+                  "target", "patience")
+
+
+@dataclass
+class CompareRun:
+    case_id: str
+    strategy: str
+    run_id: int
+    reused: bool
+    stop_reason: str | None = None
+
+
+@dataclass
+class CompareResult:
+    runs: list[CompareRun] = field(default_factory=list)
+
+    def by_strategy(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for r in self.runs:
+            out.setdefault(r.strategy, []).append(r.run_id)
+        return out
+
+
+def select_cases(cases: list[Case], *, seed: int | None = None, limit: int | None = None) -> list[Case]:
+    """The cases to compare on: all in file order, or shuffled with `seed`; then the first `limit`."""
+    cases = list(cases)
+    if seed is not None:
+        random.Random(seed).shuffle(cases)
+    if limit is not None:
+        cases = cases[: max(0, limit)]
+    return cases
+
+
+def signature(strategy: str, base: dict[str, Any]) -> dict[str, Any]:
+    sig = {k: base.get(k) for k in SIGNATURE_KEYS}
+    sig["strategy"] = strategy
+    return sig
+
+
+def find_reusable(store, case: Case, sig: dict[str, Any]) -> dict | None:
+    """The newest stored run of this case with this signature, or None."""
+    for row in store.find_runs(content_hash=case.content_hash(), strategy=sig["strategy"]):
+        try:
+            settings = json.loads(row.get("settings") or "{}")
+        except json.JSONDecodeError:
+            continue
+        if settings.get("signature") == sig:
+            return row
+    return None
+
+
+def run_compare(
+    cases: list[Case],
+    *,
+    strategies: list[str],
+    store,
+    make_session_kwargs: Callable[[str], dict[str, Any]],
+    base_signature: dict[str, Any],
+    max_rounds: int,
+    target: float | None = None,
+    patience: int | None = None,
+    on_run: Callable[[int, int, Case, str, Any, bool], None] | None = None,
+    on_event=None,
+    cancel=None,
+    input_path: str | None = None,
+) -> CompareResult:
+    """Each strategy on each case; finished runs with the same signature are reused, unfinished ones resumed.
+
+    `make_session_kwargs(strategy)` gives refine()'s collaborators (pipeline or llm/verifier/decomposer, reviser,
+    judge_verifier, strategy object). `on_run(i, total, case, strategy, result_or_row, reused)` reports progress.
+    """
+    from citefix.refine.session import refine
+
+    result = CompareResult()
+    total = len(cases) * len(strategies)
+    i = 0
+    for case in cases:
+        for strategy in strategies:
+            i += 1
+            if cancel is not None and cancel.is_set():
+                return result
+            sig = signature(strategy, {**base_signature, "max_rounds": max_rounds, "target": target, "patience": patience})
+            row = find_reusable(store, case, sig)
+            if row is not None and row["status"] in ("finished", "failed"):
+                result.runs.append(CompareRun(case.id, strategy, row["id"], True, row.get("stop_reason")))
+                if on_run:
+                    on_run(i, total, case, strategy, row, True)
+                continue
+            kwargs = make_session_kwargs(strategy)
+            settings = {**kwargs.pop("settings", {}), "signature": sig}
+            res = refine(case if row is None else None, store=store, max_rounds=max_rounds, target=target, patience=patience,
+                         resume_run=row["id"] if row is not None else None, settings=settings, command="compare",
+                         on_event=on_event, cancel=cancel, input_path=input_path, **kwargs)
+            result.runs.append(CompareRun(case.id, strategy, res.run_id, False, res.stop_reason))
+            if on_run:
+                on_run(i, total, case, strategy, res, False)
+            if res.status == "cancelled":
+                return result
+    return result
+
+
+# --- the report (from the store alone) --------------------------------------------------------------------------------
+
+
+def _lineage_rows(rows: list[dict]) -> list[dict]:
+    """The accepted rounds in order (a loop run accepts every round it stores)."""
+    acc = [r for r in rows if r["accepted"] is None or r["accepted"]]
+    return sorted(acc, key=lambda r: r["n"])
+
+
+def _per_round(rows: list[dict], key: str, max_rounds: int) -> list[float | None]:
+    vals: list[float | None] = []
+    last = None
+    for k in range(max_rounds + 1):
+        if k < len(rows):
+            v = rows[k][key]
+            last = v if v is not None else last
+        vals.append(last)
+    return vals
+
+
+def _mean(xs: list[float]) -> float | None:
+    xs = [x for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    return sum(xs) / len(xs) if xs else None
+
+
+def _quantile(xs: list[float], q: float) -> float | None:
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    pos = (len(xs) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> dict[str, Any]:
+    """Everything the report shows, computed from the store's rows of the listed runs."""
+    out: dict[str, Any] = {"max_rounds": max_rounds, "strategies": {}}
+    for strategy, run_ids in runs_by_strategy.items():
+        per_run = []
+        for run_id in run_ids:
+            run = store.run(run_id)
+            rows = _lineage_rows(store.rounds(run_id))
+            if not rows:
+                continue
+            calls = [c for c in store.calls(run_id) if not c["cached"]]
+            best_n = run["best_round"] if run["best_round"] is not None else rows[-1]["n"]
+            best = next((r for r in rows if r["n"] == best_n), rows[-1])
+            per_run.append({
+                "run_id": run_id,
+                "case_id": store.case_for_run(run_id).id,
+                "scores": _per_round(rows, "score", max_rounds),
+                "judge_scores": _per_round(rows, "judge_score", max_rounds),
+                "rounds_used": len(rows) - 1,
+                "best_round": best["n"],
+                "best_score": best["score"],
+                "best_judge_score": best["judge_score"],
+                "all_supported": bool(best["n_units"]) and best["n_unsupported"] == 0,
+                "unsupported_before": rows[0]["n_unsupported"],
+                "unsupported_best": best["n_unsupported"],
+                "edit_orig": best["edit_orig"] or 0,
+                "tokens": sum((c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0) for c in calls),
+                "calls": len(calls),
+                "cost": sum(c["cost"] or 0.0 for c in calls),
+                "stop_reason": run["stop_reason"],
+                "status": run["status"],
+            })
+        n = len(per_run)
+        rounds = list(range(max_rounds + 1))
+        score_cols = [[r["scores"][k] for r in per_run] for k in rounds]
+        judge_cols = [[r["judge_scores"][k] for r in per_run] for k in rounds]
+        stops: dict[str, int] = {}
+        for r in per_run:
+            stops[r["stop_reason"] or "?"] = stops.get(r["stop_reason"] or "?", 0) + 1
+        out["strategies"][strategy] = {
+            "cases": n,
+            "mean_score": [_mean(c) for c in score_cols],
+            "q25": [_quantile(c, 0.25) for c in score_cols],
+            "q75": [_quantile(c, 0.75) for c in score_cols],
+            "mean_judge_score": [_mean(c) for c in judge_cols],
+            "all_supported_before": (sum(r["unsupported_before"] == 0 for r in per_run) / n) if n else None,
+            "all_supported": (sum(r["all_supported"] for r in per_run) / n) if n else None,
+            "mean_best_score": _mean([r["best_score"] for r in per_run]),
+            "mean_edit_distance": _mean([r["edit_orig"] for r in per_run]),
+            "mean_rounds_used": _mean([r["rounds_used"] for r in per_run]),
+            "mean_tokens": _mean([r["tokens"] for r in per_run]),
+            "total_tokens": sum(r["tokens"] for r in per_run),
+            "total_calls": sum(r["calls"] for r in per_run),
+            "total_cost": sum(r["cost"] for r in per_run),
+            "stop_reasons": stops,
+            "runs": per_run,
+        }
+    return out
+
+
+def _f(x, fmt="{:.3f}") -> str:
+    return "—" if x is None else fmt.format(x)
+
+
+def render_markdown(data: dict[str, Any], *, title: str = "Strategy comparison", notes: list[str] | None = None) -> str:
+    R = data["max_rounds"]
+    strategies = data["strategies"]
+    lines = [f"# {title}", ""]
+    for n in notes or []:
+        lines.append(f"- {n}")
+    if notes:
+        lines.append("")
+    lines += ["## Mean score per round", "",
+              "| strategy | cases | " + " | ".join(f"round {k}" for k in range(R + 1)) + " |",
+              "|---|---:|" + "---:|" * (R + 1)]
+    for s, d in strategies.items():
+        lines.append(f"| {s} | {d['cases']} | " + " | ".join(_f(x) for x in d["mean_score"]) + " |")
+    if any(any(x is not None for x in d["mean_judge_score"]) for d in strategies.values()):
+        lines += ["", "## Mean judge score per round", "",
+                  "| strategy | cases | " + " | ".join(f"round {k}" for k in range(R + 1)) + " |",
+                  "|---|---:|" + "---:|" * (R + 1)]
+        for s, d in strategies.items():
+            lines.append(f"| {s} | {d['cases']} | " + " | ".join(_f(x) for x in d["mean_judge_score"]) + " |")
+    lines += ["", "## Outcome (best round of each run)", "",
+              "| strategy | all supported before | all supported after | mean best score | mean edit distance (words) | "
+              "mean rounds | tokens (mean per case) | model calls | cost | stop reasons |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for s, d in strategies.items():
+        stops = ", ".join(f"{k} {v}" for k, v in sorted(d["stop_reasons"].items(), key=lambda kv: -kv[1]))
+        lines.append(
+            f"| {s} | {_f(d['all_supported_before'], '{:.0%}')} | {_f(d['all_supported'], '{:.0%}')} | "
+            f"{_f(d['mean_best_score'])} | {_f(d['mean_edit_distance'], '{:.1f}')} | {_f(d['mean_rounds_used'], '{:.2f}')} | "
+            f"{_f(d['mean_tokens'], '{:.0f}')} | {d['total_calls']} | {_f(d['total_cost'], '${:.4f}')} | {stops} |")
+    lines += ["", "Scores of runs that stopped early are carried forward to later rounds. Edit distance: word-level "
+              "Levenshtein distance between the original text and the best round's text. Tokens, calls and cost count "
+              "model calls not answered from the cache. Runs behind every number: report.json.", ""]
+    return "\n".join(lines)
+
+
+def plot(data: dict[str, Any], path: Path, *, title: str = "Score per round") -> Path:
+    """Score against round, one line per strategy (mean) with its interquartile band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    R = data["max_rounds"]
+    xs = list(range(R + 1))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    for s, d in data["strategies"].items():
+        mean = [float("nan") if v is None else v for v in d["mean_score"]]
+        lo = [float("nan") if v is None else v for v in d["q25"]]
+        hi = [float("nan") if v is None else v for v in d["q75"]]
+        (line,) = ax.plot(xs, mean, marker="o", label=f"{s} (n={d['cases']})")
+        ax.fill_between(xs, lo, hi, alpha=0.18, color=line.get_color(), linewidth=0)
+    ax.set_xlabel("round")
+    ax.set_ylabel("score (mean, band: 25th–75th percentile)")
+    ax.set_xticks(xs)
+    ax.set_ylim(0, 1.02)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def write_report(store, runs_by_strategy: dict[str, list[int]], max_rounds: int, out_dir: str | Path, *,
+                 notes: list[str] | None = None) -> dict[str, Path]:
+    """report.md, report.json and scores.png in out_dir, from the store alone."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    data = collect(store, runs_by_strategy, max_rounds)
+    md = out / "report.md"
+    md.write_text(render_markdown(data, notes=notes), encoding="utf-8")
+    js = out / "report.json"
+    js.write_text(json.dumps({**data, "store": str(store.path), "notes": notes or []}, indent=2, ensure_ascii=False),
+                  encoding="utf-8")
+    png = plot(data, out / "scores.png")
+    return {"markdown": md, "json": js, "plot": png}

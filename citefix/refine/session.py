@@ -1,0 +1,681 @@
+"""The refinement loop, built from steps a TUI can also take one at a time.
+
+Round 0 is the evaluation of the original text. Each later round turns the current round's evaluation into feedback
+(a strategy), has a reviser write a new text, evaluates it (and, with a judge, scores it with a second verifier), and
+stores it in one transaction. `RefineSession` holds one run and exposes the steps:
+
+    session = RefineSession(case, pipeline=pipeline, strategy="acu", store=store)
+    session.evaluate_current()          # round 0 (stored), or the current round of a resumed run
+    proposal = session.propose_revision()   # feedback + revised text; nothing stored yet
+    session.accept(proposal)            # evaluate and store it as the next round (or accept(text=...) for a hand edit)
+    session.reject(proposal)            # drop it (its model calls are still stored)
+    session.revert_to(1)                # make round 1 current again; later rounds stay in the store, not accepted
+    session.stop_reason(max_rounds=3, target=None, patience=2)
+    session.finish("max_rounds")        # best round and stop reason on the run row → RefineResult
+
+`refine()` is the loop over those steps, used by `citefix refine` and `citefix compare`. Stop rules, checked after
+every stored round: no unit unsupported (all_supported), score ≥ target (target_reached), rounds done (max_rounds),
+no improvement over the best score for `patience` rounds (no_improvement), the reviser gave back the same text
+(unchanged) or nothing (no_feedback, nothing_to_delete, revision_empty, revision_refused, …). The best round — highest
+score, earliest on ties — is reported, not just the last. With a judge, the judge's score selects the best round and
+drives target and patience (the point of a judge is that the model writing revisions does not grade them); both
+scores are stored.
+
+Ctrl-C or a kill loses at most the round in progress: each round is written in one transaction, and
+`RefineSession.resume(store, run_id, ...)` (`citefix refine --resume RUN`) continues from the stored rounds.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from citefix.errors import ConfigError, LLMError
+from citefix.evaluate import collect_calls, evaluate
+from citefix.models import CallRecord, Case, Evaluation, Unit
+from citefix.refine.distance import word_edit_distance
+from citefix.refine.feedback import Feedback, FeedbackStrategy, build_strategy
+from citefix.refine.incremental import CachingVerifier
+from citefix.refine.revise import Revision, build_reviser
+
+Event = Callable[[str, dict[str, Any]], None]
+
+# Stop reasons that mean something failed (the CLI exits 3 on them).
+FAILURE_REASONS = {"evaluation_error", "llm_error", "revision_empty", "revision_refused"}
+
+
+class Cancelled(Exception):
+    """The cancel flag was set while a step ran; nothing of that step is stored except its model calls."""
+
+
+@dataclass(eq=False)
+class Round:
+    """One stored round (its evaluation kept in memory)."""
+
+    n: int
+    text: str
+    evaluation: Evaluation
+    judge: Evaluation | None = None
+    comment: str | None = None
+    parent: int | None = None
+    accepted: bool = True
+    status: str = "done"
+    strategy: str | None = None
+    edit_prev: int | None = None
+    edit_orig: int | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    duration_s: float | None = None
+
+    @property
+    def score(self) -> float | None:
+        return self.evaluation.score
+
+    @property
+    def judge_score(self) -> float | None:
+        return self.judge.score if self.judge is not None else None
+
+    @property
+    def n_units(self) -> int:
+        return len(self.evaluation.units)
+
+    @property
+    def n_unsupported(self) -> int:
+        return len(self.evaluation.unsupported)
+
+    def summary(self) -> dict[str, Any]:
+        return {"round": self.n, "score": self.score, "judge_score": self.judge_score, "n_units": self.n_units,
+                "n_unsupported": self.n_unsupported, "edit_prev": self.edit_prev, "edit_orig": self.edit_orig,
+                "parent": self.parent, "accepted": self.accepted, "status": self.status,
+                "tokens": self.prompt_tokens + self.completion_tokens, "cost": self.cost, "duration_s": self.duration_s}
+
+
+@dataclass(eq=False)
+class Proposal:
+    """A revision of round `parent`, not stored yet. `text` is None when the reviser gave none (`reason` says why)."""
+
+    parent: int
+    text: str | None
+    comment: str | None
+    feedback: Feedback
+    revision: Revision | None
+    reason: str | None = None
+    message: str | None = None
+    edit_prev: int | None = None
+    calls: list[CallRecord] = field(default_factory=list)
+    duration_s: float = 0.0
+    evaluation: Evaluation | None = None
+    judge: Evaluation | None = None
+    settled: bool = False  # accepted or rejected already
+
+
+@dataclass
+class RefineResult:
+    run_id: int | None
+    case_id: str
+    status: str  # finished | cancelled | interrupted | failed
+    stop_reason: str
+    best_round: int
+    best_score: float | None
+    best_judge_score: float | None
+    best_text: str
+    original_text: str
+    rounds: list[dict[str, Any]]
+    message: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed" or self.stop_reason in FAILURE_REASONS
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "case_id": self.case_id, "status": self.status, "stop_reason": self.stop_reason,
+                "message": self.message, "best_round": self.best_round, "best_score": self.best_score,
+                "best_judge_score": self.best_judge_score, "text": self.best_text, "rounds": self.rounds}
+
+
+class _FixedUnits:
+    """A decomposer that hands back units already cut (the judge scores the primary's units)."""
+
+    def __init__(self, units: list[Unit], name: str):
+        self._units = units
+        self.name = name
+        self.errors: list[str] = []
+
+    def units(self, case: Case, *args, **kwargs) -> list[Unit]:
+        return [u.model_copy(deep=True) for u in self._units]
+
+
+class _Holder:
+    def __init__(self, llm):
+        self.llm = llm
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+class RefineSession:
+    """One refinement run, step by step (see the module docstring)."""
+
+    def __init__(
+        self,
+        case: Case,
+        *,
+        pipeline=None,
+        llm=None,
+        verifier=None,
+        decomposer=None,
+        strategy: str | FeedbackStrategy = "acu",
+        reviser=None,
+        store=None,
+        judge_verifier=None,
+        judge_decomposer=None,
+        run_id: int | None = None,
+        command: str = "refine",
+        input_path: str | None = None,
+        settings: dict[str, Any] | None = None,
+        on_event: Event | None = None,
+        cancel=None,
+        incremental: bool = True,
+    ):
+        self.case = case
+        self.pipeline = pipeline
+        self.llm = llm if llm is not None else getattr(pipeline, "llm", None)
+        verifier = verifier if verifier is not None else getattr(pipeline, "verifier", None)
+        if verifier is None:
+            raise ConfigError("refine needs a verifier (or a pipeline)")
+        self.store = store
+        cache_store = store if (store is not None and (settings or {}).get("cache", True)) else None
+        self.verifier = CachingVerifier(verifier, store=cache_store) if incremental and not isinstance(verifier, CachingVerifier) else verifier
+        if decomposer is None:
+            if pipeline is not None:
+                decomposer = pipeline.decomposer_for(case.kind)
+            else:
+                from citefix.config import Settings
+                from citefix.factory import build_decomposer
+
+                decomposer = build_decomposer("auto", Settings(), self.llm, kind=case.kind or "summary")
+        self.decomposer = decomposer
+        self.strategy = build_strategy(strategy, llm=self.llm) if isinstance(strategy, str) else strategy
+        self.reviser = build_reviser(reviser, llm=self.llm) if (reviser is None or isinstance(reviser, str)) else reviser
+        if judge_verifier is not None and incremental and not isinstance(judge_verifier, CachingVerifier):
+            judge_verifier = CachingVerifier(judge_verifier, store=cache_store)
+        self.judge_verifier = judge_verifier
+        self.judge_decomposer = judge_decomposer
+        self.on_event = on_event or (lambda e, d: None)
+        self.cancel = cancel
+        self.command = command
+        self.input_path = input_path
+        self.settings = dict(settings or {})
+        self.rounds: list[Round] = []
+        self.current: Round | None = None
+        self.pending: Proposal | None = None
+        self.original_text = case.text
+        self._feedback_cache: dict[int, Feedback] = {}
+        self.run_id = run_id
+        if run_id is not None:
+            if store is None:
+                raise ConfigError("resuming a run needs the store it is in")
+            self._load(run_id)
+        elif store is not None:
+            self.run_id = store.start_run(
+                case, command, input_path=input_path, llm=getattr(self.llm, "model", None),
+                judge_llm=getattr(getattr(self.judge_verifier, "llm", None), "model", None),
+                decomposer=getattr(self.decomposer, "name", None), verifier=getattr(self.verifier, "name", None),
+                strategy=self.strategy.name, settings=self.run_settings())
+
+    # --- construction from the store -----------------------------------------------------------------------------
+
+    @classmethod
+    def resume(cls, store, run_id: int, **kwargs) -> "RefineSession":
+        """The session of a stored run (any command's: a checked run can be refined further), at its current round."""
+        case = store.case_for_run(run_id)
+        return cls(case, store=store, run_id=run_id, **kwargs)
+
+    def run_settings(self) -> dict[str, Any]:
+        """The run row's settings: what the caller gave (used to rebuild the run on resume) and the names of the
+        collaborators actually used."""
+        return {**self.settings, "strategy": self.strategy.name, "reviser_name": getattr(self.reviser, "name", None),
+                "verifier_name": getattr(self.verifier, "name", None),
+                "decomposer_name": getattr(self.decomposer, "name", None),
+                "judge_verifier_name": getattr(self.judge_verifier, "name", None)}
+
+    def _load(self, run_id: int) -> None:
+        run = self.store.run(run_id)
+        self.original_text = self.case.text
+        rows = self.store.rounds(run_id)
+        prev_n = None
+        for r in rows:
+            ev = Evaluation.model_validate_json(r["evaluation"])
+            judge = Evaluation.model_validate_json(r["judge_evaluation"]) if r.get("judge_evaluation") else None
+            parent = r.get("parent")
+            if parent is None and r["n"] > 0:
+                parent = prev_n
+            self.rounds.append(Round(
+                n=r["n"], text=r["text"], evaluation=ev, judge=judge, comment=r["comment"], parent=parent,
+                accepted=bool(r["accepted"] if r["accepted"] is not None else 1), status=r["status"] or "done",
+                strategy=r.get("strategy"), edit_prev=r["edit_prev"], edit_orig=r["edit_orig"],
+                prompt_tokens=r["prompt_tokens"] or 0, completion_tokens=r["completion_tokens"] or 0,
+                cost=r["cost"] or 0.0, duration_s=r["duration_s"]))
+            if r["accepted"] is None or r["accepted"]:
+                prev_n = r["n"]
+        accepted = [r for r in self.rounds if r.accepted]
+        self.current = (accepted or self.rounds or [None])[-1]
+        if self.rounds and self.rounds[0].n == 0:
+            self.original_text = self.rounds[0].text
+        if run["status"] != "running":
+            self.store.update_run(run_id, status="running", finished=None)
+
+    # --- events and cancellation ---------------------------------------------------------------------------------------
+
+    def _emit(self, name: str, data: dict[str, Any]) -> None:
+        self.on_event(name, {"run_id": self.run_id, "case_id": self.case.id, **data})
+
+    def _check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled()
+
+    def _progress(self, n: int, stage: str) -> Event:
+        def forward(name: str, data: dict[str, Any]) -> None:
+            self._check_cancel()
+            self._emit("progress", {"round": n, "stage": stage, "step": name, **data})
+
+        return forward
+
+    # --- the text and its evaluation ----------------------------------------------------------------------------------
+
+    @property
+    def next_n(self) -> int:
+        return max((r.n for r in self.rounds), default=-1) + 1
+
+    @property
+    def current_case(self) -> Case:
+        return self.case.with_text(self.current.text) if self.current is not None else self.case
+
+    def round(self, n: int) -> Round:
+        for r in self.rounds:
+            if r.n == n:
+                return r
+        raise ConfigError(f"run {self.run_id} has no round {n}; it has rounds {[r.n for r in self.rounds]}")
+
+    def lineage(self, n: int | None = None) -> list[Round]:
+        """The rounds from round 0 to round n (default: the current one), following parents."""
+        node = self.current if n is None else self.round(n)
+        chain: list[Round] = []
+        seen = set()
+        while node is not None and node.n not in seen:
+            chain.append(node)
+            seen.add(node.n)
+            node = next((r for r in self.rounds if r.n == node.parent), None) if node.parent is not None else None
+        return list(reversed(chain))
+
+    def _evaluate(self, text: str, n: int) -> tuple[Evaluation, Evaluation | None]:
+        case = self.case.with_text(text)
+        before = (self.verifier.total.units, self.verifier.total.reused) if isinstance(self.verifier, CachingVerifier) else None
+        ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"))
+        if before is not None:
+            units = self.verifier.total.units - before[0]
+            reused = self.verifier.total.reused - before[1]
+            ev.metrics["reuse"] = {"verdicts": units, "reused": reused, "verified": units - reused}
+        judge = None
+        if self.judge_verifier is not None:
+            self._check_cancel()
+            dec = self.judge_decomposer
+            if dec is None:
+                dec = self.decomposer if case.kind == "cited_answer" else _FixedUnits(ev.units, getattr(self.decomposer, "name", "units"))
+            judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"))
+        return ev, judge
+
+    def _scored(self, r: Round) -> None:
+        reuse = r.evaluation.metrics.get("reuse", {})
+        self._emit("units_scored", {"round": r.n, "status": r.evaluation.status, "score": r.score,
+                                    "judge_score": r.judge_score, "n_units": r.n_units, "n_unsupported": r.n_unsupported,
+                                    "reused": reuse.get("reused"), "verified": reuse.get("verified"),
+                                    "message": r.evaluation.message})
+
+    def _store_round(self, r: Round, calls: list[CallRecord]) -> None:
+        if self.store is None:
+            return
+        self.store.write_round(self.run_id, r.n, r.evaluation, calls=calls, comment=r.comment, judge=r.judge,
+                               edit_prev=r.edit_prev, edit_orig=r.edit_orig, duration_s=r.duration_s, status=r.status,
+                               accepted=r.accepted, parent=r.parent, strategy=r.strategy)
+        row = next((x for x in self.store.rounds(self.run_id) if x["n"] == r.n), None)
+        if row is not None:
+            r.prompt_tokens, r.completion_tokens, r.cost = row["prompt_tokens"] or 0, row["completion_tokens"] or 0, row["cost"] or 0.0
+        self._emit("round_stored", {"round": r.n, "accepted": r.accepted})
+
+    def _drain(self) -> list[CallRecord]:
+        """Model calls made since the last drain by the strategy, reviser, decomposer and verifiers."""
+        return collect_calls(self.strategy, self.reviser, self.decomposer, self.verifier, self.judge_verifier,
+                             _Holder(self.llm))
+
+    def _store_orphan_calls(self) -> None:
+        calls = self._drain()
+        if calls and self.store is not None and self.run_id is not None:
+            self.store.write_calls(self.run_id, None, calls)
+
+    def evaluate_current(self) -> Round:
+        """Round 0 when nothing is stored yet (evaluated and stored); else the current round as it is."""
+        if self.current is not None:
+            return self.current
+        n = 0
+        self._emit("round_started", {"round": n, "strategy": None})
+        started = time.perf_counter()
+        try:
+            ev, judge = self._evaluate(self.case.text, n)
+        except Cancelled:
+            self._store_orphan_calls()
+            raise
+        r = Round(n=0, text=self.case.text, evaluation=ev, judge=judge, edit_orig=0,
+                  duration_s=time.perf_counter() - started)
+        self._scored(r)
+        self._store_round(r, [])
+        self.rounds.append(r)
+        self.current = r
+        return r
+
+    # --- feedback and revision -------------------------------------------------------------------------------------------
+
+    def feedback(self) -> Feedback:
+        """The strategy's feedback on the current round (asked once per round)."""
+        cur = self.evaluate_current()
+        if cur.n not in self._feedback_cache:
+            self._feedback_cache[cur.n] = self.strategy.feedback(self.current_case, cur.evaluation)
+        return self._feedback_cache[cur.n]
+
+    def propose_revision(self, *, evaluate: bool = False) -> Proposal:
+        """Feedback on the current round and the reviser's text; nothing is stored. With evaluate=True the proposal
+        is also evaluated (so a writer can see its score before accepting; accept() then reuses it)."""
+        cur = self.evaluate_current()
+        n = self.next_n
+        started = time.perf_counter()
+        self._check_cancel()
+        self._emit("progress", {"round": n, "stage": "feedback", "strategy": self.strategy.name})
+        try:
+            fb = self.feedback()
+            self._check_cancel()
+            if fb.comment is None:
+                revision = Revision(None, "no_feedback", f"the {self.strategy.name} strategy has nothing to say about round {cur.n}")
+            else:
+                self._emit("progress", {"round": n, "stage": "revise", "reviser": getattr(self.reviser, "name", "?")})
+                revision = self.reviser.revise(self.current_case, fb, cur.evaluation)
+        except LLMError as exc:
+            calls = self._drain()
+            prop = Proposal(cur.n, None, None, Feedback(self.strategy.name, None), None, "llm_error", str(exc), calls=calls,
+                            duration_s=time.perf_counter() - started)
+            self.pending = prop
+            self._proposed(n, prop)
+            return prop
+        except Cancelled:
+            self._store_orphan_calls()
+            raise
+        calls = list(fb.calls) + self._drain()
+        fb.calls = []
+        text, reason, message = revision.text, revision.reason, revision.message
+        if text is not None and _norm(text) == _norm(cur.text):
+            text, reason, message = None, "unchanged", "the reviser returned the text unchanged"
+        if reason == "empty":
+            reason = "revision_empty"
+        elif reason == "refused":
+            reason = "revision_refused"
+        prop = Proposal(cur.n, text, fb.comment, fb, revision, reason, message,
+                        edit_prev=word_edit_distance(cur.text, text) if text is not None else None, calls=calls,
+                        duration_s=time.perf_counter() - started)
+        if text is not None and evaluate:
+            try:
+                prop.evaluation, prop.judge = self._evaluate(text, n)
+            except Cancelled:
+                self._store_orphan_calls()
+                raise
+            prop.calls += self._drain()
+            prop.duration_s = time.perf_counter() - started
+        self.pending = prop
+        self._proposed(n, prop)
+        return prop
+
+    def _proposed(self, n: int, prop: Proposal) -> None:
+        self._emit("revision_proposed", {"round": n, "parent": prop.parent, "strategy": self.strategy.name,
+                                         "comment": prop.comment, "text": prop.text, "edit_prev": prop.edit_prev,
+                                         "reason": prop.reason, "message": prop.message,
+                                         "notes": prop.revision.notes if prop.revision else []})
+
+    def accept(self, proposal: Proposal | None = None, *, text: str | None = None, comment: str | None = None) -> Round:
+        """Store the next round: the proposal's text, or `text` (a hand edit, possibly of the proposal)."""
+        cur = self.evaluate_current()
+        proposal = proposal or self.pending
+        if text is None:
+            if proposal is None or proposal.text is None:
+                raise ConfigError("nothing to accept: propose a revision first, or give the edited text")
+            if proposal.settled:
+                raise ConfigError("this proposal was already accepted or rejected")
+            text = proposal.text
+        if not text.strip():
+            raise ConfigError("the text is empty; nothing to accept")
+        from_proposal = proposal is not None and proposal.text is not None and not proposal.settled and _norm(text) == _norm(proposal.text)
+        n = self.next_n
+        self._emit("round_started", {"round": n, "strategy": self.strategy.name})
+        started = time.perf_counter()
+        calls: list[CallRecord] = list(proposal.calls) if (proposal is not None and not proposal.settled) else []
+        try:
+            if from_proposal and proposal.evaluation is not None and proposal.evaluation.text == text:
+                ev, judge = proposal.evaluation, proposal.judge
+            else:
+                ev, judge = self._evaluate(text, n)
+        except Cancelled:
+            self._store_orphan_calls()
+            if proposal is not None and proposal.calls and not proposal.settled and self.store is not None:
+                self.store.write_calls(self.run_id, None, proposal.calls)
+                proposal.calls = []
+            raise
+        calls += self._drain()
+        if from_proposal:
+            the_comment = comment if comment is not None else proposal.comment
+            status = "done"
+        else:
+            the_comment = comment if comment is not None else "edited by hand"
+            status = "edited"
+        r = Round(n=n, text=text, evaluation=ev, judge=judge, comment=the_comment, parent=cur.n, accepted=True,
+                  status=status, strategy=self.strategy.name if from_proposal else None,
+                  edit_prev=word_edit_distance(cur.text, text), edit_orig=word_edit_distance(self.original_text, text),
+                  duration_s=(proposal.duration_s if from_proposal else 0.0) + (time.perf_counter() - started))
+        self._scored(r)
+        self._store_round(r, calls)
+        if proposal is not None:
+            proposal.settled = True
+        self.pending = None
+        self.rounds.append(r)
+        self.current = r
+        return r
+
+    def reject(self, proposal: Proposal | None = None) -> Round | None:
+        """Drop a proposal. Its model calls are stored; an evaluated proposal is kept as a round not accepted."""
+        proposal = proposal or self.pending
+        self.pending = None
+        if proposal is None or proposal.settled:
+            return None
+        proposal.settled = True
+        if proposal.evaluation is not None and proposal.text is not None:
+            cur = self.current
+            r = Round(n=self.next_n, text=proposal.text, evaluation=proposal.evaluation, judge=proposal.judge,
+                      comment=proposal.comment, parent=proposal.parent, accepted=False, status="rejected",
+                      strategy=self.strategy.name, edit_prev=proposal.edit_prev,
+                      edit_orig=word_edit_distance(self.original_text, proposal.text), duration_s=proposal.duration_s)
+            self._store_round(r, proposal.calls)
+            self.rounds.append(r)
+            self.current = cur
+            return r
+        if proposal.calls and self.store is not None:
+            self.store.write_calls(self.run_id, None, proposal.calls)
+        return None
+
+    def revert_to(self, n: int) -> Round:
+        """Make round n current again. Rounds outside its lineage stay stored, marked not accepted."""
+        target = self.round(n)
+        self.pending = None
+        self.current = target
+        keep = {r.n for r in self.lineage(n)}
+        for r in self.rounds:
+            r.accepted = r.n in keep
+        if self.store is not None:
+            self.store.set_lineage(self.run_id, keep)
+        self._emit("reverted", {"round": n})
+        return target
+
+    # --- stop rules and the best round -----------------------------------------------------------------------------------
+
+    def uses_judge(self) -> bool:
+        return self.judge_verifier is not None
+
+    def selection_score(self, r: Round) -> float | None:
+        return r.judge_score if self.uses_judge() and r.judge is not None else r.score
+
+    def best_round(self) -> Round:
+        chain = self.lineage()
+        if not chain:
+            raise ConfigError("no round stored yet")
+
+        def key(item):
+            depth, r = item
+            s = self.selection_score(r)
+            return (s if s is not None else float("-inf"), -r.n_unsupported, -depth)
+
+        return max(enumerate(chain), key=key)[1]
+
+    def stop_reason(self, *, max_rounds: int | None = 3, target: float | None = None, patience: int | None = None) -> str | None:
+        """Why the loop should stop after the current round, or None to go on."""
+        cur = self.current
+        if cur is None:
+            return None
+        ev = cur.evaluation
+        if ev.status == "error":
+            return "evaluation_error"
+        if ev.status == "no_units":
+            return "no_units"
+        if cur.n_unsupported == 0:
+            return "all_supported"
+        s = self.selection_score(cur)
+        if target is not None and s is not None and s >= target:
+            return "target_reached"
+        chain = self.lineage()
+        depth = len(chain) - 1
+        if max_rounds is not None and depth >= max_rounds:
+            return "max_rounds"
+        if patience is not None and patience > 0 and depth > 0:
+            best = self.best_round()
+            best_depth = next((i for i, r in enumerate(chain) if r is best), 0)
+            if depth - best_depth >= patience:
+                return "no_improvement"
+        return None
+
+    def step(self) -> tuple[Round | None, Proposal]:
+        """One full round: propose and accept. Returns (the stored round or None, the proposal)."""
+        prop = self.propose_revision()
+        if prop.text is None:
+            return None, prop
+        self._check_cancel()
+        return self.accept(prop), prop
+
+    # --- finishing ----------------------------------------------------------------------------------------------------
+
+    def result(self, stop_reason: str, status: str = "finished", message: str | None = None) -> RefineResult:
+        if self.current is None:
+            return RefineResult(self.run_id, self.case.id, status, stop_reason, 0, None, None, self.case.text,
+                                self.original_text, [], message)
+        best = self.best_round()
+        return RefineResult(
+            run_id=self.run_id, case_id=self.case.id, status=status, stop_reason=stop_reason, best_round=best.n,
+            best_score=best.score, best_judge_score=best.judge_score, best_text=best.text, original_text=self.original_text,
+            rounds=[r.summary() for r in self.rounds], message=message)
+
+    def _drop_pending(self) -> None:
+        """Store the model calls of a proposal that will not become a round."""
+        prop, self.pending = self.pending, None
+        if prop is not None and not prop.settled:
+            prop.settled = True
+            if prop.calls and self.store is not None and self.run_id is not None:
+                self.store.write_calls(self.run_id, None, prop.calls)
+            prop.calls = []
+
+    def finish(self, stop_reason: str, status: str | None = None, message: str | None = None) -> RefineResult:
+        """Record the stop reason and best round on the run row and announce the end."""
+        if status is None:
+            status = "failed" if stop_reason in FAILURE_REASONS else "finished"
+        res = self.result(stop_reason, status, message)
+        if self.store is not None and self.run_id is not None:
+            self.store.finish_run(self.run_id, status, best_round=res.best_round if self.current is not None else None,
+                                  stop_reason=stop_reason)
+        self._emit("run_finished", {"status": status, "stop_reason": stop_reason, "message": message,
+                                    "best_round": res.best_round, "best_score": res.best_score,
+                                    "best_judge_score": res.best_judge_score, "rounds": len(self.rounds),
+                                    "text": res.best_text})
+        return res
+
+    def run(self, *, max_rounds: int | None = 3, target: float | None = None, patience: int | None = None) -> RefineResult:
+        """The loop: evaluate, then propose and accept until a stop rule holds."""
+        message = None
+        try:
+            self.evaluate_current()
+            while True:
+                reason = self.stop_reason(max_rounds=max_rounds, target=target, patience=patience)
+                if reason:
+                    if reason == "evaluation_error":
+                        message = self.current.evaluation.message
+                    break
+                self._check_cancel()
+                _, prop = self.step()
+                if prop.text is None:
+                    reason, message = prop.reason or "no_revision", prop.message
+                    self._drop_pending()
+                    break
+        except Cancelled:
+            self._drop_pending()
+            self._store_orphan_calls()
+            return self.finish("cancelled", "cancelled", "cancelled; completed rounds are kept")
+        except KeyboardInterrupt:
+            self._drop_pending()
+            self._store_orphan_calls()
+            self.finish("interrupted", "interrupted", "interrupted; completed rounds are kept")
+            raise
+        return self.finish(reason, message=message)
+
+
+def refine(
+    case: Case | None = None,
+    *,
+    pipeline=None,
+    llm=None,
+    verifier=None,
+    decomposer=None,
+    strategy: str | FeedbackStrategy = "acu",
+    reviser=None,
+    store=None,
+    max_rounds: int | None = 3,
+    target: float | None = None,
+    patience: int | None = None,
+    judge_verifier=None,
+    on_event: Event | None = None,
+    cancel=None,
+    resume_run: int | None = None,
+    settings: dict[str, Any] | None = None,
+    command: str = "refine",
+    input_path: str | None = None,
+    incremental: bool = True,
+) -> RefineResult:
+    """Refine one case until a stop rule holds; every round stored. See the module docstring."""
+    settings = {**(settings or {}), "max_rounds": max_rounds, "target": target, "patience": patience}
+    common = dict(pipeline=pipeline, llm=llm, verifier=verifier, decomposer=decomposer, strategy=strategy, reviser=reviser,
+                  judge_verifier=judge_verifier, on_event=on_event, cancel=cancel, settings=settings, command=command,
+                  input_path=input_path, incremental=incremental)
+    if resume_run is not None:
+        if store is None:
+            raise ConfigError("resuming a run needs the store it is in")
+        session = RefineSession.resume(store, resume_run, **common)
+        store.update_run(resume_run, settings=json.dumps(session.run_settings()))
+    else:
+        if case is None:
+            raise ConfigError("refine needs a case (or resume_run)")
+        session = RefineSession(case, store=store, **common)
+    return session.run(max_rounds=max_rounds, target=target, patience=patience)

@@ -206,6 +206,7 @@ def _as_reply(out: Any) -> Reply:
 def _make_handler(srv: LoopbackLLM):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out at once, not 40 ms apart (Nagle + delayed ACK)
 
         def log_message(self, fmt, *args):  # quiet
             pass
@@ -229,7 +230,12 @@ def _make_handler(srv: LoopbackLLM):
             self._send(status, {"error": {"message": message, "type": kind, "code": str(status)}}, headers)
 
         def do_GET(self):
-            self._error(404, "only POST /v1/chat/completions is served", "not_found")
+            if self.path.rstrip("/") == "/stats":  # for a benchmark that runs the server in another process
+                with srv._lock:
+                    body = {**srv.stats.__dict__, "max_in_flight": srv.max_in_flight}
+                self._send(200, body)
+                return
+            self._error(404, "only POST /v1/chat/completions (and GET /stats) are served", "not_found")
 
         def do_POST(self):
             length = int(self.headers.get("Content-Length") or 0)
@@ -293,13 +299,22 @@ def _make_handler(srv: LoopbackLLM):
     return Handler
 
 
-if __name__ == "__main__":  # manual use: serve "Yes" with log-probs until Ctrl-C
+def fetch_stats(base_url: str) -> dict[str, Any]:
+    """GET /stats of a loopback server (e.g. one running in another process)."""
+    from urllib.request import urlopen
+
+    with urlopen(base_url.rsplit("/v1", 1)[0] + "/stats", timeout=5) as resp:  # noqa: S310 - 127.0.0.1 only
+        return json.loads(resp.read())
+
+
+if __name__ == "__main__":  # serve "Yes" (P = 0.9) with log-probs: loopback.py [PORT] [LATENCY_S]
     import sys
 
-    server = LoopbackLLM(lambda req: yes_reply(0.9), port=int(sys.argv[1]) if len(sys.argv) > 1 else 0).start()
+    server = LoopbackLLM(lambda req: yes_reply(0.9), port=int(sys.argv[1]) if len(sys.argv) > 1 else 0,
+                         latency=float(sys.argv[2]) if len(sys.argv) > 2 else 0.0, max_requests=1_000_000).start()
     print(f"serving on {server.base_url}", flush=True)
     try:
-        while True:
-            time.sleep(3600)
+        sys.stdin.read()  # until standard input closes (Ctrl-D, or the parent process ends): never an orphan
     except KeyboardInterrupt:
-        server.stop()
+        pass
+    server.stop()

@@ -192,11 +192,14 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
                     pairs = [(tt, float(ll))]
                 tops.append(pairs)
         usage = getattr(resp, "usage", None)
-        cost = None
-        try:
-            cost = float(litellm.completion_cost(completion_response=resp))
-        except Exception:  # unknown price for local models: leave cost empty
-            cost = None
+        hidden = getattr(resp, "_hidden_params", None) or {}
+        if "response_cost" in hidden:  # litellm priced it already (None for a model it has no price for)
+            cost = float(hidden["response_cost"]) if hidden["response_cost"] is not None else None
+        else:
+            try:
+                cost = float(litellm.completion_cost(completion_response=resp))
+            except Exception:  # unknown price for local models: leave cost empty
+                cost = None
         return RawResponse(
             text=text,
             top_logprobs=tops,

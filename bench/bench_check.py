@@ -1,0 +1,232 @@
+"""Benchmark `citefix check`: the offline default, and the LLM path against a loopback server with injected latency.
+
+    .venv/bin/python bench/bench_check.py                 # both parts
+    .venv/bin/python bench/bench_check.py --skip-llm      # offline only
+    .venv/bin/python bench/bench_check.py --skip-offline  # LLM path only
+
+(a) Offline: model-load time (imports + spaCy + MiniLM), then the bundled example and N XSumFaith summaries checked
+    the way `citefix check` does (evaluate + write the round to a store), per-case latency median and p95, one case of
+    a ~500-word source with a ~60-word summary, and peak RSS. Goals: load <= 5 s, 500/60 case <= 2 s, RSS <= 1.5 GB.
+(b) LLM: the LLM judge through litellm over HTTP to tests/loopback.py with a fixed latency per request (200 ms),
+    ACUs verified per second at concurrency 1 and 16. Ideal at 16 is 16 / 0.2 s = 80/s; goal >= 90% of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+XSUM = Path(os.environ.get("CITEFIX_XSUMFAITH", ROOT.parent / "shared" / "data" / "xsumfaith" / "xsumfaith_val_balanced.jsonl"))
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def xsum_cases(n: int):
+    """The first n records of XSumFaith that load as cases (some have no document: NaN), and how many were skipped."""
+    from citefix.errors import InputError
+    from citefix.inputs import _build, _adapt  # noqa: PLC2701 - record-by-record, to skip the broken ones
+
+    cases, skipped = [], 0
+    with open(XSUM, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if len(cases) >= n:
+                break
+            try:
+                cases.append(_build(_adapt(json.loads(line), str(XSUM), lineno, None), str(XSUM), lineno))
+            except InputError:
+                skipped += 1
+    return cases, skipped
+
+
+def words(text: str, n: int) -> str:
+    """The first sentences of text with at most n words."""
+    from citefix.chunking import split_sentences
+
+    out, count = [], 0
+    for s in split_sentences(text):
+        k = len(s.text.split())
+        if count + k > n:
+            break
+        out.append(s.text)
+        count += k
+    return " ".join(out)
+
+
+def case_500_60(pool):
+    """A ~500-word source and a ~60-word summary: the XSum document nearest 500 words, its summary plus two of its
+    sentences lightly changed (a number and a name), so the summary has supported and unsupported parts."""
+    from citefix.chunking import split_sentences
+    from citefix.models import Case, Source
+
+    best = min(pool, key=lambda c: abs(len(c.source_text.split()) - 560))
+    src = words(best.source_text, 500)
+    sents = [s.text for s in split_sentences(src) if 12 <= len(s.text.split()) <= 30][:3]
+    summary = " ".join([best.text.strip().rstrip(".") + "."] + sents)
+    summary = " ".join(summary.split()[:60])
+    summary = summary.replace("the ", "the new ", 1)
+    return Case(id="bench-500-60", sources=[Source(id="1", title="doc", text=src)], text=summary)
+
+
+def offline(n: int) -> None:
+    from citefix.config import Settings
+    from citefix.factory import build_pipeline
+    from citefix.inputs import load_cases
+    from citefix.commands.check import example_path
+
+    print("== (a) offline default ==")
+    t0 = time.perf_counter()
+    pipeline = build_pipeline(Settings())
+    decomposer = pipeline.decomposer_for("summary")
+    verifier = pipeline.verifier
+    for owner in (verifier, decomposer):  # force the lazy loads: spaCy, MiniLM, idf table
+        for attr in ("nlp", "encoder", "idf"):
+            if hasattr(type(owner), attr):
+                getattr(owner, attr)
+    load_s = time.perf_counter() - t0
+    print(f"model load (imports + spaCy + MiniLM): {load_s:.2f} s   [goal <= 5 s]")
+    print(f"verifier: {verifier.name}   decomposer: {decomposer.name}")
+
+    from citefix.evaluate import evaluate
+    from citefix.store import Store
+
+    tmp = tempfile.mkdtemp(prefix="citefix-bench-")
+    store = Store(Path(tmp) / "bench.db")
+
+    def check(case):
+        started = time.perf_counter()
+        run_id = store.start_run(case, "check", verifier=verifier.name, decomposer=decomposer.name)
+        ev = evaluate(case, decomposer=decomposer, verifier=verifier)
+        store.write_round(run_id, 0, ev)
+        store.finish_run(run_id, "finished", best_round=0, stop_reason=ev.status)
+        return time.perf_counter() - started, ev
+
+    example = load_cases(example_path("summary"))
+    first_s, ev = check(example[0])
+    print(f"bundled example: first check {first_s:.3f} s (score {ev.score:.2f}, {len(ev.units)} units)")
+    cases, skipped = xsum_cases(n)
+    lat, units = [], []
+    for c in example + cases:
+        s, ev = check(c)
+        lat.append(s)
+        units.append(len(ev.units))
+    print(f"cases: bundled example + {len(cases)} XSumFaith val summaries ({skipped} records skipped: no document)")
+    print(f"per-case latency: median {statistics.median(lat) * 1000:.0f} ms   p95 {pct(lat, 0.95) * 1000:.0f} ms   "
+          f"max {max(lat) * 1000:.0f} ms   mean units/case {statistics.mean(units):.1f}   "
+          f"mean source words {statistics.mean(len(c.source_text.split()) for c in cases):.0f}")
+
+    big = case_500_60(cases)
+    times = []
+    for _ in range(3):
+        verifier._cache.clear() if hasattr(verifier, "_cache") else None  # no cross-run source cache: a cold case
+        s, ev = check(big.model_copy(update={"id": f"bench-500-60-{_}"}))
+        times.append(s)
+    print(f"500-word source + {len(big.text.split())}-word summary ({len(big.source_text.split())} source words, "
+          f"{len(ev.units)} units): median of 3 {statistics.median(times):.3f} s   [goal <= 2 s]")
+    print(f"peak RSS after the offline part: {rss_mb():.0f} MB   [goal <= 1536 MB]")
+    store.close()
+
+
+def start_server(latency: float):
+    """tests/loopback.py in its own process (as a real server would be), so its CPU does not share our GIL."""
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "loopback.py"), "0", str(latency)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # exits when stdin closes
+    line = proc.stdout.readline().strip()  # "serving on http://127.0.0.1:PORT/v1"
+    if not line.startswith("serving on "):
+        proc.kill()
+        raise RuntimeError(f"loopback server did not start: {line!r}")
+    return proc, line.removeprefix("serving on ")
+
+
+def llm(latency: float, n_units: int, concurrencies: list[int], in_process: bool) -> None:
+    import subprocess
+    from loopback import LoopbackLLM, fetch_stats, yes_reply
+
+    from citefix.llm.client import LLMClient, litellm_transport
+    from citefix.models import Case, Source, Unit
+    from citefix.verify.llm_judge import LLMJudgeVerifier
+
+    where = "in this process" if in_process else "in its own process"
+    print(f"== (b) LLM judge over HTTP (litellm -> loopback server {where}, {latency * 1000:.0f} ms per request) ==")
+    os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-secret")
+    case = Case(id="bench-llm", sources=[Source(id="1", text="The depot closed in 1987. It will become a park.")],
+                text="The depot closed in 1987.")
+    units = [Unit(id=f"u{i + 1}", text=f"The depot closed in 1987 (claim {i + 1}).", kind="acu", decomposer="bench")
+             for i in range(n_units)]
+    if in_process:
+        srv = LoopbackLLM(lambda req: yes_reply(0.9), latency=latency, max_requests=1_000_000).start()
+        base, proc = srv.base_url, None
+    else:
+        proc, base = start_server(latency)
+    try:
+        for conc in concurrencies:
+            client = LLMClient("openai/bench-model", transport=litellm_transport(api_base=base), concurrency=conc)
+            judge = LLMJudgeVerifier(client)
+            judge.verify(units[:conc], case)  # warm-up: litellm import, HTTP connections
+            n = min(n_units, max(conc * 10, 20))
+            before = fetch_stats(base)["answered"]
+            started = time.perf_counter()
+            verdicts = judge.verify(units[:n], case)
+            elapsed = time.perf_counter() - started
+            stats = fetch_stats(base)
+            assert all(v.score is not None and not v.discrete for v in verdicts), "every unit scored from log-probs"
+            assert stats["answered"] - before == n, (stats, before, n)
+            rate = n / elapsed
+            ideal = conc / latency
+            print(f"concurrency {conc:>2}: {n} ACUs in {elapsed:.2f} s = {rate:.1f} ACUs/s   ideal {ideal:.0f}/s   "
+                  f"{100 * rate / ideal:.0f}% of ideal   (server max in flight {stats['max_in_flight']})"
+                  + ("   [goal >= 90%]" if conc == 16 else ""))
+    finally:
+        if proc is not None:
+            proc.stdin.close()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        else:
+            srv.stop()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=50, help="XSumFaith summaries to check offline (default 50)")
+    ap.add_argument("--latency", type=float, default=0.2, help="loopback latency per request, seconds (default 0.2)")
+    ap.add_argument("--units", type=int, default=160, help="ACUs to verify per concurrency level (default 160)")
+    ap.add_argument("--skip-offline", action="store_true")
+    ap.add_argument("--skip-llm", action="store_true")
+    ap.add_argument("--in-process-server", action="store_true", help="run the loopback server in this process")
+    args = ap.parse_args()
+    print(f"python {sys.version.split()[0]}  cpus {os.cpu_count()}  platform {sys.platform}")
+    if not args.skip_offline:
+        offline(args.n)
+    if not args.skip_llm:
+        llm(args.latency, args.units, [1, 16], args.in_process_server)
+    print(f"peak RSS of the whole benchmark: {rss_mb():.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -477,27 +477,18 @@ def _plan_tokens(sent, plan: _Plan) -> tuple[set[int], list[tuple[int, str]]]:
         toks.update(_first_conjunct_ids(doc[i]))
     for i in sorted(plan.nodes):
         node = doc[i]
+        if node.dep_ == "conj":
+            _delete_conjunct(sent, node, toks, reps)
+            continue
         sub = sorted(t.i for t in node.subtree)
         lo, hi = sub[0], sub[-1]
+        if lo - 1 >= sent.start and doc[lo - 1].text == "(":
+            # a bracket opened just before the subtree closes inside it: delete up to the bracket, keep what follows
+            close = next((k for k in sub if doc[k].text == ")"), None)
+            if close is not None and close < hi:
+                sub = [k for k in sub if k <= close]
+                hi = close
         toks.update(sub)
-        if node.dep_ == "conj":
-            # the coordinator and commas between the previous conjunct and this one
-            k = lo - 1
-            cc = None
-            while k >= sent.start and doc[k].dep_ in ("cc", "punct", "preconj") and doc[k].text not in (")", "]"):
-                if doc[k].dep_ == "cc":
-                    cc = doc[k]
-                toks.add(k)
-                k -= 1
-            if cc is not None:
-                siblings = [c for c in node.head.children if c.dep_ == "conj" and c.i != node.i and c.i < node.i
-                            and c.i not in toks]
-                if siblings:
-                    last = siblings[-1]
-                    before = min(t.i for t in last.subtree) - 1
-                    if before >= sent.start and doc[before].text == "," and before not in toks:
-                        reps.append((before, " " + cc.text))
-            continue
         # paired punctuation around the subtree: ", X," "(X)" "— X —"
         left = doc[lo - 1] if lo - 1 >= sent.start else None
         right = doc[hi + 1] if hi + 1 < sent.end else None
@@ -513,7 +504,63 @@ def _plan_tokens(sent, plan: _Plan) -> tuple[set[int], list[tuple[int, str]]]:
     if toks:
         _glued(sent, toks)
         _paired(sent, toks)
+        # the sentence's closing punctuation stays with what is left of it
+        k = sent.end - 1
+        while k >= sent.start and doc[k].is_punct and doc[k].text in (".", "!", "?", "...", "…"):
+            toks.discard(k)
+            k -= 1
     return toks, reps
+
+
+def _chain(node) -> list:
+    """Every conjunct of the coordination `node` belongs to, in order (spaCy chains them: a → conj b → conj c)."""
+    top = node
+    while top.dep_ == "conj" and top.head.i != top.i:
+        top = top.head
+    out, todo = [], [top]
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        todo.extend(c for c in n.children if c.dep_ == "conj")
+    return sorted(out, key=lambda t: t.i)
+
+
+def _own(node) -> list[int]:
+    """A conjunct's own words: its subtree without the conjuncts (and their coordinators) chained to it."""
+    drop = set()
+    for c in node.children:
+        if c.dep_ == "conj":
+            drop.update(t.i for t in c.subtree)
+    first_conj = min(drop, default=None)
+    if first_conj is not None:
+        drop.update(c.i for c in node.children
+                    if c.dep_ in ("cc", "preconj", "punct") and node.i < c.i < first_conj)
+    return sorted(t.i for t in node.subtree if t.i not in drop)
+
+
+def _delete_conjunct(sent, node, toks: set[int], reps: list) -> None:
+    """Delete a (non-first) conjunct with the coordinator or comma before it; when that was the list's last
+    coordinator, the comma before the new last conjunct becomes it ("a, b and c" − c → "a and b")."""
+    doc = sent.doc
+    own = _own(node)
+    toks.update(own)
+    k = own[0] - 1
+    cc = None
+    while k >= sent.start and doc[k].dep_ in ("cc", "punct", "preconj") and doc[k].text not in (")", "]", '"', "''"):
+        if doc[k].dep_ == "cc":
+            cc = doc[k]
+        toks.add(k)
+        k -= 1
+    if cc is None:
+        return
+    remaining = [c for c in _chain(node) if c.i not in toks]
+    if len(remaining) < 2:
+        return
+    last = remaining[-1]
+    start = min(_own(last))
+    before = start - 1
+    if before >= sent.start and doc[before].text == "," and before not in toks:
+        reps.append((before, " " + cc.text))
 
 
 _GLUE = {"-", "–", "/"}

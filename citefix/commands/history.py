@@ -12,7 +12,8 @@ def register(sub) -> None:
     p.add_argument("--case", help="filter by case id (substring)")
     p.add_argument("--strategy", help="filter by refinement strategy")
     p.add_argument("--model", help="filter by LLM, judge or verifier")
-    p.add_argument("--command", dest="cmd", choices=("check", "refine"), help="filter by the command that made the run")
+    p.add_argument("--command", dest="cmd", choices=("check", "refine", "compare", "tui"),
+                   help="filter by the command that made the run")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--json", action="store_true")
     p.add_argument("--db")
@@ -105,7 +106,11 @@ def cmd_show(args) -> int:
     if args.rounds:
         for r in rows:
             s = "—" if r["score"] is None else f"{r['score']:.2f}"
-            print(f"round {r['n']}: score {s}  unsupported {r['n_unsupported']}  edit(prev) {r['edit_prev']}  {r['status']}")
+            judge = f"  judge {r['judge_score']:.2f}" if r.get("judge_score") is not None else ""
+            parent = f"  from round {r['parent']}" if r.get("parent") is not None else ""
+            kept = "" if r.get("accepted") in (None, 1) else "  (not accepted)"
+            print(f"round {r['n']}: score {s}{judge}  unsupported {r['n_unsupported']}  edit(prev) {r['edit_prev']}  "
+                  f"{r['status']}{parent}{kept}")
         return 0
     ev = store.evaluation(args.run, args.round)
     if args.json:
@@ -138,10 +143,13 @@ def export_run(store, run_id: int, fmt: str) -> str:
         lines.append(f"- strategy: {run['strategy']}")
     if run.get("best_round") is not None:
         lines.append(f"- best round: {run['best_round']}")
-    lines += ["", "| round | score | units | unsupported | edit (prev) |", "|---:|---:|---:|---:|---:|"]
+    judged = any(r.get("judge_score") is not None for r in rounds)
+    lines += ["", "| round | score |" + (" judge |" if judged else "") + " units | unsupported | edit (prev) |",
+              "|---:|---:|" + ("---:|" if judged else "") + "---:|---:|---:|"]
     for r in rounds:
         s = "—" if r["score"] is None else f"{r['score']:.3f}"
-        lines.append(f"| {r['n']} | {s} | {r['n_units']} | {r['n_unsupported']} | {r['edit_prev'] if r['edit_prev'] is not None else '—'} |")
+        j = (" " + ("—" if r.get("judge_score") is None else f"{r['judge_score']:.3f}") + " |") if judged else ""
+        lines.append(f"| {r['n']} | {s} |{j} {r['n_units']} | {r['n_unsupported']} | {r['edit_prev'] if r['edit_prev'] is not None else '—'} |")
     for r in rounds:
         ev = store.evaluation(run_id, r["n"])
         lines += ["", f"## Round {r['n']}", ""]

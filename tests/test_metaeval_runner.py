@@ -359,8 +359,9 @@ def test_views_json_and_determinism(tmp_path):
     assert [(s.value, s.ci_low, s.ci_high) for s in a.stats] == [(s.value, s.ci_low, s.ci_high) for s in b.stats]
     back = from_json(to_json(a))
     assert isinstance(back, MetaEvalResult) and back.stats[0] == a.stats[0]
-    assert isinstance(back.stat("binary", "balanced_accuracy", "o"), P.ThresholdStat) or \
-        back.stat("binary", "balanced_accuracy", "o").value == a.stat("binary", "balanced_accuracy", "o").value
+    bacc = back.stat("binary", "balanced_accuracy", "o")
+    assert isinstance(bacc, P.ThresholdStat) and bacc == a.stat("binary", "balanced_accuracy", "o")
+    assert back.stats == a.stats and back.scores == a.scores
     md = to_markdown(a, "citefix meta-eval data.jsonl --verifier o")
     assert "citefix meta-eval data.jsonl --verifier o" in md and "| protocol |" in md
     paths = write_report(a, tmp_path / "rep", "cmd")

@@ -32,14 +32,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 import resource
 import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializeAsAny, field_validator
 
 import citefix
 from citefix.chunking import Span, chunk_text
@@ -110,7 +109,7 @@ class MetaEvalResult(BaseModel):
     seed: int = 0
     bootstrap: int = 1000
     chunk_words: int | None = None
-    stats: list[P.Stat] = Field(default_factory=list)
+    stats: list[SerializeAsAny[P.Stat]] = Field(default_factory=list)
     scores: list[ItemScore] = Field(default_factory=list)
     decompositions: list[DecompositionScore] = Field(default_factory=list)
     performance: list[Performance] = Field(default_factory=list)
@@ -120,6 +119,14 @@ class MetaEvalResult(BaseModel):
     cancelled: bool = False
     notes: list[str] = Field(default_factory=list)
     version: str = citefix.__version__
+
+    @field_validator("stats", mode="before")
+    @classmethod
+    def _typed_stats(cls, v: Any) -> Any:
+        # JSON read back: a statistic with a threshold is a ThresholdStat again.
+        if isinstance(v, list):
+            return [P.ThresholdStat.model_validate(x) if isinstance(x, dict) and "threshold" in x else x for x in v]
+        return v
 
     def stat(self, protocol: str, name: str, system: str) -> P.Stat | None:
         return next((s for s in self.stats if s.protocol == protocol and s.name == name and s.system == system), None)
@@ -596,7 +603,7 @@ def _rows(result: MetaEvalResult) -> tuple[list[str], list[list[str]], dict[str,
             n = max((s.n for s in result.stats if s.protocol == proto and s.name == name), default=0)
             body.append([_PROTOCOLS.get(proto, proto), _LABELS.get(name, name), str(n)] + cells)
     perf = {p.system: p for p in result.performance}
-    speed = lambda v: "—" if v is None else f"{v:,.1f}"  # noqa: E731
+    speed = lambda v: "—" if v is None else (f"{v:,.0f}" if v >= 100 else f"{v:.3g}")  # noqa: E731
     body.append(["speed", "items/s", ""] + [speed(perf[s].items_per_s) if s in perf else "" for s in systems])
     body.append(["speed", "items/s after first", ""]
                 + [speed(perf[s].items_per_s_after_first) if s in perf else "" for s in systems])
@@ -633,8 +640,19 @@ def render_table(result: MetaEvalResult) -> str:
         out.append("BAcc: threshold (@) tuned on odd-indexed items, reported on even-indexed items")
     for reason, k in notes.items():
         out.append(f"[{k}] {reason}")
-    out += [f"note: {n}" for n in result.notes]
+    out += [f"note: {n}" for n in _extra_notes(result)]
     return "\n".join(out) + "\n"
+
+
+def _extra_notes(result: MetaEvalResult) -> list[str]:
+    notes = list(result.notes)
+    perf = {p.system: p for p in result.performance}
+    if result.decomposer and result.shape != "rose" and result.decomposer in perf:
+        d = perf[result.decomposer]
+        rate = "—" if d.items_per_s is None else f"{d.items_per_s:,.1f}"
+        notes.append(f"decomposer {result.decomposer}: {d.items} records in {d.seconds:.1f}s ({rate} records/s, "
+                     "not included in the verifiers' items/s)")
+    return notes
 
 
 def to_markdown(result: MetaEvalResult, command: str) -> str:
@@ -653,9 +671,10 @@ def to_markdown(result: MetaEvalResult, command: str) -> str:
     if notes:
         out.append("")
         out += [f"{k}. {reason}" for reason, k in notes.items()]
-    if result.notes:
+    extra = _extra_notes(result)
+    if extra:
         out.append("")
-        out += [f"- {n}" for n in result.notes]
+        out += [f"- {n}" for n in extra]
     return "\n".join(out) + "\n"
 
 

@@ -179,12 +179,15 @@ def test_a_sentence_final_mark_stays_with_its_sentence(reviser):
     assert r.text == "Paper cups were invented in America [2]. Mugs are made of ceramic [4]."
 
 
-def test_citation_feedback_removes_a_redundant_mark(reviser):
+def test_citation_feedback_removes_a_mark_that_does_not_support_its_claim(reviser):
     case, ev = evaluation_for(CITED, [], kind="cited_answer")
     fb = Feedback("citation", "fix the marks",
-                  citations=[CitationIssue("redundant", "Cups can be made of plastic", ["2", "3"], "3", None)])
+                  citations=[CitationIssue("not_supporting", "Cups can be made of plastic", ["2", "3"], "3", None)])
     r = reviser.revise(case, fb, ev)
     assert r.text == CITED.replace("[2][3]", "[2]")
+    # a redundant mark still names a passage that supports the claim: the deleter leaves it
+    fb.citations[0].kind = "redundant"
+    assert reviser.revise(case, fb, ev).reason == "nothing_to_delete"
 
 
 # -- no unit feedback: the self-check ----------------------------------------------------------------------------------

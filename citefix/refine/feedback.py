@@ -176,8 +176,9 @@ class CritiqueFeedback(FeedbackStrategy):
 
 @register_strategy("citation")
 class CitationFeedback(FeedbackStrategy):
-    """Cited answers: unsupported claims, citations that do not support their claim, redundant citations, missing
-    passages. On a summary (no citations) it says what `acu` says."""
+    """Cited answers: unsupported claims (recall 0), citations that do not support their claim (ALiiCE precision 0:
+    alone they do not entail it, the rest of the group does), redundant citations (they entail it, but so does the
+    rest of the group without them), marks naming missing passages. On a summary it says what `acu` says."""
 
     def feedback(self, case: Case, evaluation: Evaluation) -> Feedback:
         if case.kind != "cited_answer":
@@ -255,31 +256,41 @@ def citation_issues(case: Case, evaluation: Evaluation) -> list[CitationIssue]:
             if sid not in known:
                 continue
             alone = _supports(_verdict_on(evaluation, u, [sid]))
-            if alone is not False:
-                continue
             rest = [x for x in u.cited if x != sid and x in known]
             without = _supports(_verdict_on(evaluation, u, rest)) if rest else None
-            # ALiiCE precision 0: alone it does not support the claim and the others still do without it
-            issues.append(CitationIssue("redundant" if without else "not_supporting", claim, list(u.cited), sid, u))
+            kind = _citation_kind(alone, without)
+            if kind:
+                issues.append(CitationIssue(kind, claim, list(u.cited), sid, u))
     return issues
 
 
+def _citation_kind(alone: bool | None, without: bool | None) -> str | None:
+    """ALiiCE precision 0 (alone it does not support the claim, the others do without it): not_supporting. Alone it
+    supports, but so do the others without it: redundant. Needed by the group, or unknown: no issue."""
+    if alone is False and without is True:
+        return "not_supporting"
+    if alone is True and without is True:
+        return "redundant"
+    return None
+
+
 def _issues_from_metrics(ev: Evaluation) -> list[CitationIssue] | None:
-    """Read the per-group citation metrics when the evaluation carries them (citefix.metrics); None otherwise."""
+    """Read the per-group rows of evaluation.metrics["citations"] (citefix.cited); None when they are not there."""
     m = ev.metrics.get("citations") if isinstance(ev.metrics, dict) else None
     if not isinstance(m, dict):
         return None
     groups = m.get("groups")
-    if not isinstance(groups, list) or not groups or not all(isinstance(g, dict) for g in groups):
+    if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
         return None
+    threshold = float(m.get("threshold") or 0.5)
     by_id = {u.id: u for u in ev.units}
     issues: list[CitationIssue] = []
     for g in groups:
-        unit = by_id.get(g.get("unit_id") or g.get("unit") or "")
-        claim = g.get("claim") or (unit.text if unit else "")
+        unit = by_id.get(g.get("unit_id") or "")
+        claim = g.get("claim") or g.get("text") or (unit.text if unit else "")
         cited = [str(x) for x in (g.get("ids") or g.get("cited") or (unit.cited if unit else []))]
         if not claim:
-            return None  # not the shape this reader knows: fall back to the verdicts
+            continue
         for sid in g.get("missing") or []:
             issues.append(CitationIssue("missing_passage", claim, cited, str(sid), unit))
         recall = g.get("recall")
@@ -289,11 +300,13 @@ def _issues_from_metrics(ev: Evaluation) -> list[CitationIssue] | None:
         for c in g.get("citations") or []:
             if not isinstance(c, dict):
                 continue
-            sid = str(c.get("id") or c.get("source") or "")
-            if c.get("redundant"):
-                issues.append(CitationIssue("redundant", claim, cited, sid, unit))
-            elif c.get("supports") is False or c.get("alone") is False and c.get("precision") == 0:
+            sid = str(c.get("id") or "")
+            if c.get("label") == "redundant" or c.get("redundant"):
                 issues.append(CitationIssue("not_supporting", claim, cited, sid, unit))
+                continue
+            alone, without = c.get("alone"), c.get("without")
+            if len(cited) > 1 and alone is not None and without is not None and alone >= threshold and without >= threshold:
+                issues.append(CitationIssue("redundant", claim, cited, sid, unit))
     return issues
 
 

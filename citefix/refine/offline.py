@@ -200,10 +200,11 @@ class OfflineReviser:
     # --- planning: citations --------------------------------------------------------------------------------------------
 
     def _plan_citations(self, case: Case, tx: _Text, feedback: Feedback, mark_edits, edits) -> None:
-        """Remove marks the feedback says do not support their claim, are redundant, or name missing passages."""
+        """Remove marks the feedback says do not support their claim or name missing passages."""
         drop: dict[int, set[str]] = {}  # mark-run index → ids to remove
         for issue in feedback.citations:
-            if issue.kind not in ("not_supporting", "redundant", "missing_passage") or issue.source is None:
+            # a redundant mark still names a supporting passage: only the LLM is told about it, the deleter keeps it
+            if issue.kind not in ("not_supporting", "missing_passage") or issue.source is None:
                 continue
             k = _mark_run_for(tx, issue.unit, issue.cited, issue.source)
             if k is not None:

@@ -120,7 +120,8 @@ def test_rejected_key_is_redacted_everywhere(server, tmp_path):
     db = tmp_path / "leak.db"
     server.inject(*["401"] * 50)
     r = run_cli("check", str(EXAMPLE), "--llm", MODEL, "--db", str(db), "--concurrency", "2", srv=server, tmp_path=tmp_path)
-    assert "Traceback" not in r.stderr
+    assert r.returncode == 3 and "Traceback" not in r.stderr  # every call refused: a model failure, not "no units"
+    assert rows(db, "select status from runs")[0]["status"] == "failed"
     assert server.stats.faults and server.stats.faults[0] == "401"
     errors = [c["error"] for c in rows(db, "select error from calls") if c["error"]]
     assert errors and all("API key" in e for e in errors)

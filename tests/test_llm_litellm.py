@@ -191,3 +191,14 @@ def test_bad_credentials_are_not_retried_and_the_key_is_redacted(server):
     assert KEY not in str(info.value)  # the server echoes the key back, as real providers do in part
     [rec] = c.drain_calls()
     assert KEY not in (rec.error or "")
+
+
+def test_missing_api_key_is_not_retried_and_says_what_to_set(server, monkeypatch):
+    """litellm reports a missing key as a 500; retrying cannot fix it, so the client must not retry."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    c = loop_client(server, max_attempts=4)
+    with pytest.raises(LLMError) as info:
+        c.complete(MSG, purpose="x")
+    assert "OPENAI_API_KEY" in str(info.value) and "try again later" not in str(info.value)
+    [rec] = c.drain_calls()
+    assert rec.attempts == 1

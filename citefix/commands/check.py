@@ -31,6 +31,8 @@ def register(sub) -> None:
     p.add_argument("--fail-under", type=float, metavar="SCORE", help="exit 1 if any case scores below SCORE")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     p.add_argument("--limit", type=int, help="check at most N cases from the files")
+    p.add_argument("--nli", metavar="MODEL",
+                   help="judge with a transformers NLI model (hub id or local folder); same as --verifier nli:MODEL")
     add_common(p)
     p.set_defaults(func=run)
 
@@ -72,6 +74,10 @@ def run(args) -> int:
     from citefix.store import Store
 
     cases = gather_cases(args)  # validate inputs before loading any model
+    if getattr(args, "nli", None):
+        if args.verifier and args.verifier != f"nli:{args.nli}":
+            raise InputError("--nli and --verifier both choose the verifier; give one of them")
+        args.verifier = f"nli:{args.nli}"
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
                              concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None)
     store = Store(settings.db)
@@ -80,6 +86,7 @@ def run(args) -> int:
     failed_gate = False
     model_failure = False
     many = len(cases) > 1
+    cited = []  # cited answers' evaluations, for the corpus summary
     for i, (case, path) in enumerate(cases, 1):
         decomposer = pipeline.decomposer_for(case.kind)
         run_id = store.start_run(case, "check", input_path=str(path), llm=settings.llm, decomposer=decomposer.name,
@@ -94,18 +101,35 @@ def run(args) -> int:
             store.finish_run(run_id, "failed", stop_reason="error")
             raise
         store.write_round(run_id, 0, ev)
-        store.finish_run(run_id, "finished" if ev.status != "error" else "failed", best_round=0, stop_reason=ev.status)
-        if ev.status == "error":
+        # "no units" because every model call failed is a failure too, not an empty text
+        failed = ev.status == "error" or (ev.status == "no_units" and bool(ev.errors))
+        store.finish_run(run_id, "failed" if failed else "finished", best_round=0, stop_reason=ev.status)
+        if failed:
             model_failure = True
         if args.json:
             print(to_json(ev, run_id=run_id, store_path=str(store.path)), flush=True)
         else:
             print(render(ev, run=store.run(run_id), store_path=str(store.path), color=color), flush=True)
         if many:
-            print(f"[{i}/{len(cases)}] {case.id}: score {('%.2f' % ev.score) if ev.score is not None else '—'} (run {run_id})",
+            extra = ""
+            if ev.kind == "cited_answer":
+                f = lambda x: "-" if x is None else "%.2f" % x  # noqa: E731
+                extra = (f" recall {f(ev.scores.get('aliice_recall'))} precision {f(ev.scores.get('aliice_precision'))}"
+                         f" cvcp {f(ev.scores.get('cvcp'))}" + (f" [{ev.status}]" if ev.status != "ok" else ""))
+            print(f"[{i}/{len(cases)}] {case.id}: score {('%.2f' % ev.score) if ev.score is not None else '—'}{extra} (run {run_id})",
                   file=sys.stderr, flush=True)
         if args.fail_under is not None and ev.score is not None and ev.score < args.fail_under:
             failed_gate = True
+        if ev.kind == "cited_answer":
+            cited.append(ev.model_copy(update={"units": [], "verdicts": []}))
+    if many and cited:
+        import json
+
+        from citefix.cited import summarise
+        from citefix.report_cited import render_summary
+
+        summary = summarise(cited)
+        print(json.dumps({"summary": summary}) if args.json else render_summary(summary), flush=True)
     if model_failure:
         print("citefix: some cases could not be verified (see the warnings); fix the model settings and rerun", file=sys.stderr)
         return 3

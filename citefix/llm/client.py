@@ -91,7 +91,18 @@ class CallCache(Protocol):
     def put(self, key: str, model: str, value: dict) -> None: ...
 
 
+# litellm reports a missing API key as a 500 (InternalServerError): retrying cannot fix it.
+_MISSING_CREDENTIALS = ("missing credentials", "api_key client option must be set", "no api key provided")
+
+
+def _missing_credentials(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return any(m in text for m in _MISSING_CREDENTIALS)
+
+
 def is_transient(exc: BaseException) -> bool:
+    if _missing_credentials(exc):
+        return False
     names = {c.__name__ for c in type(exc).__mro__}
     if names & _TRANSIENT_NAMES:
         return True
@@ -132,6 +143,8 @@ def explain_error(exc: BaseException, model: str) -> str:
     name = type(exc).__name__
     detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else name) or name
     status = getattr(exc, "status_code", None)
+    if _missing_credentials(exc):
+        return f"no API key for {model!r}; set the provider's key in the environment, e.g. OPENAI_API_KEY (any value for a local server)"
     if "Authentication" in name or "PermissionDenied" in name or status in (401, 403):
         return f"the provider refused the credentials for {model!r} ({detail}); set its API key in the environment, e.g. OPENAI_API_KEY"
     if "NotFound" in name or status == 404:

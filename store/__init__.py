@@ -318,6 +318,14 @@ class Store:
                 self.db.execute("update calls set round_id = null where round_id = ?", [rid])
                 self.db.execute("delete from rounds where id = ?", [rid])
 
+    # -- meta-evaluation --------------------------------------------------------------------------------------------
+    def save_metaeval(self, run: dict, items: Iterable[dict]) -> int:
+        """One meta-eval run and its per-item scores, in one transaction."""
+        with self.db.atomic():
+            run_id = int(self.db["metaeval_runs"].insert(run).last_pk)
+            self.db["metaeval_items"].insert_all({"metaeval_run_id": run_id, **row} for row in items)
+        return run_id
+
     # -- caches -------------------------------------------------------------------------------------------------------
     def llm_cache(self) -> "LLMCache":
         return LLMCache(self)

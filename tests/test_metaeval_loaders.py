@@ -155,7 +155,7 @@ def test_errors_name_file_line_problem_and_fix(tmp_path):
         load_items(p)
     e = ei.value
     assert e.file == str(p) and e.line == 2 and "summary" in e.problem and e.fix
-    assert f"{p}:2:" in str(e) and "Fix:" in str(e) and "--skip-invalid" in str(e)
+    assert f"{p}:2:" in str(e) and "Fix:" in str(e) and "--strict" in str(e)
     assert isinstance(e, InputError)
 
 

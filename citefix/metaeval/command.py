@@ -21,7 +21,7 @@ def register(sub) -> None:
                     "decomposed units against gold ACUs (RoSE). File shapes: see `citefix.metaeval.loaders`.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n"
-               "  citefix meta-eval data/xsumfaith.jsonl --verifier offline,lexical,similarity --skip-invalid\n"
+               "  citefix meta-eval data/xsumfaith.jsonl --verifier offline,lexical,similarity\n"
                "  citefix meta-eval data/wice.jsonl --verifier offline,llm --llm openai/gpt-4o-mini --limit 50\n"
                "  citefix meta-eval data/rose.jsonl --decomposer clauses --report reports/",
     )
@@ -37,8 +37,8 @@ def register(sub) -> None:
                    help="how unit scores combine into a summary's score (default: min)")
     p.add_argument("--format", choices=FORMATS, default="auto", help="file shape (default: from the first record)")
     p.add_argument("--limit", type=int, help="read at most N records")
-    p.add_argument("--skip-invalid", action="store_true",
-                   help="leave out records that fail validation (they are counted in the report) instead of stopping")
+    p.add_argument("--strict", action="store_true",
+                   help="stop at the first record that fails validation (default: leave it out and list it in the report)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for the 95%% confidence intervals; 0 turns them off (default 1000)")
@@ -69,8 +69,8 @@ def command_line(args) -> str:
         parts += ["--format", args.format]
     if args.decomposer:
         parts += ["--aggregate", args.aggregate]
-    if args.skip_invalid:
-        parts.append("--skip-invalid")
+    if args.strict:
+        parts.append("--strict")
     parts += ["--seed", str(args.seed), "--bootstrap", str(args.bootstrap)]
     return shlex.join(parts)
 
@@ -114,7 +114,7 @@ def run(args) -> int:
 
     result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
                            bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
-                           skip_invalid=args.skip_invalid)
+                           skip_invalid=not args.strict)
     command = command_line(args)
     print(to_json(result) if args.json else render_table(result), end="" if not args.json else "\n", flush=True)
     if store is not None:

@@ -36,7 +36,7 @@ other fields are kept in ``case.metadata`` untouched only where listed below. Br
     Detected by ``acus``.
 
 Errors are :class:`DataFileError` (an :class:`citefix.errors.InputError`) naming the file, the line, the problem and
-the fix. With ``skip_invalid=True`` (``--skip-invalid``) a record that parses as JSON but fails these rules (a missing
+the fix. With ``skip_invalid=True`` (the CLI default; ``--strict`` turns it off) a record that parses as JSON but fails these rules (a missing
 field, a null document) is left out and listed in ``Loaded.skipped`` instead; the report shows how many.
 """
 
@@ -240,7 +240,7 @@ def iter_items(
             except DataFileError as exc:
                 if not skip_invalid:
                     raise DataFileError(exc.file, exc.line, exc.problem,
-                                        f"{exc.fix}; or pass --skip-invalid to leave such records out") from None
+                                        f"{exc.fix}; or drop --strict to leave such records out") from None
                 if skipped is not None:
                     skipped.append(SkippedRecord(line=lineno, problem=exc.problem))
                 continue

@@ -733,19 +733,6 @@ def store_rows(result: MetaEvalResult, command: str = "") -> tuple[dict[str, Any
 
 
 def _store_result(store: Any, result: MetaEvalResult, command: str = "") -> int:
-    """Write one meta-eval run and its items into the store; return the run id.
-
-    TO WIRE (lead): the store has the tables (migration m002_metaeval) but no method for them yet. This calls
-    ``store.save_metaeval(run_row, item_rows) -> int`` when the store has it; until then it writes the same rows through
-    ``store.db`` (sqlite-utils) in one transaction. Move that body into ``Store.save_metaeval`` and this becomes a
-    one-line call.
-    """
+    """Write one meta-eval run and its items into the store; return the run id."""
     run, items = store_rows(result, command)
-    save = getattr(store, "save_metaeval", None)
-    if save is not None:
-        return int(save(run, items))
-    db = store.db
-    with db.atomic():
-        run_id = int(db["metaeval_runs"].insert(run).last_pk)
-        db["metaeval_items"].insert_all({"metaeval_run_id": run_id, **row} for row in items)
-    return run_id
+    return int(store.save_metaeval(run, items))

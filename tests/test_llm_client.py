@@ -133,28 +133,32 @@ def test_empty_model_name_is_a_user_error():
 
 
 class CountingTransport:
-    """Sleeps a little per call and records the most calls in flight at once."""
+    """Records the most calls in flight at once. Each call waits (up to 2 s) until `gather` calls are in flight, so a
+    bound that is reached is seen even on a slow machine, and one that leaks shows as more."""
 
-    def __init__(self, delay: float = 0.03):
+    def __init__(self, delay: float = 0.01, gather: int = 1):
         self.delay = delay
+        self.gather = gather
         self.in_flight = 0
         self.max_in_flight = 0
         self.calls = 0
-        self._lock = threading.Lock()
+        self._cond = threading.Condition()
 
     def __call__(self, **kw) -> RawResponse:
-        with self._lock:
+        with self._cond:
             self.in_flight += 1
             self.calls += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: self.in_flight >= self.gather, timeout=2.0)
         time.sleep(self.delay)
-        with self._lock:
+        with self._cond:
             self.in_flight -= 1
         return yes_answer(0.9)
 
 
 def test_concurrency_bound_is_respected_and_reached():
-    t = CountingTransport()
+    t = CountingTransport(gather=3)
     c = client(t, concurrency=3)
     out = c.map(lambda i: c.complete([{"role": "user", "content": f"q{i}"}], purpose="test").text, range(12))
     assert out == ["Yes"] * 12  # in input order
@@ -163,7 +167,7 @@ def test_concurrency_bound_is_respected_and_reached():
 
 
 def test_concurrency_bound_holds_across_threads():
-    t = CountingTransport()
+    t = CountingTransport(gather=2)
     c = client(t, concurrency=2)
 
     def batch(tag):
@@ -179,7 +183,7 @@ def test_concurrency_bound_holds_across_threads():
 
 
 def test_concurrency_one_runs_serially():
-    t = CountingTransport(delay=0.005)
+    t = CountingTransport(delay=0.005, gather=1)
     c = client(t, concurrency=1)
     c.map(lambda i: c.complete([{"role": "user", "content": f"q{i}"}], purpose="test"), range(5))
     assert t.max_in_flight == 1

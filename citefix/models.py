@@ -163,7 +163,8 @@ class Evaluation(BaseModel):
     case_id: str
     kind: CaseKind
     text: str
-    status: Literal["ok", "no_units", "error"] = "ok"
+    status: Literal["ok", "no_units", "uncited", "error"] = Field(
+        default="ok", description="'uncited': a cited answer without any citation mark (score None).")
     message: str | None = None
     units: list[Unit] = Field(default_factory=list)
     verdicts: list[Verdict] = Field(default_factory=list)
@@ -178,10 +179,17 @@ class Evaluation(BaseModel):
     calls: list[CallRecord] = Field(default_factory=list, exclude=True)
 
     def verdict_for(self, unit_id: str, verifier: str | None = None) -> Verdict | None:
+        """The unit's own verdict: the one flagged details["role"] == "unit" (a cited answer's claim judged against
+        its group's passages), else the first judged against all sources (empty target)."""
+        first = None
         for v in self.verdicts:
-            if v.unit_id == unit_id and not v.target and (verifier is None or v.verifier == verifier):
+            if v.unit_id != unit_id or (verifier is not None and v.verifier != verifier):
+                continue
+            if v.details.get("role") == "unit":
                 return v
-        return None
+            if first is None and not v.target:
+                first = v
+        return first
 
     @property
     def unsupported(self) -> list[Unit]:

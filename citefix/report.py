@@ -108,12 +108,14 @@ def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str
         from citefix.report_cited import render_cited
 
         render_cited(ev, con, color=color)
-    if ev.units:
+    # A cited answer's ALCE sentence units are shown by render_cited beside its claims; here only the claims.
+    units = [u for u in ev.units if u.meta.get("method") != "alce"]
+    if units:
         table = Table(box=box.SIMPLE if color else box.ASCII, show_lines=False, expand=False, pad_edge=False)
         for col, kw in (("#", {"justify": "right"}), ("unit", {"overflow": "fold", "max_width": 44}),
                         ("score", {"justify": "right"}), ("verdict", {}), ("evidence", {"overflow": "fold", "max_width": 44})):
             table.add_column(col, **kw)
-        for u in ev.units:
+        for u in units:
             v = ev.verdict_for(u.id)
             ev_text = ""
             verdict = "not checked"
@@ -134,7 +136,7 @@ def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str
     if ev.status == "no_units":
         con.print(f"No checkable units. {ev.message or ''}".strip(), markup=False)
     n_uns = len(ev.unsupported)
-    con.print(f"Score: {_fmt(ev.score)}   units: {len(ev.units)}   unsupported or partial: {n_uns}", markup=False)
+    con.print(f"Score: {_fmt(ev.score)}   units: {len(units)}   unsupported or partial: {n_uns}", markup=False)
     extra = {k: v for k, v in ev.scores.items() if k not in ("unit_mean", "acueval")}
     if extra:
         con.print("Scores: " + "  ".join(f"{k}={_fmt(v)}" for k, v in extra.items()), markup=False)

@@ -242,8 +242,19 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
     @on(RadioSet.Changed)
     def _fmt_changed(self) -> None:
         inp = self.query_one("#export-path", Input)
-        stem = inp.value.rsplit(".", 1)[0] if "." in inp.value else inp.value
-        inp.value = f"{stem}.{self._fmt()}"
+        if inp.value.lower().endswith((".md", ".markdown", ".json")):
+            stem = inp.value.rsplit(".", 1)[0] if "." in inp.value else inp.value
+            wanted = f"{stem}.{self._fmt()}"
+            if inp.value != wanted:
+                inp.value = wanted
+
+    @on(Input.Changed, "#export-path")
+    def _path_changed(self, event: Input.Changed) -> None:
+        """A path ending in .md or .json picks the format."""
+        v = event.value.lower()
+        target = "fmt-md" if v.endswith((".md", ".markdown")) else "fmt-json" if v.endswith(".json") else None
+        if target and not self.query_one(f"#{target}", RadioButton).value:
+            self.query_one(f"#{target}", RadioButton).value = True
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#export-go")

@@ -64,10 +64,10 @@ class MainScreen(Screen):
     MainScreen #bottom { height: 2fr; }
     MainScreen TextPanel { width: 1fr; }
     MainScreen SourcesPanel { width: 1fr; }
-    MainScreen #units-box { width: 3fr; border: round $primary; padding: 0 1; }
+    MainScreen #units-box { width: 1fr; border: round $primary; padding: 0 1; }
     MainScreen #units-box:focus-within { border: round $accent; }
     MainScreen #unit-detail { height: 3; color: $text-muted; }
-    MainScreen RoundsPanel { width: 2fr; }
+    MainScreen RoundsPanel { width: 48; }
     """
 
     BINDINGS = [
@@ -131,6 +131,7 @@ class MainScreen(Screen):
         if reload_sources:
             self.query_one("#sources", SourcesPanel).load(snap.case)
         self.view_n = None
+        self.selected = None  # unit ids are per evaluation: a selection does not carry over
         self.show_proposal = snap.proposal is not None
         self.query_one("#rounds", RoundsPanel).fill(snap.rounds, current=snap.current, run=snap.run, proposal=snap.proposal)
         self._paint()
@@ -256,13 +257,11 @@ class MainScreen(Screen):
         if self.snap is None or event.row_key is None:
             return
         key = event.row_key.value
-        if key == "proposal":
-            self.view_n, self.show_proposal = None, True
-        else:
-            n = int(key)
-            self.show_proposal = False
-            self.view_n = None if n == self.snap.current else n
-        self._paint()
+        view = (None, True) if key == "proposal" else ((None if int(key) == self.snap.current else int(key)), False)
+        if view != (self.view_n, self.show_proposal):
+            self.view_n, self.show_proposal = view
+            self.selected = None
+            self._paint()
         self.refresh_bindings()
 
     # -- bindings -------------------------------------------------------------------------------------------------------

@@ -306,6 +306,8 @@ class Session:
             if prop.text is None:
                 r.reject(prop)  # stores its model calls
                 self.proposal = None
+                if prop.reason == "no_feedback" and r.current.n_unsupported == 0:
+                    return self.snapshot(f"nothing to revise: no unit of round {r.current.n} is unsupported")
                 return self.snapshot(f"no revision: {prop.message or prop.reason}")
             notes = list(prop.revision.notes) if prop.revision else []
             self.proposal = Proposal(prop.text, prop.evaluation, prop.comment, notes, handle=prop)

@@ -13,6 +13,10 @@ from citefix.tui import render
 _SOURCE_TITLE_MAX = 70
 
 
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 class TextPanel(Vertical):
     """The working text, painted by verdict; swaps to a TextArea for editing in place."""
 
@@ -45,6 +49,7 @@ class TextPanel(Vertical):
     def start_edit(self, text: str) -> None:
         area = self.query_one("#text-edit", TextArea)
         area.load_text(text)
+        area.move_cursor(area.document.end)  # typing goes on at the end of the text
         self.add_class("editing")
         area.focus()
 
@@ -117,7 +122,8 @@ class UnitsTable(DataTable):
     UnitsTable { height: 1fr; }
     """
 
-    FIXED = 3 + 5 + 11 + 9 + 2 * 5 + 2  # every column but the unit's, with cell padding and the scrollbar
+    WIDTHS = {"id": 4, "score": 5, "verdict": 11, "verifier": 14}  # fixed, so the layout does not depend on timing
+    FIXED = sum(WIDTHS.values()) + 2 * 5 + 2  # every column but the unit's, with cell padding and the scrollbar
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
@@ -127,11 +133,11 @@ class UnitsTable(DataTable):
         self._add_columns()
 
     def _add_columns(self) -> None:
-        self.add_column("#", key="id")
+        self.add_column("#", key="id", width=self.WIDTHS["id"])
         self.add_column("unit", key="unit", width=self._unit_width)
-        self.add_column("score", key="score")
-        self.add_column("verdict", key="verdict")
-        self.add_column("verifier", key="verifier")
+        self.add_column("score", key="score", width=self.WIDTHS["score"])
+        self.add_column("verdict", key="verdict", width=self.WIDTHS["verdict"])
+        self.add_column("verifier", key="verifier", width=self.WIDTHS["verifier"])
 
     def on_resize(self) -> None:
         width = max(16, self.size.width - self.FIXED)
@@ -158,16 +164,17 @@ class UnitsTable(DataTable):
                 text = text[: unit_width - 1] + "…"
             self.add_row(u.id, Text(text, style=render.VERDICT_STYLE[label] if label else ""),
                          render.score_cell(v.score if v else None), render.verdict_cell(label),
-                         (v.verifier if v else ev.verifier) or "—", key=u.id)
+                         _clip((v.verifier if v else ev.verifier) or "—", self.WIDTHS["verifier"]), key=u.id)
 
 
 class RoundsPanel(Vertical):
-    """Score per round (a sparkline), and one row per round: score, unsupported units, strategy, model, cost."""
+    """Score per round (a sparkline and a text chart), and one row per round: score, unsupported units, how the round
+    came about (strategy, edit, rejected, reverted), cost. The run's model and total cost are in the border."""
 
     DEFAULT_CSS = """
     RoundsPanel { border: round $primary; padding: 0 1; }
     RoundsPanel:focus-within { border: round $accent; }
-    RoundsPanel Sparkline { height: 2; margin-bottom: 0; }
+    RoundsPanel Sparkline { height: 1; margin-bottom: 0; }
     RoundsPanel #rounds-chart { height: 1; }
     RoundsPanel DataTable { height: 1fr; }
     """
@@ -179,8 +186,25 @@ class RoundsPanel(Vertical):
 
     def on_mount(self) -> None:
         t = self.query_one("#rounds-table", DataTable)
-        for name in ("round", "score", "unsup", "strategy", "model", "cost", "note"):
-            t.add_column(name, key=name)
+        for name, width in (("round", 5), ("score", 5), ("uns", 3), ("how", 14), ("cost", 7)):
+            t.add_column(name, key=name, width=width)
+
+    @staticmethod
+    def how(r) -> str:
+        """How a round came about, in a word or two."""
+        if r.n == 0:
+            base = "original"
+        elif r.strategy:
+            base = r.strategy
+        elif (r.comment or "").startswith("re-checked"):
+            base = "re-check"
+        else:
+            base = "edit"
+        if r.status == "rejected":
+            return f"{base} · rejected"
+        if not r.accepted:
+            return f"{base} · reverted"
+        return base
 
     def fill(self, rounds, *, current: int | None, run: dict, proposal=None) -> None:
         scores = [r.score for r in rounds]
@@ -189,28 +213,24 @@ class RoundsPanel(Vertical):
         spark.display = sum(s is not None for s in scores) >= 2
         chart = render.text_chart(scores)
         if scores:
-            chart.append("  " + " → ".join("—" if s is None else f"{s:.2f}" for s in scores[-6:]), style="bold")
+            chart.append("  " + " → ".join("—" if s is None else f"{s:.2f}" for s in scores[-5:]), style="bold")
         else:
             chart = Text("no rounds yet: c checks the text", style="dim")
         self.query_one("#rounds-chart", Static).update(chart)
         t = self.query_one("#rounds-table", DataTable)
         t.clear()
-        model = run.get("llm") or "offline"
         for r in rounds:
-            note = r.comment or ("original" if r.n == 0 else "")
-            if r.status == "rejected":
-                note = "rejected · " + note
-            elif not r.accepted:
-                note = "reverted · " + note
             marker = "▶ " if r.n == current else "  "
             t.add_row(Text(f"{marker}{r.n}", style="bold" if r.n == current else ""), render.score_cell(r.score),
-                      str(r.n_unsupported), r.strategy or ("—" if r.n == 0 else "edit"), model, "—" if not r.cost else f"${r.cost:.4f}", note[:40], key=str(r.n))
+                      Text(str(r.n_unsupported), justify="right"), self.how(r),
+                      "—" if not r.cost else f"${r.cost:.4f}", key=str(r.n))
         if proposal is not None:
             ev = proposal.evaluation
             t.add_row(Text("  new", style="bold yellow"), render.score_cell(ev.score if ev else None),
-                      str(len(ev.unsupported)) if ev else "—", run.get("strategy") or "—", model, "—",
-                      "proposed: a accept · n reject",
-                      key="proposal")
+                      Text(str(len(ev.unsupported)) if ev else "—", justify="right"),
+                      Text(f"{run.get('strategy') or '?'} · a/n", style="yellow"), "—", key="proposal")
+        total = sum(r.cost or 0.0 for r in rounds)
+        self.border_subtitle = f"model {run.get('llm') or 'offline'}" + (f" · ${total:.4f}" if total else "") if run else ""
         focus_key = "proposal" if proposal is not None else (str(current) if current is not None else None)
         if focus_key is not None:
             try:

@@ -118,6 +118,7 @@ def _num(f: dict[str, Any]) -> dict[str, Any]:
 
 
 def features(args) -> None:
+    from citefix.chunking import split_sentences
     from citefix.decompose.clauses import ClauseDecomposer
     from citefix.models import Unit
     from citefix.verify.offline import OfflineVerifier
@@ -132,14 +133,22 @@ def features(args) -> None:
             case = it["case"]
             whole = Unit(id="u0", text=case.text, kind="sentence", decomposer="whole", start=0, end=len(case.text))
             clauses = dec.units(case)
-            units = [whole] + clauses
+            sents = split_sentences(case.text)
+            sent_units = [
+                Unit(id=f"s{k}", text=x.text, kind="sentence", decomposer="sentences", start=x.start, end=x.end)
+                for k, x in enumerate(sents)
+            ] if len(sents) > 1 else []
+            units = [whole] + clauses + sent_units
             tg = None if it["targets"] is None else [it["targets"]] * len(units)
             feats = v.features(units, case, targets=tg)
-            rows.append({"id": it["id"], "label": it["label"], "whole": _num(feats[0]), "clauses": [_num(f) for f in feats[1:]],
+            nc = len(clauses)
+            rows.append({"id": it["id"], "label": it["label"], "whole": _num(feats[0]),
+                         "clauses": [_num(f) for f in feats[1 : 1 + nc]],
+                         "sentences": [_num(f) for f in feats[1 + nc :]] or [_num(feats[0])],
                          "clause_words": [len(u.text.split()) for u in clauses]})
             if len(rows) % 50 == 0:
                 print(f"  {name}: {len(rows)} items, {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
-        (CACHE / f"{name}.json").write_text(json.dumps(rows))
+        (CACHE / f"{name}{args.suffix}.json").write_text(json.dumps(rows))
         print(f"{name}: {len(rows)} items in {time.time() - t0:.0f}s", flush=True)
 
 
@@ -178,7 +187,7 @@ def _case_score(row, signal, unit, agg, w, comb, base) -> float:
     if unit == "whole":
         s = _unit_scores(row["whole"], signal, w, comb, base)
         return 0.5 if s is None else s
-    ss = [x for x in (_unit_scores(f, signal, w, comb, base) for f in row["clauses"]) if x is not None]
+    ss = [x for x in (_unit_scores(f, signal, w, comb, base) for f in row.get(unit, [])) if x is not None]
     if not ss:
         s = _unit_scores(row["whole"], signal, w, comb, base)
         return 0.5 if s is None else s
@@ -230,7 +239,10 @@ def fit(args) -> None:
         return -_objective(evaluate(data, "combined", unit, agg, w, np.r_[c0[0], np.abs(x)], base))
 
     results = []
-    for unit, agg in (("whole", "-"), ("clauses", "min"), ("clauses", "mean")):
+    combos = [("whole", "-"), ("clauses", "min"), ("clauses", "mean")]
+    if all("sentences" in rows[0] for rows in data.values()):
+        combos += [("sentences", "min"), ("sentences", "mean")]
+    for unit, agg in combos:
         r = minimize(neg_lex, w0, args=(unit, agg), method="Nelder-Mead", options={"maxiter": args.iters, "xatol": 1e-3, "fatol": 1e-4})
         w = np.abs(r.x)
         r2 = minimize(neg_comb, c0[1:], args=(w, unit, agg), method="Nelder-Mead", options={"maxiter": args.iters, "xatol": 1e-3, "fatol": 1e-4})
@@ -330,6 +342,7 @@ def main() -> None:
     f = sub.add_parser("features")
     f.add_argument("--limit", type=int, default=None)
     f.add_argument("--datasets", nargs="*", default=list(FILES))
+    f.add_argument("--suffix", default="", help="write out/tune_offline/<dataset><suffix>.json")
     g = sub.add_parser("fit")
     g.add_argument("--write", action="store_true")
     g.add_argument("--iters", type=int, default=300)

@@ -22,6 +22,7 @@ _VERBAL = {"VERB", "AUX"}
 _SUBJ = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 _TRIM_POS = {"PUNCT", "CCONJ", "SPACE"}
 _KEEP_PUNCT = {"%"}
+_GAP_PUNCT = {",", "-", "–", "—", ";", ":", "(", ")", "[", "]"}  # dropped next to a removed clause
 _PAST_TAGS = {"VBD", "VBN"}
 _CONTRAST = {"while", "whereas"}  # "X, while Y": two claims side by side
 _MARK_ID = re.compile(r"\d+(?:\s*[-–]\s*\d+)?")
@@ -80,9 +81,10 @@ class ClauseDecomposer:
     def _is_head(self, tok) -> str | None:
         if tok.dep_ == "ROOT":
             return "root"
-        if self.split_conj and tok.dep_ == "conj" and tok.pos_ in _VERBAL and tok.head.pos_ in _VERBAL:
+        if self.split_conj and tok.dep_ == "conj" and tok.pos_ in _VERBAL and tok.head.pos_ in _VERBAL and not _hyphenated(tok):
             return "conj"
-        if self.split_relcl and tok.dep_ == "relcl":
+        if self.split_relcl and tok.dep_ == "relcl" and _relative_word(tok) is not None:
+            # only with a relative word (who, which, that, whose, where): a bare "relcl" is often a misparse
             return "relcl"
         if self.split_appos and tok.dep_ == "appos" and tok.head.pos_ in {"NOUN", "PROPN", "PRON"}:
             return "appos"
@@ -184,7 +186,7 @@ def _trim(tokens: list) -> list:
         for k, t in enumerate(toks):
             gap_before = k > 0 and toks[k - 1].i != t.i - 1
             gap_after = k + 1 < len(toks) and toks[k + 1].i != t.i + 1
-            if t.pos_ == "PUNCT" and t.text in {",", "-", "–", "—", ";", ":"} and (gap_before or gap_after):
+            if t.is_punct and t.text in _GAP_PUNCT and (gap_before or gap_after):
                 changed = True
                 continue
             keep.append(t)
@@ -197,17 +199,35 @@ def _trimmable(t) -> bool:
 
 
 def _shared_subject(verb):
-    """The subject of the clause this conjoined verb hangs from (through chains of conj)."""
+    """The subject of the nearest governing clause of this conjoined verb (up the tree, a few steps at most)."""
     head = verb.head
-    seen = 0
-    while head is not None and seen < 10:
+    for _ in range(6):
         subj = next((c for c in head.children if c.dep_ in _SUBJ), None)
         if subj is not None:
             return subj
-        if head.dep_ != "conj" or head.head.i == head.i:
+        if head.head.i == head.i:
             return None
         head = head.head
-        seen += 1
+    return None
+
+
+def _hyphenated(tok) -> bool:
+    """'re-signed' parsed as 're' and 'signed': a hyphen glued to the word before the conjoined verb."""
+    i = tok.left_edge.i
+    if i < 2:
+        return False
+    dash, before = tok.doc[i - 1], tok.doc[i - 2]
+    return dash.text in {"-", "–"} and not dash.whitespace_ and not before.whitespace_
+
+
+def _relative_word(head):
+    for t in head.subtree:
+        if t.i > head.i:
+            break
+        if t.tag_ in {"WDT", "WP", "WP$"} or (t.tag_ == "WRB" and t.lower_ in {"where", "when"}) or (
+            t.lower_ == "that" and t.i == head.left_edge.i
+        ):
+            return t
     return None
 
 
@@ -235,7 +255,16 @@ def _phrase(tok, exclude):
 
 
 def _relcl_pieces(own: list, ante: list) -> list[list]:
-    rel = next((t for t in own if t.tag_ in {"WDT", "WP", "WP$", "WRB"} or (t.lower_ == "that" and t.i == own[0].i)), None)
+    rel = next(
+        (
+            t
+            for t in own
+            if t.tag_ in {"WDT", "WP", "WP$"}
+            or (t.tag_ == "WRB" and t.lower_ in {"where", "when"})
+            or (t.lower_ == "that" and t.i == own[0].i)
+        ),
+        None,
+    )
     if rel is None:
         return [ante, own]
     before = [t for t in own if t.i < rel.i]

@@ -73,7 +73,8 @@ def render_cited(ev: Evaluation, con, color: bool = False) -> None:
     sentences = m.get("sentences") or []
 
     if m.get("status") == "uncited" or ev.status == "uncited":
-        con.print(f"Uncited answer: {ev.message or 'the answer carries no citation marks'}.", markup=False)
+        msg = ev.message or "uncited answer: it carries no citation marks"
+        con.print(msg[:1].upper() + msg[1:] + ".", markup=False)
     elif sentences:
         table = Table(box=box.SIMPLE if color else box.ASCII, show_lines=False, expand=False, pad_edge=False,
                       title=None)

@@ -30,7 +30,17 @@ class Prompt:
         from jinja2 import Environment, StrictUndefined
 
         env = Environment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
+        variables = {k: neutralise(v) for k, v in variables.items()}
         return [{"role": role, "content": env.from_string(body).render(**variables).strip()} for role, body in self.messages]
+
+
+def neutralise(value):
+    """Data can't close or open a delimited block: '<<<' and '>>>' inside it become look-alike guillemets."""
+    if isinstance(value, str):
+        return value.replace("<<<", "\u2039\u2039\u2039").replace(">>>", "\u203a\u203a\u203a")
+    if isinstance(value, (list, tuple)):
+        return type(value)(neutralise(v) for v in value)
+    return value
 
 
 def parse_prompt(text: str, origin: str = "<prompt>") -> Prompt:

@@ -59,6 +59,10 @@ def words(text: str) -> Counter:
     ("The park will have a pond, a cafe and a playground.", "a pond", "The park will have a cafe and a playground."),
     ("The mayor, Ann Lee, opened the park (which cost £2m) on Monday.", "which cost £2m",
      "The mayor, Ann Lee, opened the park on Monday."),
+    # a first conjunct verb leaves its subject and auxiliaries to the next one
+    ("Unidentified assailants have hurled petrol bombs and fired shots at the offices, the police say.",
+     "hurled petrol bombs", "Unidentified assailants have fired shots at the offices, the police say."),
+    ("The council met on Monday and approved the plan.", "met on Monday", "The council approved the plan."),
 ])
 def test_deletes_the_smallest_subtree(reviser, text, flagged, expected):
     r = revise(reviser, text, [flagged])

@@ -348,13 +348,15 @@ def _climb(t, target_ids: set[int]):
     """The nearest deletable ancestor-or-self of t: (node, is_first_conjunct), or (None, False) at the core."""
     node = t
     while True:
-        if node.dep_ == "ROOT" or node.head.i == node.i:
-            return None, False
-        if node.dep_ in DELETABLE and not _quantity(node):
+        root = node.dep_ == "ROOT" or node.head.i == node.i
+        if not root and node.dep_ in DELETABLE and not _quantity(node):
             return node, False
+        # a first conjunct whose partners are fine gives its place to them (even the root verb: "met X and approved Y")
         conj_kids = [c for c in node.children if c.dep_ == "conj"]
         if conj_kids and not any(x.i in target_ids for c in conj_kids for x in c.subtree):
             return node, True
+        if root:
+            return None, False
         node = node.head
 
 
@@ -401,7 +403,7 @@ def _broken(sent, toks: set[int]) -> str | None:
     left = [t for t in content if t.i not in toks]
     if not left:
         return "every word of the sentence is unsupported"
-    if sent.root.i in toks:
+    if sent.root.i in toks and not any(c.dep_ == "conj" and c.i not in toks for c in sent.root.children):
         return "the deletion would take the sentence's main verb"
     subj = [c for c in sent.root.children if c.dep_ in ("nsubj", "nsubjpass", "csubj", "expl")]
     if subj and all(c.i in toks for c in subj):
@@ -457,6 +459,10 @@ def _first_conjunct_ids(node) -> set[int]:
     keep = set()
     for c in conj:
         keep.update(t.i for t in c.subtree)
+    if node.pos_ in ("VERB", "AUX"):
+        # "X have hurled bombs and fired shots": the subject and auxiliaries before the verb are shared
+        shared = {t.i for c in node.children if c.i < node.i for t in c.subtree}
+        keep |= shared
     own = {t.i for t in node.subtree if t.i not in keep}
     first = conj[0]
     first_start = min(t.i for t in first.subtree)

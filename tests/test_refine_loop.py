@@ -310,6 +310,11 @@ def test_step_api_propose_accept_reject_edit_revert(store):
     back = s.revert_to(1)
     assert s.current is back and back.n == 1
     assert {r["n"]: r["accepted"] for r in store.rounds(s.run_id)} == {0: 1, 1: 1, 2: 0, 3: 0}
+    stale = s.propose_revision()
+    s.revert_to(0)
+    with pytest.raises(Exception, match="written for round 1"):
+        s.accept(stale)
+    s.revert_to(1)
     r4 = s.accept(s.propose_revision())
     assert r4.n == 4 and r4.parent == 1
     assert [r.n for r in s.lineage()] == [0, 1, 4]

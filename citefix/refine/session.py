@@ -454,6 +454,9 @@ class RefineSession:
             text = proposal.text
         if not text.strip():
             raise ConfigError("the text is empty; nothing to accept")
+        if proposal is not None and not proposal.settled and proposal.parent != cur.n and text == proposal.text:
+            raise ConfigError(f"this revision was written for round {proposal.parent}, but round {cur.n} is current; "
+                              "propose a new one")
         from_proposal = proposal is not None and proposal.text is not None and not proposal.settled and _norm(text) == _norm(proposal.text)
         n = self.next_n
         self._emit("round_started", {"round": n, "strategy": self.strategy.name})

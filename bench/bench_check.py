@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_check.py                 # both parts
     .venv/bin/python bench/bench_check.py --skip-llm      # offline only
     .venv/bin/python bench/bench_check.py --skip-offline  # LLM path only
+    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_check.py   # torch on one thread (faster on a busy machine)
 
 (a) Offline: model-load time (imports + spaCy + MiniLM), then the bundled example and N XSumFaith summaries checked
     the way `citefix check` does (evaluate + write the round to a store), per-case latency median and p95, one case of
@@ -111,6 +112,8 @@ def offline(n: int) -> None:
             if hasattr(type(owner), attr):
                 getattr(owner, attr)
     load_s = time.perf_counter() - t0
+    print(f"torch intra-op threads: {torch.get_num_threads()} (set OMP_NUM_THREADS to change; 1 is much faster on a busy "
+          f"machine)")
     print(f"model load: {load_s:.2f} s (imports of spacy/torch/transformers {import_s:.2f} s + spaCy, MiniLM, idf "
           f"{load_s - import_s:.2f} s)   [goal <= 5 s]")
     print(f"verifier: {verifier.name}   decomposer: {decomposer.name}")

@@ -156,7 +156,14 @@ def features(args) -> None:
 
 
 def _load() -> dict[str, list[dict[str, Any]]]:
-    return {n: json.loads((CACHE / f"{n}.json").read_text()) for n in FILES if (CACHE / f"{n}.json").exists()}
+    """Cached features; a `<name>_v2.json` (a later features run, --suffix _v2) takes precedence."""
+    out = {}
+    for n in FILES:
+        for suffix in ("_v2", ""):
+            if (CACHE / f"{n}{suffix}.json").exists():
+                out[n] = json.loads((CACHE / f"{n}{suffix}.json").read_text())
+                break
+    return out
 
 
 def _lexlog(f: dict[str, Any], w: np.ndarray) -> float:
@@ -187,7 +194,8 @@ def _case_score(row, signal, unit, agg, w, comb, base) -> float:
     if unit == "whole":
         s = _unit_scores(row["whole"], signal, w, comb, base)
         return 0.5 if s is None else s
-    ss = [x for x in (_unit_scores(f, signal, w, comb, base) for f in row.get(unit, [])) if x is not None]
+    units = row.get(unit) or ([row["whole"]] if unit == "sentences" else [])  # one-sentence texts: the whole
+    ss = [x for x in (_unit_scores(f, signal, w, comb, base) for f in units) if x is not None]
     if not ss:
         s = _unit_scores(row["whole"], signal, w, comb, base)
         return 0.5 if s is None else s
@@ -239,9 +247,7 @@ def fit(args) -> None:
         return -_objective(evaluate(data, "combined", unit, agg, w, np.r_[c0[0], np.abs(x)], base))
 
     results = []
-    combos = [("whole", "-"), ("clauses", "min"), ("clauses", "mean")]
-    if all("sentences" in rows[0] for rows in data.values()):
-        combos += [("sentences", "min"), ("sentences", "mean")]
+    combos = [("whole", "-"), ("clauses", "min"), ("clauses", "mean"), ("sentences", "min"), ("sentences", "mean")]
     for unit, agg in combos:
         r = minimize(neg_lex, w0, args=(unit, agg), method="Nelder-Mead", options={"maxiter": args.iters, "xatol": 1e-3, "fatol": 1e-4})
         w = np.abs(r.x)

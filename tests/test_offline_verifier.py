@@ -68,7 +68,7 @@ def test_invented_number_is_unsupported_and_marked(verifier):
     text = "The new bridge will cost £45m, the council said."
     invented = _one(verifier, text)
     assert faithful.label == "supported"
-    assert invented.label != "supported"
+    assert invented.label == "unsupported"
     assert invented.score < faithful.score
     assert "£45m" in invented.details["missing"]
     assert any(text[a:b].find("45m") >= 0 for a, b in invented.unsupported_spans)
@@ -80,7 +80,7 @@ def test_invented_name_is_unsupported_and_marked(verifier):
     text = "Mayor John Smith was delighted with the decision."
     invented = _one(verifier, text)
     assert faithful.label == "supported"
-    assert invented.label != "supported"
+    assert invented.label == "unsupported"
     assert invented.score < faithful.score
     assert any("John" in m or "Smith" in m for m in invented.details["missing"])
     marked = " ".join(text[a:b] for a, b in invented.unsupported_spans)

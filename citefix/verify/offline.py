@@ -48,7 +48,7 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "similarity": {"baseline": 0.1},
     "combined": {"bias": -3.0, "lexical": 1.0, "alignment": 4.0, "similarity": 2.0},
     # A unit with an invented number, date or name (missing entity weight ≥ 1) is never scored above this.
-    "cap": {"enabled": True, "score": 0.45},
+    "cap": {"enabled": True, "score": 0.4},
     "thresholds": {
         "combined": {"supported": 0.5, "partial": 0.3},
         "lexical": {"supported": 0.6, "partial": 0.3},

@@ -289,9 +289,11 @@ def _make_handler(srv: LoopbackLLM):
                 except Exception as exc:  # a broken responder is a test bug: say so in the answer
                     self._error(400, f"loopback responder failed: {type(exc).__name__}: {exc}", "invalid_request_error")
                     return
-                if self._send(200, body):
+                with srv._lock:  # count before sending: the client may read stats as soon as it has the answer
+                    srv.stats.answered += 1
+                if not self._send(200, body):
                     with srv._lock:
-                        srv.stats.answered += 1
+                        srv.stats.answered -= 1
             finally:
                 with srv._lock:
                     srv.in_flight -= 1

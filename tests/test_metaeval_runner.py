@@ -409,7 +409,7 @@ def test_cli_reports_bad_input(tmp_path, capsys):
 
     p = tmp_path / "bad.jsonl"
     p.write_text('{"document": "d", "summary": 3, "label": 1}\n')
-    assert main(["meta-eval", str(p), "--no-store"]) == 2
+    assert main(["meta-eval", str(p), "--no-store", "--strict"]) == 2
     assert "bad.jsonl:1" in capsys.readouterr().err
 
 

@@ -121,6 +121,10 @@ def load_encoder(name_or_path: str | None = None) -> Encoder:
         else:
             source = key
         from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # no "Loading weights" bars in reports and pipes
+        hf_logging.set_verbosity_error()
 
         try:
             tokenizer = AutoTokenizer.from_pretrained(source)

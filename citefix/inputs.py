@@ -70,7 +70,9 @@ def load_cases(path: str) -> list[Case]:
     return list(iter_cases(path))
 
 
-def iter_cases(path: str) -> Iterator[Case]:
+def iter_cases(path: str, *, skipped: list[str] | None = None) -> Iterator[Case]:
+    """Cases in order. With `skipped` (a list), a JSONL line that is not a valid case is left out and its message
+    appended there instead of raising."""
     text = read_text(path, "case file")
     name = "<stdin>" if path == "-" else path
     stripped = text.lstrip()
@@ -81,11 +83,18 @@ def iter_cases(path: str) -> Iterator[Case]:
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{name}: line {lineno}, column {exc.colno}: malformed JSON ({exc.msg}); fix that line") from exc
-            seen = True
-            yield from _records(rec, name, lineno)
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{name}: line {lineno}, column {exc.colno}: malformed JSON ({exc.msg}); fix that line") from exc
+                seen = True
+                good = list(_records(rec, name, lineno))
+            except InputError as exc:
+                if skipped is None:
+                    raise
+                skipped.append(str(exc))
+                continue
+            yield from good
         if not seen:
             raise InputError(f"{name}: no cases in the file; add one JSON object per line")
         return

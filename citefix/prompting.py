@@ -27,11 +27,17 @@ class Prompt:
 
     def render(self, **variables) -> list[dict[str, str]]:
         """Messages with every variable filled; a missing variable raises jinja2.UndefinedError."""
-        from jinja2 import Environment, StrictUndefined
-
-        env = Environment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
         variables = {k: neutralise(v) for k, v in variables.items()}
-        return [{"role": role, "content": env.from_string(body).render(**variables).strip()} for role, body in self.messages]
+        return [{"role": role, "content": tpl.render(**variables).strip()} for role, tpl in _compiled(self)]
+
+
+@lru_cache(maxsize=None)
+def _compiled(prompt: "Prompt"):
+    """Each message body compiled once per process (rendering is on the hot path of every model call)."""
+    from jinja2 import Environment, StrictUndefined
+
+    env = Environment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
+    return tuple((role, env.from_string(body)) for role, body in prompt.messages)
 
 
 def neutralise(value):

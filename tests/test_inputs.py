@@ -212,3 +212,16 @@ def test_several_sources_get_numbered_ids(tmp_path):
     s = write(tmp_path, "s.txt", "Alpha and beta.")
     case = load_pair([a, b], s)
     assert [x.id for x in case.sources] == ["1", "2"]
+
+
+def test_skip_invalid_leaves_out_bad_lines_and_names_them(tmp_path):
+    from citefix.inputs import iter_cases
+
+    p = tmp_path / "mixed.jsonl"
+    good = '{"id": "a", "sources": [{"id": "1", "text": "The sky is blue."}], "text": "The sky is blue."}'
+    p.write_text(good + '\n{"id": "b", "sources": [], "text": "x"}\n{not json\n' + good.replace('"a"', '"c"') + "\n")
+    skipped: list[str] = []
+    assert [c.id for c in iter_cases(str(p), skipped=skipped)] == ["a", "c"]
+    assert len(skipped) == 2 and "line 2" in skipped[0] and "line 3" in skipped[1]
+    with pytest.raises(Exception, match="line 2"):
+        list(iter_cases(str(p)))

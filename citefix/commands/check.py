@@ -30,6 +30,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON result per case (units, spans, verdicts, scores, run id)")
     p.add_argument("--fail-under", type=float, metavar="SCORE", help="exit 1 if any case scores below SCORE")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--skip-invalid", action="store_true",
+                   help="in a JSONL file, leave out lines that are not valid cases (each named on stderr) instead of stopping")
     p.add_argument("--limit", type=int, help="check at most N cases from the files")
     p.add_argument("--nli", metavar="MODEL",
                    help="judge with a transformers NLI model (hub id or local folder); same as --verifier nli:MODEL")
@@ -58,7 +60,10 @@ def gather_cases(args) -> list[tuple]:
         left = None if args.limit is None else max(0, args.limit - len(cases))
         if left == 0:
             break
-        cases += [(c, path) for c in islice(iter_cases(path), left)]
+        skipped: list[str] | None = [] if getattr(args, "skip_invalid", False) else None
+        cases += [(c, path) for c in islice(iter_cases(path, skipped=skipped), left)]
+        for msg in skipped or []:
+            print(f"citefix: skipped {msg}", file=sys.stderr)
     if not cases:
         raise InputError("nothing to check; give a case file, --source FILE --summary FILE, or --example summary")
     if args.limit is not None:

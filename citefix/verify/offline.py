@@ -21,6 +21,7 @@ import bisect
 import hashlib
 import json
 import math
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from citefix.models import Case, Evidence, Unit, Verdict
 from citefix.verify.base import label_for
 from citefix.verify.lexical import date_words, find_numbers, negations, number_supported
 
+PARAMS_ENV = "CITEFIX_OFFLINE_PARAMS"
 SIGNALS = ("combined", "lexical", "alignment", "similarity")
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
@@ -59,7 +61,12 @@ DEFAULT_PARAMS: dict[str, Any] = {
 
 
 def load_params(path: str | None = None) -> dict[str, Any]:
-    """The verifier's parameters: DEFAULT_PARAMS updated with the packaged (or given) JSON file."""
+    """The verifier's parameters: DEFAULT_PARAMS updated with the packaged (or given) JSON file.
+
+    Per-domain calibration: when ``path`` is not given and ``CITEFIX_OFFLINE_PARAMS`` names a JSON file, that file is
+    laid over the packaged parameters (section by section), so it may hold only what changes, e.g.
+    ``{"thresholds": {"combined": {"supported": 0.42, "partial": 0.25}}}``.
+    """
     params = json.loads(json.dumps(DEFAULT_PARAMS))
     try:
         if path is None:
@@ -67,15 +74,34 @@ def load_params(path: str | None = None) -> dict[str, Any]:
         else:
             with open(path, encoding="utf-8") as f:
                 raw = f.read()
-        data = json.loads(raw)
+        _overlay(params, json.loads(raw))
     except (FileNotFoundError, OSError):
-        return params
+        pass
+    user = os.environ.get(PARAMS_ENV, "").strip() if path is None else ""
+    if user:
+        from citefix.errors import ConfigError
+
+        try:
+            with open(os.path.expanduser(user), encoding="utf-8") as f:
+                data = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{PARAMS_ENV}={user}: cannot read offline verifier parameters ({exc})") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{PARAMS_ENV}={user}: expected a JSON object")
+        _overlay(params, data)
+    return params
+
+
+def _overlay(params: dict[str, Any], data: dict[str, Any]) -> None:
     for k, v in data.items():
         if isinstance(v, dict) and isinstance(params.get(k), dict):
-            params[k].update(v)
+            for kk, vv in v.items():  # thresholds: {"combined": {...}} updates only the keys given
+                if isinstance(vv, dict) and isinstance(params[k].get(kk), dict):
+                    params[k][kk].update(vv)
+                else:
+                    params[k][kk] = vv
         else:
             params[k] = v
-    return params
 
 
 def load_idf() -> dict[str, Any] | None:
@@ -189,10 +215,42 @@ class OfflineVerifier:
         feats = self.features(units, case, targets=targets)
         return [self._verdict(u, f, case) for u, f in zip(units, feats)]
 
+    def verify_signals(
+        self,
+        units: Sequence[Unit],
+        case: Case,
+        signals: Sequence[str],
+        *,
+        targets: Sequence[Sequence[str]] | None = None,
+    ) -> dict[str, list[Verdict]]:
+        """Verdicts under several signals from one feature pass: {signal: verdicts}.
+
+        Each list equals what ``OfflineVerifier(signal=s, params=self.params).verify(units, case, targets=targets)``
+        returns (score, label, spans, evidence); only the ``details`` of a lexical or similarity verdict may also carry
+        the alignment figures that a single-signal run skips.
+        """
+        signals = list(dict.fromkeys(signals))
+        bad = [s for s in signals if s not in SIGNALS]
+        if bad:
+            raise ValueError(f"signal must be one of {', '.join(SIGNALS)}, not {bad[0]!r}")
+        tokens = any(s in ("combined", "alignment") for s in signals)
+        feats = self.features(units, case, targets=targets, tokens=tokens)
+        return {s: [self._verdict(u, f, case, signal=s) for u, f in zip(units, feats)] for s in signals}
+
     def features(
-        self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None
+        self,
+        units: Sequence[Unit],
+        case: Case,
+        *,
+        targets: Sequence[Sequence[str]] | None = None,
+        tokens: bool | None = None,
     ) -> list[dict[str, Any]]:
-        """Raw per-unit features (all three signals), or {"error": ...}. Used by verify() and by the tuner."""
+        """Raw per-unit features (all three signals), or {"error": ...}. Used by verify() and by the tuner.
+
+        ``tokens``: compute the token alignment (default: when this verifier's signal uses it).
+        """
+        if tokens is None:
+            tokens = self.signal in ("combined", "alignment")
         if targets is not None and len(targets) != len(units):
             raise ValueError(f"targets has {len(targets)} entries for {len(units)} units")
         all_ids = [s.id for s in case.sources]
@@ -233,7 +291,7 @@ class OfflineVerifier:
         for k, i in enumerate(live):
             key = tuple(target_ids[i] or all_ids)
             if key not in pools:
-                pools[key] = self._pool(list(key), [by_id[x] for x in key])
+                pools[key] = self._pool(list(key), [by_id[x] for x in key], tokens=tokens)
             out[i] = self._unit_features(units[i], case, docs[k], tok[k], sent[k], pools[key])
             out[i]["target"] = list(target_ids[i] or [])
         return [o if o is not None else {"error": "no features"} for o in out]
@@ -396,7 +454,7 @@ class OfflineVerifier:
                 )
         return out  # type: ignore[return-value]
 
-    def _pool(self, ids: list[str], sources: list[_Source]) -> _Pool:
+    def _pool(self, ids: list[str], sources: list[_Source], *, tokens: bool | None = None) -> _Pool:
         import torch
 
         words: set[str] = set()
@@ -411,7 +469,7 @@ class OfflineVerifier:
             dates |= s.dates
             owner.extend((si, wi) for wi in range(len(s.windows)))
         tok_emb = None
-        if self.signal in ("combined", "alignment"):
+        if tokens if tokens is not None else self.signal in ("combined", "alignment"):
             tok_emb = torch.cat([s.tok_emb for s in sources]) if len(sources) > 1 else sources[0].tok_emb
         win_emb = torch.cat([s.win_emb for s in sources]) if len(sources) > 1 else sources[0].win_emb
         return _Pool(ids, sources, words, lemmas, numbers, dates, tok_emb, win_emb, owner)
@@ -571,23 +629,25 @@ class OfflineVerifier:
 
     # --- verdicts --------------------------------------------------------------------------------------------------
 
-    def _verdict(self, unit: Unit, f: dict[str, Any], case: Case) -> Verdict:
+    def _verdict(self, unit: Unit, f: dict[str, Any], case: Case, signal: str | None = None) -> Verdict:
+        signal = signal or self.signal
+        name = "offline" if signal == "combined" else f"offline:{signal}"
         if "error" in f:
-            return Verdict(unit_id=unit.id, verifier=self.name, score=None, label="error", error=f["error"],
+            return Verdict(unit_id=unit.id, verifier=name, score=None, label="error", error=f["error"],
                            target=list(f.get("target", [])))
-        score = self.score(f)
-        th = self.params["thresholds"].get(self.signal, self.params["thresholds"]["combined"])
+        score = self.score(f, signal)
+        th = self.params["thresholds"].get(signal, self.params["thresholds"]["combined"])
         label = label_for(score, supported_at=th["supported"], partial_at=th.get("partial"))
         marks: list[tuple[int, int]] = []
-        if self.signal in ("combined", "lexical"):
+        if signal in ("combined", "lexical"):
             marks += [(m["start"], m["end"]) for m in f["missing"]]
             marks += [(m["start"], m["end"]) for m in f["missing_words"]]
-        if self.signal in ("combined", "alignment"):
+        if signal in ("combined", "alignment"):
             marks += [(m["start"], m["end"]) for m in f["low_tokens"]]
         # Only a unit that is not judged supported gets its weak words painted.
         spans = _to_case_spans(unit, case.text, marks) if label != "supported" else []
         details = {
-            "signal": self.signal,
+            "signal": signal,
             "lexical": round(f["lexical"], 4),
             "alignment": round(f["alignment"], 4),
             "similarity": round(f["similarity"], 4),
@@ -601,7 +661,7 @@ class OfflineVerifier:
         ev = f.get("evidence")
         return Verdict(
             unit_id=unit.id,
-            verifier=self.name,
+            verifier=name,
             score=score,
             label=label,
             evidence=Evidence(**ev) if ev else None,

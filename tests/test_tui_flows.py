@@ -280,8 +280,7 @@ async def test_start_screen_lists_runs_and_opens_one(store, example_path):
         await settle(pilot, app)
         run_id = app.main.snap.run_id
         await pilot.press("o")
-        await pilot.pause()
-        assert isinstance(app.screen, StartScreen)
+        await settle(pilot, app, until=lambda: isinstance(app.screen, StartScreen) and app.screen.runs is not None)
         runs = app.screen.query_one("#runs")
         assert runs.row_count == 1
         runs.focus()
@@ -442,3 +441,29 @@ async def test_refine_with_nothing_to_fix_says_why(store, example_path):
         await settle(pilot, app)
         assert main.snap.proposal is None
         assert any(n.message.startswith(("no revision", "nothing to revise")) for n in rec.notes())
+
+
+@pytest.mark.slow
+async def test_offline_flow_with_real_models(store, example_path):
+    """No LLM: models load in the background, the offline pipeline checks, the offline reviser revises."""
+    from citefix.tui import messages as m
+
+    rec = Recorder()
+    app = make_app(store, path=example_path, settings=Settings())
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        assert main._warming
+        await pilot.press("c")  # waits for the background model loading, then checks
+        await settle(pilot, app, until=lambda: main._job is None and main.snap.run_id is not None, steps=3000)
+        assert rec.of(m.WarmedUp) and rec.of(m.WarmedUp)[0].error is None
+        ev = main.snap.evaluation
+        assert ev.verifier.startswith("offline") and ev.unsupported
+        await pilot.press("r")
+        await settle(pilot, app, until=lambda: main._job is None and main.snap.proposal is not None, steps=3000)
+        assert len(main.snap.proposal.text) < len(main.snap.text)  # the offline reviser only deletes
+        await pilot.press("a")
+        await settle(pilot, app, until=lambda: main._job is None and main.snap.current == 1, steps=3000)
+        rows = store.rounds(main.snap.run_id)
+        assert [r["n"] for r in rows] == [0, 1] and rows[1]["n_unsupported"] < rows[0]["n_unsupported"]
+        assert rows[1]["strategy"] == "acu"

@@ -72,7 +72,7 @@ def test_start_screen(snap_compare, store, example):
     _fixed_times(store)
 
     async def before(pilot):
-        await pilot.pause()
+        await _settle(pilot, lambda: getattr(pilot.app.screen, "runs", None) is not None)
         pilot.app.screen.query_one("#open-path").cursor_blink = False
 
     assert snap_compare(make_app(store), terminal_size=SIZE, run_before=before)

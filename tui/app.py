@@ -1,4 +1,8 @@
-"""The citefix TUI application: wires the workbench, the start screen and the main screen. It owns no logic."""
+"""The citefix TUI application: wires the workbench, the start screen and the main screen. It owns no logic.
+
+First paint comes before anything slow: the store (sqlite-utils), the case (pydantic) and the models all load in
+worker threads after the first frame.
+"""
 
 from __future__ import annotations
 
@@ -29,13 +33,19 @@ class CitefixApp(App):
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, settings: Settings, store, *, transport=None, path: str | None = None, run_id: int | None = None,
-                 case_index: int = 0, store_label: str | None = None) -> None:
+    def __init__(self, settings: Settings, store=None, *, transport=None, path: str | None = None,
+                 run_id: int | None = None, case_index: int = 0, store_label: str | None = None) -> None:
         super().__init__()
         self.bench = Workbench(settings, store, transport)
         self.start_path, self.start_run, self.case_index = path, run_id, case_index
-        self.store_label = store_label or short_path(store.path)
+        self._store_label = store_label
         self.main = None  # the MainScreen of the open case
+
+    @property
+    def store_label(self) -> str:
+        if self._store_label:
+            return self._store_label
+        return short_path(self.bench.store.path) if self.bench.store_opened else "(opening)"
 
     @property
     def session(self):
@@ -52,19 +62,33 @@ class CitefixApp(App):
         else:
             self.show_start()
 
+    # -- the start screen -------------------------------------------------------------------------------------------
     def show_start(self, *, can_go_back: bool = False) -> None:
         from citefix.tui.start_screen import StartScreen
 
-        try:
-            runs = self.bench.recent_runs()
-        except Exception as exc:  # a broken store must not keep the start screen from opening
-            runs = []
-            self.notify(f"cannot list runs: {exc}", severity="error", markup=False)
-        self.push_screen(StartScreen(runs, can_go_back=can_go_back))
+        self.push_screen(StartScreen(can_go_back=can_go_back))
+        self.load_runs()
 
     def action_open(self) -> None:
         self.show_start(can_go_back=self.main is not None)
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs")
+    def load_runs(self) -> None:
+        try:
+            runs = self.bench.recent_runs()
+        except Exception as exc:  # a broken store must not keep the start screen from working
+            self.post_message(m.WorkFailed("runs", f"cannot list the stored runs: {exc}"))
+            runs = []
+        self.post_message(m.RunsLoaded(runs))
+
+    def on_runs_loaded(self, msg: m.RunsLoaded) -> None:
+        from citefix.tui.start_screen import StartScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, StartScreen):
+                screen.fill(msg.runs)
+
+    # -- opening a case ---------------------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="open")
     def open_target(self, path: str | None = None, run_id: int | None = None, index: int = 0) -> None:
         job = f"open {path or run_id}"

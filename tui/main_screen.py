@@ -114,10 +114,32 @@ class MainScreen(Screen):
         if self.snap is not None:
             self._apply(self.snap, reload_sources=True)
         self.query_one("#units", UnitsTable).focus()
+        if self.session.bench.needs_warm_up():
+            self._warming = True
+            self.warm_up(self.session.case.kind or "summary")
+
+    _warming = False
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="warm_up")
+    def warm_up(self, kind: str) -> None:
+        """Model loading in the background: the first check then starts with the models in memory."""
+        try:
+            loaded = self.session.bench.warm_up(kind)
+        except Exception as exc:  # the check will load (and report) again; say what happened
+            self.post_message(m.WarmedUp([], f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(m.WarmedUp(loaded, None))
+
+    def on_warmed_up(self, msg: m.WarmedUp) -> None:
+        self._warming = False
+        if msg.error:
+            self.notify(f"loading the models failed: {msg.error}", title="Models", severity="warning", markup=False)
+        if self._job is None:
+            self.query_one("#status", StatusLine).set_job("models loaded" if msg.loaded else "idle", busy=False)
 
     def on_unmount(self) -> None:
         """Leaving the case (quit, or another case opened): record the run's best round and stop reason."""
-        self.workers.cancel_group(self, "pipeline")
+        self.workers.cancel_node(self)
         try:
             self.session.close()
         except Exception as exc:  # closing must never keep the user in the app
@@ -434,12 +456,16 @@ class MainScreen(Screen):
         if self._job is not None:
             self._spin += 1
             self.query_one("#status", StatusLine).set_job(self._job_line(), busy=True)
+        elif self._warming:
+            self._spin += 1
+            self.query_one("#status", StatusLine).set_job(
+                f"{SPINNER[self._spin % len(SPINNER)]} loading models (spaCy, MiniLM) in the background", busy=False)
 
     # -- actions ----------------------------------------------------------------------------------------------------------
     def action_check(self) -> None:
         if self.snap is None or self._job is not None:
             return
-        job = self._begin("check", "checking", None)
+        job = self._begin("check", "checking (after the models load)" if self._warming else "checking", None)
         self.run_check(job, None)
 
     def action_refine(self) -> None:

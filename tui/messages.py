@@ -91,3 +91,19 @@ class Exported(Message):
     def __init__(self, path: str, fmt: str) -> None:
         super().__init__()
         self.path, self.fmt = path, fmt
+
+
+class RunsLoaded(Message):
+    """The start screen's list of recent runs, read from the store in a worker."""
+
+    def __init__(self, runs: list[dict]) -> None:
+        super().__init__()
+        self.runs = runs
+
+
+class WarmedUp(Message):
+    """The background model loading finished (or failed: the first check then loads and reports again)."""
+
+    def __init__(self, loaded: list[str], error: str | None) -> None:
+        super().__init__()
+        self.loaded, self.error = loaded, error

@@ -11,11 +11,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from citefix.config import Settings
 from citefix.errors import InputError
-from citefix.models import Case, Evaluation
+
+if TYPE_CHECKING:  # pydantic models load with the first case, after the first paint
+    from citefix.models import Case, Evaluation
 
 Event = Callable[[str, dict[str, Any]], None]
 
@@ -78,16 +80,33 @@ class Snapshot:
 
 
 class Workbench:
-    """What every open case shares: settings, the store, the pipeline (models load once), the busy lock."""
+    """What every open case shares: settings, the store, the pipeline (models load once), the busy lock.
 
-    def __init__(self, settings: Settings, store, transport=None):
+    The store opens on first use (in a worker: sqlite-utils is not needed for the first paint)."""
+
+    def __init__(self, settings: Settings, store=None, transport=None):
         self.settings = settings
-        self.store = store
+        self._store = store
         self.transport = transport
         self._pipeline = None
         self._judge = None
         self.generation = 0  # bumped when settings change: sessions rebuild their refiner
         self.busy = threading.Lock()
+        self._store_lock = threading.Lock()
+
+    @property
+    def store(self):
+        if self._store is None:
+            with self._store_lock:
+                if self._store is None:
+                    from citefix.store import Store
+
+                    self._store = Store(self.settings.db)
+        return self._store
+
+    @property
+    def store_opened(self) -> bool:
+        return self._store is not None
 
     @property
     def pipeline(self):
@@ -96,6 +115,28 @@ class Workbench:
 
             self._pipeline = build_pipeline(self.settings, self.store, self.transport)
         return self._pipeline
+
+    def needs_warm_up(self) -> bool:
+        """Offline pipelines load spaCy and MiniLM on first use; an LLM pipeline has nothing heavy to load."""
+        return self.settings.llm is None and not self._warmed
+
+    _warmed = False
+
+    def warm_up(self, kind: str = "summary") -> list[str]:
+        """Load the pipeline's models now, in the background, rather than inside the first check.
+
+        Touches the lazy model attributes (`nlp`, `encoder`) the decomposer and verifier expose; their loaders keep
+        one copy per process, so every later decomposer and verifier shares them. Returns what was loaded."""
+        loaded = []
+        with self.busy:  # a check started meanwhile waits here instead of loading the same models twice
+            p = self.pipeline
+            for obj in (p.decomposer_for(kind), p.verifier):
+                for attr in ("nlp", "encoder"):
+                    if isinstance(getattr(type(obj), attr, None), property):
+                        getattr(obj, attr)
+                        loaded.append(f"{type(obj).__name__}.{attr}")
+            self._warmed = True
+        return loaded
 
     def judge_verifier(self):
         """The judge that scores rounds with a second model (settings.judge_llm), or None."""
@@ -112,7 +153,8 @@ class Workbench:
         s = self.settings
         verifier = getattr(self._pipeline.verifier, "name", s.verifier) if self._pipeline else s.verifier
         return {"llm": s.llm or "none (offline)", "judge": s.judge_llm or "—", "verifier": verifier,
-                "strategy": s.strategy, "decomposer": s.decomposer, "store": str(self.store.path)}
+                "strategy": s.strategy, "decomposer": s.decomposer,
+                "store": str(self._store.path) if self._store is not None else "(opening)"}
 
     def apply_settings(self, new: Settings, *, save: bool = True) -> Path | None:
         """Validate by building what the settings name (cheap: models load on first use), swap it in, save."""
@@ -188,6 +230,8 @@ class Session:
 
     # -- reading ------------------------------------------------------------------------------------------------------
     def snapshot(self, info: str | None = None) -> Snapshot:
+        from citefix.models import Evaluation
+
         rows = self.store.rounds(self.run_id) if self.run_id is not None else []
         evals: dict[int, Evaluation] = {}
         mem = {r.n: r.evaluation for r in self.refiner.rounds} if self.refiner is not None else {}

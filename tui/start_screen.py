@@ -30,9 +30,9 @@ class StartScreen(Screen):
         Binding("ctrl+q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, runs: list[dict], *, can_go_back: bool = False) -> None:
+    def __init__(self, runs: list[dict] | None = None, *, can_go_back: bool = False) -> None:
         super().__init__()
-        self.runs = runs
+        self.runs = runs  # None until the app's worker has read them from the store
         self.can_go_back = can_go_back
 
     def compose(self) -> ComposeResult:
@@ -51,14 +51,16 @@ class StartScreen(Screen):
     def on_mount(self) -> None:
         self.title, self.sub_title = "citefix", "start"
         table = self.query_one("#runs", DataTable)
-        for col in ("run", "created", "command", "case", "kind", "rounds", "first", "last", "status"):
-            table.add_column(col, key=col)
-        self.fill(self.runs)
-        label = getattr(self.app, "store_label", None) or str(self.app.session.store.path)
-        self.query_one("#start-store", Static).update(f"store: {label}")
+        self._columns(table)
+        if self.runs is not None:
+            self.fill(self.runs)
+        else:
+            table.add_row("", "", "", Text("reading the store …", style="dim"), "", "", "", "", "", key="none")
         self.query_one("#open-path", Input).focus()
 
     def fill(self, runs: list[dict]) -> None:
+        self.runs = runs
+        self.query_one("#start-store", Static).update(f"store: {self.app.store_label}")
         table = self.query_one("#runs", DataTable)
         table.clear()
         f = lambda x: "—" if x is None else f"{x:.2f}"  # noqa: E731
@@ -68,6 +70,12 @@ class StartScreen(Screen):
                           r["status"] or "", key=str(r["id"]))
         if not runs:
             table.add_row("", "", "", Text("no runs stored yet", style="dim"), "", "", "", "", "", key="none")
+
+    @staticmethod
+    def _columns(table: DataTable) -> None:
+        for col, width in (("run", 5), ("created", 19), ("command", 7), ("case", 26), ("kind", 12), ("rounds", 6),
+                           ("first", 5), ("last", 5), ("status", 11)):
+            table.add_column(col, key=col, width=width)
 
     @on(Input.Submitted, "#open-path")
     @on(Button.Pressed, "#open-go")

@@ -25,7 +25,6 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from citefix.config import load_settings
-    from citefix.store import Store
 
     if args.path and args.run is not None:
         raise InputError("give a case file or --run RUN, not both")
@@ -39,9 +38,9 @@ def run(args) -> int:
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer, strategy=args.strategy,
                              judge_llm=args.judge_llm, concurrency=args.concurrency, db=args.db,
                              cache=False if args.no_cache else None)
-    store = Store(settings.db)
     from citefix.tui.app import CitefixApp  # Textual loads here, never at `citefix --help`
 
-    app = CitefixApp(settings, store, path=path, run_id=args.run, case_index=args.case - 1)
+    # the store opens in a worker after the first paint (the app reports a bad --db as a notification)
+    app = CitefixApp(settings, path=path, run_id=args.run, case_index=args.case - 1)
     app.run()
     return int(app.return_code or 0)

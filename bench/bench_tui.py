@@ -1,0 +1,231 @@
+"""TUI responsiveness: launch to first paint, and key-response time while a check runs.
+
+    .venv/bin/python bench/bench_tui.py [--runs 5] [--skip-offline]
+
+1. Launch → first paint: `citefix tui --example` (and `citefix tui`, the start screen) in a pseudo-terminal of
+   120×40, from before the process is spawned until Textual's Ready event (the first frame is on the terminal), and
+   until the main screen with the case has been painted. Goal: first paint ≤ 1.0 s.
+2. Key response while a check runs: a Pilot session (headless, 120×40) starts a check, then presses `?` (opens the
+   help screen) and `escape` (closes it) every 150 ms until the check ends; each sample is the time from the key
+   event being posted to the screen change being handled. Two checks: the real offline pipeline from cold (spaCy,
+   MiniLM and torch load in the worker thread: the worst case for the GIL), and the scripted LLM answering slowly
+   (I/O-bound). Goal: ≤ 100 ms. A baseline with nothing running shows what the machine itself adds (on a shared,
+   loaded machine the scheduler alone can delay the UI thread by 100 ms and more: compare against it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import os
+import pty
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from pathlib import Path
+
+COLS, ROWS = 120, 40
+
+# Runs inside the child: hooks Ready and the main screen's first paint, then runs the real command line.
+CHILD = r"""
+import os, sys, time
+out = int(os.environ["BENCH_FD"])
+import citefix.tui.app as A, citefix.tui.main_screen as M
+
+def note(what):
+    os.write(out, f"{what} {time.time():.6f}\n".encode())
+
+def on_ready(self):
+    note("ready")
+    if not self.start_path:
+        self.exit()
+
+orig = M.MainScreen.on_mount
+def on_mount(self):
+    orig(self)
+    self.call_after_refresh(lambda: (note("main"), self.app.exit()))
+
+A.CitefixApp.on_ready = on_ready
+M.MainScreen.on_mount = on_mount
+from citefix.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def launch_once(args: list[str], env: dict) -> dict[str, float]:
+    """Spawn the TUI in a pty; return seconds from spawn to each hook."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+    r, w = os.pipe()
+    drain_stop = threading.Event()
+
+    def drain():  # the terminal output must be read, or the child blocks writing it
+        while not drain_stop.is_set():
+            try:
+                if not os.read(master, 65536):
+                    break
+            except OSError:
+                break
+
+    t = threading.Thread(target=drain, daemon=True)
+    t.start()
+    env = {**env, "BENCH_FD": str(w), "TERM": "xterm-256color", "COLUMNS": str(COLS), "LINES": str(ROWS)}
+    t0 = time.time()
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, *args], stdin=slave, stdout=slave, stderr=slave, env=env,
+                            pass_fds=(w,), close_fds=True)
+    os.close(w)
+    try:
+        proc.wait(timeout=60)
+    finally:
+        drain_stop.set()
+        os.close(slave)
+        os.close(master)
+    marks = {}
+    with os.fdopen(r) as f:
+        for line in f.read().splitlines():
+            what, when = line.split()
+            marks[what] = float(when) - t0
+    return marks
+
+
+def bench_launch(runs: int, env: dict) -> None:
+    subprocess.run([sys.executable, "-c", "import citefix.tui.app"], env=env, check=True)  # warm the file cache
+    for label, args, key in (("citefix tui --example", ["tui", "--example"], "main"), ("citefix tui (start screen)", ["tui"], None)):
+        ready, main = [], []
+        for _ in range(runs):
+            m = launch_once(args, env)
+            ready.append(m["ready"])
+            if key:
+                main.append(m[key])
+        line = f"{label:<30} first paint: median {statistics.median(ready):.3f} s (min {min(ready):.3f}, max {max(ready):.3f})"
+        if main:
+            line += f"; case painted: median {statistics.median(main):.3f} s"
+        print(line + f"   [{runs} runs]  goal ≤ 1.0 s: {'met' if statistics.median(ready) <= 1.0 else 'MISSED'}", flush=True)
+
+
+async def key_latency(app_factory, label: str, *, idle_keys: int = 0) -> None:
+    """Keys while a check runs; with idle_keys > 0, that many keys with nothing running (the machine's baseline)."""
+    from textual import events
+
+    from citefix.tui.dialogs import HelpScreen
+    from citefix.tui.main_screen import MainScreen
+
+    app = app_factory()
+    samples: list[float] = []
+    lost = 0
+    async with app.run_test(size=(COLS, ROWS)) as pilot:
+        while app.main is None:
+            await pilot.pause(0.05)
+        main = app.main
+        if idle_keys:
+            await pilot.pause(0.5)
+            want_help = True
+            for _ in range(idle_keys):
+                await asyncio.sleep(0.15)
+                target = HelpScreen if want_help else MainScreen
+                t0 = time.perf_counter()
+                app.post_message(events.Key("question_mark", "?") if want_help else events.Key("escape", None))
+                while not isinstance(app.screen, target):
+                    await asyncio.sleep(0.001)
+                samples.append(time.perf_counter() - t0)
+                want_help = not want_help
+            _report(label, None, samples, 0)
+            return
+        started = time.perf_counter()
+        seq = main._job_seq
+        await pilot.press("c")
+        while main._job_seq == seq:
+            await pilot.pause(0.01)
+        want_help = True
+        while main._job is not None:
+            await asyncio.sleep(0.15)
+            if main._job is None:
+                break
+            target = HelpScreen if want_help else MainScreen
+            key, char = ("question_mark", "?") if want_help else ("escape", None)
+            t0 = time.perf_counter()
+            app.post_message(events.Key(key, char))
+            while not isinstance(app.screen, target) and time.perf_counter() - t0 < 5:
+                await asyncio.sleep(0.001)
+            if not isinstance(app.screen, target):
+                lost += 1
+                continue
+            samples.append(time.perf_counter() - t0)
+            want_help = not want_help
+        duration = time.perf_counter() - started
+        if isinstance(app.screen, HelpScreen):
+            await pilot.press("escape")
+    _report(label, duration, samples, lost)
+
+
+def _report(label: str, duration: float | None, samples: list[float], lost: int) -> None:
+    samples_ms = sorted(s * 1000 for s in samples)
+    if not samples_ms:
+        print(f"{label:<40} check took {duration:.2f} s: too short to sample", flush=True)
+        return
+    p95 = samples_ms[min(len(samples_ms) - 1, int(0.95 * len(samples_ms)))]
+    what = f"check {duration:5.2f} s" if duration is not None else "no job    "
+    print(f"{label:<40} {what}, {len(samples_ms):3d} keys: median {statistics.median(samples_ms):6.1f} ms, "
+          f"p95 {p95:6.1f} ms, max {samples_ms[-1]:6.1f} ms   goal ≤ 100 ms: {'met' if p95 <= 100 else 'MISSED'} (p95)"
+          + (f"   {lost} keys not handled within 5 s" if lost else ""), flush=True)
+
+
+def bench_keys(tmp: Path, offline: bool) -> None:
+    from citefix.commands.check import example_path
+    from citefix.config import Settings
+    from citefix.llm.fake import ScriptedTransport, yes_answer
+    from citefix.store import Store
+    from citefix.tui.app import CitefixApp
+
+    path = example_path("summary")
+
+    def slow_llm(messages):
+        time.sleep(0.25)
+        last = messages[-1]["content"]
+        if "<<<TEXT" in last:
+            body = last.split("<<<TEXT")[1].split("TEXT>>>")[0].strip()
+            return "\n".join("- " + s.strip() for s in body.split(".") if s.strip())
+        return yes_answer(0.9)
+
+    store = Store(tmp / "idle.db")
+    asyncio.run(key_latency(lambda: CitefixApp(Settings(llm="fake/slow"), store, transport=ScriptedTransport(slow_llm),
+                                               path=path), "baseline: keys with nothing running", idle_keys=40))
+    if offline:
+        store = Store(tmp / "offline.db")
+        # cache=False: no verdict is reused from the first check, so the warm check verifies every unit again
+        settings = Settings(cache=False)
+        asyncio.run(key_latency(lambda: CitefixApp(settings, store, path=path), "offline check, cold (models load)"))
+        asyncio.run(key_latency(lambda: CitefixApp(settings, store, path=path), "offline check, warm (models loaded)"))
+    store = Store(tmp / "llm.db")
+    settings = Settings(llm="fake/slow", cache=False, concurrency=1)
+    asyncio.run(key_latency(lambda: CitefixApp(settings, store, transport=ScriptedTransport(slow_llm), path=path),
+                            "scripted LLM check (0.25 s a call)"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--skip-offline", action="store_true", help="skip the real offline pipeline (model loading)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        env = {**os.environ, "CITEFIX_HOME": str(tmp / "home"), "XDG_CONFIG_HOME": str(tmp / "config"),
+               "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        for k in ("CITEFIX_LLM", "CITEFIX_VERIFIER", "CITEFIX_DECOMPOSER", "CITEFIX_CONFIG"):
+            env.pop(k, None)
+        os.environ.update({k: v for k, v in env.items() if k not in ("BENCH_FD",)})
+        for k in ("CITEFIX_LLM", "CITEFIX_VERIFIER", "CITEFIX_DECOMPOSER", "CITEFIX_CONFIG"):
+            os.environ.pop(k, None)
+        print(f"citefix TUI bench · {os.cpu_count()} CPUs · load {os.getloadavg()[0]:.1f} · python {sys.version.split()[0]}")
+        bench_launch(args.runs, env)
+        bench_keys(tmp, offline=not args.skip_offline)
+
+
+if __name__ == "__main__":
+    main()

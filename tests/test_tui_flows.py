@@ -467,3 +467,27 @@ async def test_offline_flow_with_real_models(store, example_path):
         rows = store.rounds(main.snap.run_id)
         assert [r["n"] for r in rows] == [0, 1] and rows[1]["n_unsupported"] < rows[0]["n_unsupported"]
         assert rows[1]["strategy"] == "acu"
+
+
+async def test_mouse_click_on_a_span_selects_its_unit(store, example_path):
+    from citefix.tui.render import unit_at_chars
+
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("c")
+        await settle(pilot, app)
+        ev = main.snap.evaluation
+        units = main.query_one("#units")
+        units.move_cursor(row=units.row_count - 1)  # select the last unit first, so the click must change it
+        await pilot.pause()
+        # the text starts at the body's top-left corner: the character at (2, 0) is text[2]
+        await pilot.click("#text-body", offset=(2, 0))
+        await pilot.pause()
+        assert main.selected == unit_at_chars(ev)[2] is not None
+        assert units.cursor_row == units.get_row_index(main.selected)
+        # and a click on a row of the rounds table shows that round
+        await pilot.click("#rounds-table", offset=(2, 1))
+        await pilot.pause()
+        assert main.view_n is None and main.snap.current == 0

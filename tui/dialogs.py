@@ -216,6 +216,7 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
 
     DEFAULT_CSS = _MODAL_CSS.format(name="ExportScreen", w=72)
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#export-path"  # type a path and press enter
 
     def __init__(self, run_id: int) -> None:
         super().__init__()
@@ -232,9 +233,6 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
                 yield Button("Cancel", id="export-cancel")
                 yield Button("Export", variant="primary", id="export-go")
             yield Label("enter exports · esc cancels", classes="hint")
-
-    def on_mount(self) -> None:
-        self.query_one("#export-path", Input).focus()
 
     def _fmt(self) -> str:
         return "md" if self.query_one("#fmt-md", RadioButton).value else "json"
@@ -273,6 +271,7 @@ class ExportScreen(ModalScreen[tuple[str, str] | None]):
 class AskRounds(ModalScreen[int | None]):
     DEFAULT_CSS = _MODAL_CSS.format(name="AskRounds", w=56)
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#rounds-n"
 
     def compose(self) -> ComposeResult:
         with Vertical():

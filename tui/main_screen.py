@@ -75,6 +75,8 @@ class MainScreen(Screen):
         for k, a, label, _ in KEYS if a != "focus_next"
     ]
 
+    AUTO_FOCUS = "#units"
+
     def __init__(self, session: Session, snapshot: Snapshot | None = None) -> None:
         super().__init__()
         self.session = session

@@ -30,6 +30,8 @@ class StartScreen(Screen):
         Binding("ctrl+q", "app.quit", "Quit"),
     ]
 
+    AUTO_FOCUS = "#open-path"
+
     def __init__(self, runs: list[dict] | None = None, *, can_go_back: bool = False) -> None:
         super().__init__()
         self.runs = runs  # None until the app's worker has read them from the store
@@ -56,7 +58,6 @@ class StartScreen(Screen):
             self.fill(self.runs)
         else:
             table.add_row("", "", "", Text("reading the store …", style="dim"), "", "", "", "", "", key="none")
-        self.query_one("#open-path", Input).focus()
 
     def fill(self, runs: list[dict]) -> None:
         self.runs = runs

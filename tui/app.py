@@ -6,6 +6,8 @@ worker threads after the first frame.
 
 from __future__ import annotations
 
+import os
+import sys
 import traceback
 from pathlib import Path
 
@@ -25,6 +27,23 @@ def short_path(path: str | Path) -> str:
     return "~" + p[len(home):] if home != "/" and p.startswith(home + "/") else p
 
 
+def leave_a_core_for_the_ui() -> None:
+    """Keep the UI thread responsive while models run in a worker thread.
+
+    Torch's intra-op threads take every core (and spin between operations): on a small machine they starve the UI
+    thread, and the worker itself, so one core is left free (before torch loads, through OMP_NUM_THREADS unless the
+    user set it; after, with torch.set_num_threads). A shorter GIL switch interval lets the UI thread in sooner
+    while the worker runs Python code (spaCy, the offline verifier)."""
+    n = max(1, (os.cpu_count() or 2) - 1)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        if torch.get_num_threads() > n and "OMP_NUM_THREADS" not in os.environ:
+            torch.set_num_threads(n)
+    else:
+        os.environ.setdefault("OMP_NUM_THREADS", str(n))
+    sys.setswitchinterval(min(sys.getswitchinterval(), 0.002))
+
+
 class CitefixApp(App):
     TITLE = "citefix"
     CSS = """
@@ -36,6 +55,7 @@ class CitefixApp(App):
     def __init__(self, settings: Settings, store=None, *, transport=None, path: str | None = None,
                  run_id: int | None = None, case_index: int = 0, store_label: str | None = None) -> None:
         super().__init__()
+        leave_a_core_for_the_ui()
         self.bench = Workbench(settings, store, transport)
         self.start_path, self.start_run, self.case_index = path, run_id, case_index
         self._store_label = store_label
@@ -57,8 +77,9 @@ class CitefixApp(App):
         yield Static(f"citefix · opening {what} …" if what else "citefix", id="splash")
 
     def on_mount(self) -> None:
+        # workers start after the first frame: their imports (pydantic, sqlite-utils) would compete with it for the GIL
         if self.start_path or self.start_run is not None:
-            self.open_target(path=self.start_path, run_id=self.start_run, index=self.case_index)
+            self.call_after_refresh(self.open_target, path=self.start_path, run_id=self.start_run, index=self.case_index)
         else:
             self.show_start()
 
@@ -67,7 +88,7 @@ class CitefixApp(App):
         from citefix.tui.start_screen import StartScreen
 
         self.push_screen(StartScreen(can_go_back=can_go_back))
-        self.load_runs()
+        self.call_after_refresh(self.load_runs)
 
     def action_open(self) -> None:
         self.show_start(can_go_back=self.main is not None)

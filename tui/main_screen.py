@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 
 from citefix.errors import LLMError, UserError
 from citefix.tui import messages as m
+from citefix.tui.render import VERDICT_STYLE
 from citefix.tui.session import Cancelled, Session, Snapshot
 from citefix.tui.widgets import RoundsPanel, SourcesPanel, StatusLine, TextPanel, UnitsTable
 
@@ -137,7 +138,7 @@ class MainScreen(Screen):
         if msg.error:
             self.notify(f"loading the models failed: {msg.error}", title="Models", severity="warning", markup=False)
         if self._job is None:
-            self.query_one("#status", StatusLine).set_job("models loaded" if msg.loaded else "idle", busy=False)
+            self.query_one("#status", StatusLine).set_job("ready", busy=False)
 
     def on_unmount(self) -> None:
         """Leaving the case (quit, or another case opened): record the run's best round and stop reason."""
@@ -176,17 +177,8 @@ class MainScreen(Screen):
         edited = ev is not None and ev.text != snap.text
         return snap.text, ev, ("edited, not checked" if edited else f"round {snap.current}")
 
-    def _round_text(self, n: int) -> str:
-        return next(r.text for r in self.snap.rounds if r.n == n)
-
-    def _eval(self, n: int):
-        return self.snap.evaluations.get(n)
-
-    def _paint(self) -> None:
-        if self.snap is None:
-            return
-        text, ev, what = self._shown()
-        panel = self.query_one("#text-panel", TextPanel)
+    def _note(self, what: str, ev) -> str:
+        """The line under the text: what is shown and what the writer can do with it."""
         note = ""
         if what == "proposed revision":
             note = "Proposed revision: a accept · n reject · d diff"
@@ -198,7 +190,20 @@ class MainScreen(Screen):
             note = "Not checked yet: press c to check."
         if ev is not None and ev.status == "no_units":
             note = (note + "\n" if note else "") + (ev.message or "no checkable units")
-        panel.show(text, ev, self.selected, note=note)
+        return note
+
+    def _round_text(self, n: int) -> str:
+        return next(r.text for r in self.snap.rounds if r.n == n)
+
+    def _eval(self, n: int):
+        return self.snap.evaluations.get(n)
+
+    def _paint(self) -> None:
+        if self.snap is None:
+            return
+        text, ev, what = self._shown()
+        panel = self.query_one("#text-panel", TextPanel)
+        panel.show(text, ev, self.selected, note=self._note(what, ev))
         score = "" if ev is None or ev.score is None else f" · score {ev.score:.2f}"
         panel.border_title = f"Text · {what}{score}"
         units = self.query_one("#units", UnitsTable)
@@ -228,7 +233,7 @@ class MainScreen(Screen):
         if v is None:
             t.append("not checked")
         else:
-            t.append(v.label, style=str(_label_style(v.label)))
+            t.append(v.label, style=VERDICT_STYLE.get(v.label, ""))
             t.append(f" {'—' if v.score is None else f'{v.score:.2f}'} by {v.verifier}")
             if v.error:
                 t.append(f" · error: {v.error}", style="magenta")
@@ -257,17 +262,9 @@ class MainScreen(Screen):
         uid = event.row_key.value if event.row_key is not None else None
         if uid != self.selected:
             self.selected = uid
-            text, ev, _ = self._shown()
-            self.query_one("#text-panel", TextPanel).show(text, ev, uid, note=self._note_for_repaint())
+            text, ev, what = self._shown()
+            self.query_one("#text-panel", TextPanel).show(text, ev, uid, note=self._note(what, ev))
             self._detail(ev)
-
-    def _note_for_repaint(self) -> str:
-        _, _, what = self._shown()
-        if what == "proposed revision":
-            return "Proposed revision: a accept · n reject · d diff"
-        if self.view_n is not None and self.snap and self.view_n != self.snap.current:
-            return f"Viewing round {self.view_n}; the working text is round {self.snap.current}. v reverts to round {self.view_n}."
-        return ""
 
     def action_select_unit(self, uid: str) -> None:
         """A click on a unit's span in the text selects its row."""
@@ -461,13 +458,13 @@ class MainScreen(Screen):
         elif self._warming:
             self._spin += 1
             self.query_one("#status", StatusLine).set_job(
-                f"{SPINNER[self._spin % len(SPINNER)]} loading models (spaCy, MiniLM) in the background", busy=False)
+                f"{SPINNER[self._spin % len(SPINNER)]} {self.session.bench.warm_up_label()}", busy=False)
 
     # -- actions ----------------------------------------------------------------------------------------------------------
     def action_check(self) -> None:
         if self.snap is None or self._job is not None:
             return
-        job = self._begin("check", "checking (after the models load)" if self._warming else "checking", None)
+        job = self._begin("check", "checking (once loading is done)" if self._warming else "checking", None)
         self.run_check(job, None)
 
     def action_refine(self) -> None:
@@ -619,8 +616,3 @@ def _stage(name: str, data: dict[str, Any]) -> str:
     except (KeyError, IndexError):
         return tpl.split("{")[0].strip()
 
-
-def _label_style(label: str):
-    from citefix.tui.render import VERDICT_STYLE
-
-    return VERDICT_STYLE.get(label)

@@ -117,19 +117,34 @@ class Workbench:
         return self._pipeline
 
     def needs_warm_up(self) -> bool:
-        """Offline pipelines load spaCy and MiniLM on first use; an LLM pipeline has nothing heavy to load."""
-        return self.settings.llm is None and not self._warmed
+        return not self._warmed
 
     _warmed = False
 
-    def warm_up(self, kind: str = "summary") -> list[str]:
-        """Load the pipeline's models now, in the background, rather than inside the first check.
+    def warm_up_label(self) -> str:
+        if self.settings.llm is None:
+            return "loading the models (spaCy, MiniLM) in the background"
+        return "loading the LLM client (litellm) in the background"
 
-        Touches the lazy model attributes (`nlp`, `encoder`) the decomposer and verifier expose; their loaders keep
-        one copy per process, so every later decomposer and verifier shares them. Returns what was loaded."""
+    def warm_up(self, kind: str = "summary") -> list[str]:
+        """Load now, in the background, what the first check would otherwise load while the writer waits.
+
+        Offline: touches the lazy model attributes (`nlp`, `encoder`) the decomposer and verifier expose; their
+        loaders keep one copy per process, so every later decomposer and verifier shares them. With an LLM: imports
+        litellm (about a second) unless a scripted transport stands in. Both: the refinement loop's modules.
+        Returns what was loaded."""
         loaded = []
-        with self.busy:  # a check started meanwhile waits here instead of loading the same models twice
+        with self.busy:  # a check started meanwhile waits here instead of loading the same things twice
+            import citefix.refine.session  # noqa: F401 - the module every job runs
+
             p = self.pipeline
+            if p.llm is not None and self.transport is None:
+                import os
+
+                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # as the client does: no network
+                import litellm  # noqa: F401
+
+                loaded.append("litellm")
             for obj in (p.decomposer_for(kind), p.verifier):
                 for attr in ("nlp", "encoder"):
                     if isinstance(getattr(type(obj), attr, None), property):
@@ -151,7 +166,10 @@ class Workbench:
 
     def describe(self) -> dict[str, str]:
         s = self.settings
-        verifier = getattr(self._pipeline.verifier, "name", s.verifier) if self._pipeline else s.verifier
+        if self._pipeline is not None:
+            verifier = getattr(self._pipeline.verifier, "name", s.verifier)
+        else:  # what "auto" will pick (factory.build_verifier's rule), before the pipeline is built
+            verifier = f"auto ({'llm' if s.llm else 'offline'})" if s.verifier == "auto" else s.verifier
         return {"llm": s.llm or "none (offline)", "judge": s.judge_llm or "—", "verifier": verifier,
                 "strategy": s.strategy, "decomposer": s.decomposer,
                 "store": str(self._store.path) if self._store is not None else "(opening)"}

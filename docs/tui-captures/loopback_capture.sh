@@ -41,3 +41,14 @@ d = json.load(open(sys.argv[1]))
 print("exported run", d["run"]["id"], "llm", d["run"]["llm"], "rounds", [(r["n"], r["accepted"], round(r["score"], 2)) for r in d["rounds"]],
       "model calls stored", len(d["calls"]))
 PY
+tmux kill-session -t "$S" 2>/dev/null || true
+
+# A run made by `citefix refine` (headless) reopens in the TUI with all its rounds.
+LLMENV=(CITEFIX_HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/config" OPENAI_API_BASE="http://127.0.0.1:$PORT/v1"
+        OPENAI_API_KEY=sk-loopback LITELLM_LOCAL_MODEL_COST_MAP=True)
+RUN=$(cd "$WORK" && env "${LLMENV[@]}" "$ROOT/.venv/bin/citefix" refine --example summary --llm openai/loopback \
+      --rounds 3 --json 2>/dev/null | "$PY" -c "import json,sys; print([json.loads(l) for l in sys.stdin if l.strip()][-1]['run_id'])")
+echo "citefix refine made run $RUN"
+tmux new-session -d -s "$S" -x 120 -y 40 "cd '$WORK' && env ${LLMENV[*]} '$ROOT/.venv/bin/citefix' tui --run $RUN --llm openai/loopback; sleep 30"
+wait_for "run $RUN" 30; sleep 1;                      snap llm-07-refine-run-reopened
+keys q; sleep 1

@@ -23,7 +23,8 @@ def register(sub) -> None:
         epilog="examples:\n"
                "  citefix meta-eval data/xsumfaith.jsonl --verifier offline,lexical,similarity\n"
                "  citefix meta-eval data/wice.jsonl --verifier offline,llm --llm openai/gpt-4o-mini --limit 50\n"
-               "  citefix meta-eval data/rose.jsonl --decomposer clauses --report reports/",
+               "  citefix meta-eval data/rose.jsonl --decomposer clauses --report reports/\n"
+               "  citefix meta-eval mine.jsonl --verifier offline --calibrate mine-params.json",
     )
     p.add_argument("path", help="labelled JSONL file")
     p.add_argument("--verifier", default="offline",
@@ -44,6 +45,9 @@ def register(sub) -> None:
                    help="bootstrap resamples for the 95%% confidence intervals; 0 turns them off (default 1000)")
     p.add_argument("--report", metavar="DIR", help="also write a Markdown report, the JSON result and per-item rows here")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of the table")
+    p.add_argument("--calibrate", metavar="FILE",
+                   help="fit the offline verifier's decision thresholds on these labels and write them to FILE (a "
+                        "parameter overlay, merged if it exists); use it with CITEFIX_OFFLINE_PARAMS=FILE")
     p.add_argument("--concurrency", type=int, help="parallel model calls (default 8)")
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
     p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
@@ -81,6 +85,7 @@ def _progress(done: int, total: int, item_id: str) -> None:
 
 
 THREADS_ENV = "CITEFIX_TORCH_THREADS"
+_OFFLINE = {"offline", "lexical", "alignment", "similarity"}
 
 
 def _torch_threads() -> None:
@@ -111,6 +116,9 @@ def run(args) -> int:
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
     names = verifier_names(args.verifier) if shape != "rose" else []
+    if args.calibrate and (shape == "rose" or not any(n.split(":")[0] in _OFFLINE for n in names)):
+        raise ConfigError("--calibrate fits the offline verifier's thresholds on labelled items: use it with "
+                          "--verifier offline (or lexical, alignment, similarity) on a file with labels, not RoSE")
     settings = load_settings(llm=args.llm, decomposer=args.decomposer, concurrency=args.concurrency, db=args.db,
                              cache=False if args.no_cache else None)
     if names:
@@ -148,6 +156,17 @@ def run(args) -> int:
     if args.report:
         paths = write_report(result, args.report, command)
         print(f"citefix: report written to {paths['markdown']}", file=sys.stderr)
+    if args.calibrate:
+        from citefix.metaeval.calibrate import write_calibration
+
+        cal = write_calibration(result, args.calibrate, command + f" --calibrate {shlex.quote(args.calibrate)}")
+        where = "default profile" if cal["profile"] == "default" else f"profile {cal['profile']}"
+        fitted = ", ".join(f"{sig} supported ≥ {v['supported']:.3g} (partial ≥ {v['partial']:.3g})"
+                           for sig, v in cal["thresholds"].items())
+        print(f"citefix: calibrated thresholds ({where}, {next(iter(cal['thresholds'].values()))['n']} items): {fitted}",
+              file=sys.stderr)
+        print(f"citefix: written to {cal['path']}; use them with: export CITEFIX_OFFLINE_PARAMS={shlex.quote(cal['path'])}",
+              file=sys.stderr)
     errors = [r.error for r in result.scores if r.error] + [d.error for d in result.decompositions if d.error]
     if errors:
         print(f"citefix: {len(errors)} item scores are missing and left out of the statistics (first: {errors[0]})",

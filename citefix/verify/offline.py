@@ -12,7 +12,8 @@ Three signals per unit, against the union of its target sources:
   one is the verdict's evidence. It does not decide alone.
 
 The combined score is a logistic function of the three (weights in citefix/data/offline_params.json, fitted by
-bench/tune_offline.py on development data). `OfflineVerifier(signal="lexical")` etc. runs a single signal.
+bench/tune_offline.py on development data). Cited answers use their own calibration profile (``profiles.cited_answer``:
+weights and thresholds fitted on cited web passages); summaries and single claims the default one. `OfflineVerifier(signal="lexical")` etc. runs a single signal.
 """
 
 from __future__ import annotations
@@ -49,8 +50,11 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "alignment": {"baseline": 0.35, "token_threshold": 0.55, "min_idf": 1.0},
     "similarity": {"baseline": 0.1},
     "combined": {"bias": -3.0, "lexical": 1.0, "alignment": 4.0, "similarity": 2.0},
-    # A unit with an invented number, date or name (missing entity weight ≥ 1) is never scored above this.
+    # A unit with an invented number, date or name (missing entity weight ≥ 1) is never scored above this, and its
+    # combined verdict is "unsupported" (never "partial").
     "cap": {"enabled": True, "score": 0.4},
+    # Calibration profiles by case kind, laid over the keys above (combined, thresholds, cap); see profile_for().
+    "profiles": {},
     "thresholds": {
         "combined": {"supported": 0.5, "partial": 0.3},
         "lexical": {"supported": 0.6, "partial": 0.3},
@@ -294,12 +298,43 @@ class OfflineVerifier:
                 pools[key] = self._pool(list(key), [by_id[x] for x in key], tokens=tokens)
             out[i] = self._unit_features(units[i], case, docs[k], tok[k], sent[k], pools[key])
             out[i]["target"] = list(target_ids[i] or [])
+            out[i]["profile"] = self.profile_for(case)
         return [o if o is not None else {"error": "no features"} for o in out]
 
+    def profile_for(self, case: Case) -> str:
+        """The calibration profile for a case: its kind when the parameters hold a profile for it, else "default".
+
+        The packaged parameters carry a ``cited_answer`` profile (cited answers against web passages, fitted on
+        AttributionBench) beside the default one (summaries and single claims against their documents).
+        """
+        kind = case.kind or "summary"
+        return kind if kind in (self.params.get("profiles") or {}) else "default"
+
+    def profile_params(self, profile: str | None) -> dict[str, Any]:
+        """The parameters under one profile: the profile's ``combined``, ``thresholds`` and ``cap`` over the defaults."""
+        prof = (self.params.get("profiles") or {}).get(profile or "default")
+        if not prof:
+            return self.params
+        merged = dict(self.params)
+        for k in ("combined", "cap"):
+            if k in prof:
+                merged[k] = {**self.params.get(k, {}), **prof[k]}
+        if "thresholds" in prof:
+            merged["thresholds"] = {**self.params["thresholds"]}
+            for sig, th in prof["thresholds"].items():
+                merged["thresholds"][sig] = {**self.params["thresholds"].get(sig, {}), **th}
+        return merged
+
+    def _capped(self, feat: dict[str, Any], p: dict[str, Any] | None = None) -> bool:
+        """Whether the cap applies: the unit has an invented number, date or name (missing entity weight ≥ 1)."""
+        cap = (p or self.profile_params(feat.get("profile"))).get("cap", {})
+        hard = feat["missing_numbers"] + feat["missing_dates"] + feat["missing_entities"]
+        return bool(cap.get("enabled")) and hard >= 1
+
     def score(self, feat: dict[str, Any], signal: str | None = None) -> float:
-        """The score in [0, 1] of one feature dict under `signal` (default: this verifier's)."""
+        """The score in [0, 1] of one feature dict under `signal` (default: this verifier's) and the feature's profile."""
         signal = signal or self.signal
-        p = self.params
+        p = self.profile_params(feat.get("profile"))
         if signal == "lexical":
             s = math.exp(max(-30.0, feat["lexical_log"]))
         elif signal == "alignment":
@@ -315,10 +350,8 @@ class OfflineVerifier:
                 + c["similarity"] * feat["similarity"]
             )
             s = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-            cap = p.get("cap", {})
-            hard = feat["missing_numbers"] + feat["missing_dates"] + feat["missing_entities"]
-            if cap.get("enabled") and hard >= 1:
-                s = min(s, float(cap["score"]))
+            if self._capped(feat, p):
+                s = min(s, float(p["cap"]["score"]))
         return _clip01(s)
 
     # --- sources ---------------------------------------------------------------------------------------------------
@@ -636,8 +669,12 @@ class OfflineVerifier:
             return Verdict(unit_id=unit.id, verifier=name, score=None, label="error", error=f["error"],
                            target=list(f.get("target", [])))
         score = self.score(f, signal)
-        th = self.params["thresholds"].get(signal, self.params["thresholds"]["combined"])
+        thresholds = self.profile_params(f.get("profile"))["thresholds"]
+        th = thresholds.get(signal, thresholds["combined"])
         label = label_for(score, supported_at=th["supported"], partial_at=th.get("partial"))
+        if signal == "combined" and label == "partial" and self._capped(f):
+            # The cap's rule: a unit that invents a number, date or name is not partly right, it is unsupported.
+            label = "unsupported"
         marks: list[tuple[int, int]] = []
         if signal in ("combined", "lexical"):
             marks += [(m["start"], m["end"]) for m in f["missing"]]
@@ -648,6 +685,7 @@ class OfflineVerifier:
         spans = _to_case_spans(unit, case.text, marks) if label != "supported" else []
         details = {
             "signal": signal,
+            "profile": f.get("profile", "default"),
             "lexical": round(f["lexical"], 4),
             "alignment": round(f["alignment"], 4),
             "similarity": round(f["similarity"], 4),

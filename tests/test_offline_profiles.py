@@ -1,0 +1,98 @@
+"""Calibration profiles of the offline verifier: cited answers get their own combination and thresholds."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from citefix.errors import ConfigError
+from citefix.models import Case, Source, Unit
+from citefix.verify.offline import OfflineVerifier, load_params
+
+PASSAGES = [
+    Source(id="1", text="The bridge opened in 1932 and carries six lanes of traffic across the harbour."),
+    Source(id="2", text="Tolls were removed in 2004 after the construction loan was repaid."),
+]
+
+
+def _expected(feat: dict, comb: dict, cap: dict) -> float:
+    z = (comb["bias"] + comb["lexical"] * max(-10.0, feat["lexical_log"]) + comb["alignment"] * feat["alignment"]
+         + comb["similarity"] * feat["similarity"])
+    s = 1 / (1 + math.exp(-z))
+    if cap.get("enabled") and feat["missing_numbers"] + feat["missing_dates"] + feat["missing_entities"] >= 1:
+        s = min(s, cap["score"])
+    return s
+
+
+def test_packaged_params_carry_a_cited_answer_profile():
+    p = load_params()
+    prof = p["profiles"]["cited_answer"]
+    assert set(prof["combined"]) == {"bias", "lexical", "alignment", "similarity"}
+    assert prof["combined"] != p["combined"]
+    for sig in ("combined", "lexical", "alignment", "similarity"):
+        assert prof["thresholds"][sig]["supported"] > prof["thresholds"][sig]["partial"]
+    # how each profile's combination was chosen is recorded with its cross-validated agreement
+    assert p["fit"]["default"]["method"] in ("margin", "logistic")
+    assert p["fit"]["cited_answer"]["method"] in ("margin", "logistic")
+
+
+def test_profile_params_lay_the_profile_over_the_defaults():
+    v = OfflineVerifier(params={
+        **json.loads(json.dumps(load_params())),
+        "profiles": {"cited_answer": {"combined": {"bias": 1.5}, "thresholds": {"combined": {"supported": 0.9}}}},
+    })
+    d, c = v.profile_params("default"), v.profile_params("cited_answer")
+    assert c["combined"]["bias"] == 1.5 and c["combined"]["alignment"] == d["combined"]["alignment"]
+    assert c["thresholds"]["combined"]["supported"] == 0.9
+    assert c["thresholds"]["combined"]["partial"] == d["thresholds"]["combined"]["partial"]
+    assert c["thresholds"]["lexical"] == d["thresholds"]["lexical"]
+    assert v.profile_params("no-such-profile") is v.params
+    assert v.profile_for(Case(id="a", sources=PASSAGES, text="It opened in 1932 [1].")) == "cited_answer"
+    assert v.profile_for(Case(id="b", sources=PASSAGES, text="It opened in 1932.")) == "default"
+
+
+@pytest.mark.slow
+def test_cited_answers_are_scored_under_their_profile():
+    v = OfflineVerifier()
+    p = v.params
+    claim = "The bridge opened in 1932 and has six lanes."
+    cited = Case(id="c", sources=PASSAGES, text=claim + " [1]", kind="cited_answer")
+    summary = Case(id="s", sources=PASSAGES, text=claim, kind="summary")
+    unit = Unit(id="u1", text=claim, kind="claim", decomposer="test", start=0, end=len(claim))
+    fc = v.features([unit], cited, targets=[["1"]])[0]
+    fs = v.features([unit], summary, targets=[["1"]])[0]
+    assert fc["profile"] == "cited_answer" and fs["profile"] == "default"
+    # same text, same evidence: same raw features, different calibration
+    assert fc["alignment"] == pytest.approx(fs["alignment"]) and fc["lexical_log"] == pytest.approx(fs["lexical_log"])
+    prof = p["profiles"]["cited_answer"]
+    assert v.score(fc) == pytest.approx(_expected(fc, prof["combined"], p["cap"]), abs=1e-9)
+    assert v.score(fs) == pytest.approx(_expected(fs, p["combined"], p["cap"]), abs=1e-9)
+    assert v.score(fc) != pytest.approx(v.score(fs))
+    vc = v.verify([unit], cited, targets=[["1"]])[0]
+    assert vc.details["profile"] == "cited_answer" and vc.score == pytest.approx(v.score(fc))
+    th = prof["thresholds"]["combined"]
+    assert vc.label == ("supported" if vc.score >= th["supported"] else "partial" if vc.score >= th["partial"] else "unsupported")
+
+
+@pytest.mark.slow
+def test_user_overlay_can_recalibrate_only_cited_answers(tmp_path, monkeypatch):
+    packaged = load_params()
+    f = tmp_path / "mine.json"
+    f.write_text(json.dumps({"profiles": {"cited_answer": {"thresholds": {"combined": {"supported": 0.999, "partial": 0.998}}}}}))
+    monkeypatch.setenv("CITEFIX_OFFLINE_PARAMS", str(f))
+    v = OfflineVerifier()
+    claim = "The bridge opened in 1932."
+    unit = Unit(id="u1", text=claim, kind="claim", decomposer="test", start=0, end=len(claim))
+    cited = Case(id="c", sources=PASSAGES, text=claim + " [1]", kind="cited_answer")
+    summary = Case(id="s", sources=PASSAGES, text=claim, kind="summary")
+    vc = v.verify([unit], cited, targets=[["1"]])[0]
+    vs = v.verify([unit], summary, targets=[["1"]])[0]
+    assert vc.label == "unsupported"  # nothing reaches 0.998 under the user's strict thresholds
+    assert vs.label == "supported"  # summaries keep the packaged default profile
+    # the packaged cited combination is kept; only its thresholds changed
+    assert v.params["profiles"]["cited_answer"]["combined"] == packaged["profiles"]["cited_answer"]["combined"]
+    f.write_text("[1, 2]")
+    with pytest.raises(ConfigError, match="CITEFIX_OFFLINE_PARAMS"):
+        load_params()

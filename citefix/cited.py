@@ -65,12 +65,15 @@ def _noop(event: str, data: dict[str, Any]) -> None:
 # --- settings ---------------------------------------------------------------------------------------------------------
 
 
-def verifier_threshold(verifier) -> float:
-    """The score at which the verifier itself calls a unit supported (so metrics and labels agree); 0.5 if unknown."""
+def verifier_threshold(verifier, profile: str = "cited_answer") -> float:
+    """The score at which the verifier itself calls a unit of a cited answer supported (so metrics and labels agree):
+    under the verifier's calibration profile for cited answers when it has one; 0.5 if unknown."""
     th = getattr(verifier, "threshold", None)
     if isinstance(th, (int, float)):
         return float(th)
     params = getattr(verifier, "params", None)
+    if callable(getattr(verifier, "profile_params", None)):
+        params = verifier.profile_params(profile)
     if isinstance(params, dict):
         table = params.get("thresholds") or {}
         entry = table.get(getattr(verifier, "signal", "combined")) or table.get("combined") or {}

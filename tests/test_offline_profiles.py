@@ -96,3 +96,13 @@ def test_user_overlay_can_recalibrate_only_cited_answers(tmp_path, monkeypatch):
     f.write_text("[1, 2]")
     with pytest.raises(ConfigError, match="CITEFIX_OFFLINE_PARAMS"):
         load_params()
+
+
+def test_cited_metrics_use_the_cited_answer_threshold():
+    from citefix.cited import verifier_threshold
+
+    v = OfflineVerifier()
+    assert verifier_threshold(v) == v.params["profiles"]["cited_answer"]["thresholds"]["combined"]["supported"]
+    assert verifier_threshold(v, "default") == v.params["thresholds"]["combined"]["supported"]
+    lex = OfflineVerifier(signal="lexical")
+    assert verifier_threshold(lex) == lex.params["profiles"]["cited_answer"]["thresholds"]["lexical"]["supported"]

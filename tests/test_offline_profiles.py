@@ -106,3 +106,18 @@ def test_cited_metrics_use_the_cited_answer_threshold():
     assert verifier_threshold(v, "default") == v.params["thresholds"]["combined"]["supported"]
     lex = OfflineVerifier(signal="lexical")
     assert verifier_threshold(lex) == lex.params["profiles"]["cited_answer"]["thresholds"]["lexical"]["supported"]
+
+
+def test_overlay_keeps_every_value_it_does_not_name(tmp_path, monkeypatch):
+    packaged = load_params()
+    f = tmp_path / "cal.json"
+    f.write_text(json.dumps({"profiles": {"cited_answer": {"thresholds": {"combined": {"supported": 0.7}}}},
+                             "thresholds": {"lexical": {"partial": 0.05}}}))
+    monkeypatch.setenv("CITEFIX_OFFLINE_PARAMS", str(f))
+    p = load_params()
+    cited = p["profiles"]["cited_answer"]
+    assert cited["thresholds"]["combined"] == {**packaged["profiles"]["cited_answer"]["thresholds"]["combined"], "supported": 0.7}
+    assert cited["thresholds"]["lexical"] == packaged["profiles"]["cited_answer"]["thresholds"]["lexical"]
+    assert cited["combined"] == packaged["profiles"]["cited_answer"]["combined"]
+    assert p["thresholds"]["lexical"] == {**packaged["thresholds"]["lexical"], "partial": 0.05}
+    assert p["combined"] == packaged["combined"]

@@ -97,13 +97,11 @@ def load_params(path: str | None = None) -> dict[str, Any]:
 
 
 def _overlay(params: dict[str, Any], data: dict[str, Any]) -> None:
+    """Lay `data` over `params` key by key, down to the leaves: an overlay holds only what it changes (e.g.
+    ``{"profiles": {"cited_answer": {"thresholds": {"combined": {"supported": 0.5}}}}}`` keeps every other value)."""
     for k, v in data.items():
         if isinstance(v, dict) and isinstance(params.get(k), dict):
-            for kk, vv in v.items():  # thresholds: {"combined": {...}} updates only the keys given
-                if isinstance(vv, dict) and isinstance(params[k].get(kk), dict):
-                    params[k][kk].update(vv)
-                else:
-                    params[k][kk] = vv
+            _overlay(params[k], v)
         else:
             params[k] = v
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import acu_responder
+from helpers import rows
 from loopback import LoopbackLLM, Reply, messages_responder
 
 from citefix.config import Settings
@@ -36,15 +36,6 @@ def run_cli(*args, srv: LoopbackLLM, tmp_path, extra_env=None):
 def db_bytes(db: Path) -> bytes:
     """The raw bytes of the database and its -wal / -shm files."""
     return b"".join(p.read_bytes() for p in sorted(db.parent.glob(db.name + "*")))
-
-
-def rows(db: Path, sql: str, params=()) -> list[dict]:
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute(sql, params)]
-    finally:
-        conn.close()
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import write
 
 GOOD = {"id": "a", "sources": [{"id": "1", "title": "t", "text": "The depot closed in 1987. It cost £2.4 million."}],
         "text": "The depot closed in 1987."}
@@ -24,15 +25,6 @@ def cli(*args, tmp_path, input=None, extra_env=None):
         env.pop(var, None)
     return subprocess.run([sys.executable, "-m", "citefix.cli", *args], capture_output=True, text=True, env=env,
                           input=input, timeout=300, cwd=tmp_path)
-
-
-def write(tmp_path, name, content) -> str:
-    p = tmp_path / name
-    if isinstance(content, bytes):
-        p.write_bytes(content)
-    else:
-        p.write_text(content, encoding="utf-8")
-    return str(p)
 
 
 def assert_user_error(r, *needles):

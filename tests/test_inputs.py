@@ -8,20 +8,12 @@ import os
 import sys
 
 import pytest
+from helpers import write
 
 from citefix.errors import InputError
 from citefix.inputs import MAX_SOURCE_CHARS, load_cases, load_pair, read_text
 
 GOOD = {"id": "a", "sources": [{"id": "1", "title": "t", "text": "The depot closed in 1987."}], "text": "It closed in 1987."}
-
-
-def write(tmp_path, name, content) -> str:
-    p = tmp_path / name
-    if isinstance(content, bytes):
-        p.write_bytes(content)
-    else:
-        p.write_text(content, encoding="utf-8")
-    return str(p)
 
 
 def error_of(fn, *args, **kw) -> str:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import rows
 from loopback import LoopbackLLM, messages_responder
 from refine_fakes import drop_first_flagged, make_case, refine_responder
 
@@ -20,15 +21,6 @@ from citefix.cli import main
 
 MODEL = "openai/test-model"
 KEY = "sk-test-refine-000000"
-
-
-def rows(db: Path, sql: str, params=()) -> list[dict]:
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute(sql, params)]
-    finally:
-        conn.close()
 
 
 def cli_env(tmp_path, srv=None) -> dict:

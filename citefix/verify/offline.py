@@ -35,6 +35,7 @@ from citefix.verify.base import label_for
 from citefix.verify.lexical import date_words, find_numbers, negations, number_supported
 
 PARAMS_ENV = "CITEFIX_OFFLINE_PARAMS"
+_PROFILE_KEYS = ("combined", "cap", "thresholds")  # what a calibration profile may set
 SIGNALS = ("combined", "lexical", "alignment", "similarity")
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
@@ -181,6 +182,7 @@ class OfflineVerifier:
         self._cache: OrderedDict[str, _Source] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        self._profile_params: dict[str, dict[str, Any]] = {}
 
     # --- models, loaded on first use ------------------------------------------------------------------------------
 
@@ -309,19 +311,16 @@ class OfflineVerifier:
         return kind if kind in (self.params.get("profiles") or {}) else "default"
 
     def profile_params(self, profile: str | None) -> dict[str, Any]:
-        """The parameters under one profile: the profile's ``combined``, ``thresholds`` and ``cap`` over the defaults."""
+        """The parameters under one profile: the profile's ``combined``, ``thresholds`` and ``cap`` laid over the
+        defaults (computed once per profile)."""
         prof = (self.params.get("profiles") or {}).get(profile or "default")
         if not prof:
             return self.params
-        merged = dict(self.params)
-        for k in ("combined", "cap"):
-            if k in prof:
-                merged[k] = {**self.params.get(k, {}), **prof[k]}
-        if "thresholds" in prof:
-            merged["thresholds"] = {**self.params["thresholds"]}
-            for sig, th in prof["thresholds"].items():
-                merged["thresholds"][sig] = {**self.params["thresholds"].get(sig, {}), **th}
-        return merged
+        if profile not in self._profile_params:
+            merged = {k: json.loads(json.dumps(v)) if k in _PROFILE_KEYS else v for k, v in self.params.items()}
+            _overlay(merged, {k: prof[k] for k in _PROFILE_KEYS if k in prof})
+            self._profile_params[profile] = merged
+        return self._profile_params[profile]
 
     def _capped(self, feat: dict[str, Any], p: dict[str, Any] | None = None) -> bool:
         """Whether the cap applies: the unit has an invented number, date or name (missing entity weight ≥ 1)."""

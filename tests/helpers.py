@@ -1,0 +1,26 @@
+"""Small helpers shared by several test modules (tests/ is on sys.path, so `from helpers import ...`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+
+def rows(db: Path, sql: str, params=()) -> list[dict]:
+    """Rows of a query on a SQLite file, read with a fresh plain connection (what another process would see)."""
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in conn.execute(sql, params)]
+    finally:
+        conn.close()
+
+
+def write(tmp_path, name, content) -> str:
+    """Write text (UTF-8) or bytes to tmp_path/name and return the path as a string."""
+    p = tmp_path / name
+    if isinstance(content, bytes):
+        p.write_bytes(content)
+    else:
+        p.write_text(content, encoding="utf-8")
+    return str(p)

@@ -19,11 +19,9 @@ from typing import Any
 import numpy as np
 
 from citefix.errors import ConfigError
+from citefix.factory import OFFLINE_SIGNALS  # verifier name -> the offline signal whose thresholds it uses
 from citefix.metaeval import protocols as P
 
-# verifier display name -> the offline signal whose thresholds it uses
-SIGNAL_OF = {"offline": "combined", "offline:lexical": "lexical", "offline:alignment": "alignment",
-             "offline:similarity": "similarity"}
 PARTIAL_SHARE = 0.8  # without partial labels, 'partial' starts at this share of the 'supported' threshold
 
 
@@ -40,7 +38,7 @@ def thresholds(result: Any) -> dict[str, dict[str, Any]]:
     """
     out: dict[str, dict[str, Any]] = {}
     for name in result.verifiers:
-        signal = SIGNAL_OF.get(name)
+        signal = OFFLINE_SIGNALS.get(name)
         if signal is None:
             continue
         rows = [r for r in result.scores if r.verifier == name and r.score is not None and np.isfinite(r.score)]
@@ -65,7 +63,7 @@ def thresholds(result: Any) -> dict[str, dict[str, Any]]:
 
 def write_calibration(result: Any, path: str | Path, command: str) -> dict[str, Any]:
     """Merge the fitted thresholds into the overlay file at `path` (created if missing) and return what was written."""
-    if not any(n in SIGNAL_OF for n in result.verifiers):
+    if not any(n in OFFLINE_SIGNALS for n in result.verifiers):
         raise ConfigError("--calibrate fits the offline verifier's thresholds: include an offline verifier, "
                           "e.g. --verifier offline (or offline,lexical,alignment,similarity)")
     found = thresholds(result)

@@ -85,7 +85,6 @@ def _progress(done: int, total: int, item_id: str) -> None:
 
 
 THREADS_ENV = "CITEFIX_TORCH_THREADS"
-_OFFLINE = {"offline", "lexical", "alignment", "similarity"}
 
 
 def _torch_threads() -> None:
@@ -110,13 +109,13 @@ def _torch_threads() -> None:
 
 def run(args) -> int:
     from citefix.config import load_settings
-    from citefix.factory import build_decomposer, build_llm, build_verifier
+    from citefix.factory import OFFLINE_SIGNALS, build_decomposer, build_llm, build_verifier
     from citefix.metaeval.loaders import detect_format
     from citefix.metaeval.runner import NO_UNITS, _store_result, render_table, run_meta_eval, to_json, write_report
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
     names = verifier_names(args.verifier) if shape != "rose" else []
-    if args.calibrate and (shape == "rose" or not any(n.split(":")[0] in _OFFLINE for n in names)):
+    if args.calibrate and (shape == "rose" or not any(n in OFFLINE_SIGNALS for n in names)):
         raise ConfigError("--calibrate fits the offline verifier's thresholds on labelled items: use it with "
                           "--verifier offline (or lexical, alignment, similarity) on a file with labels, not RoSE")
     settings = load_settings(llm=args.llm, decomposer=args.decomposer, concurrency=args.concurrency, db=args.db,

@@ -80,6 +80,18 @@ def diff_text(a: str, b: str, label_a: str, label_b: str) -> str:
     return f"--- {label_a}\n+++ {label_b}\n" + " ".join(x for x in out if x)
 
 
+def _edits_note(row: dict) -> str:
+    """ "  edits: correction 1, deletion 2" for a round revised offline (from its stored evaluation)."""
+    from citefix.refine.revise import edits_by_kind
+
+    try:
+        edits = json.loads(row.get("evaluation") or "{}").get("metrics", {}).get("edits")
+    except (TypeError, ValueError):
+        return ""
+    kinds = edits_by_kind(edits)
+    return ("  edits: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))) if kinds else ""
+
+
 def cmd_show(args) -> int:
     from citefix.report import render, to_json
 
@@ -110,7 +122,7 @@ def cmd_show(args) -> int:
             parent = f"  from round {r['parent']}" if r.get("parent") is not None else ""
             kept = "" if r.get("accepted") in (None, 1) else "  (not accepted)"
             print(f"round {r['n']}: score {s}{judge}  unsupported {r['n_unsupported']}  edit(prev) {r['edit_prev']}  "
-                  f"{r['status']}{parent}{kept}")
+                  f"{r['status']}{parent}{kept}{_edits_note(r)}")
         return 0
     ev = store.evaluation(args.run, args.round)
     if args.json:

@@ -40,7 +40,9 @@ class ClauseDecomposer:
 
     name = "spacy-clauses"
 
-    def __init__(self, *, split_conj: bool = True, split_relcl: bool = True, split_appos: bool = True, nlp=None):
+    def __init__(self, *, split_conj: bool = True, split_relcl: bool = True, split_appos: bool = True,
+                 split_details: bool = True, nlp=None):
+        self.split_details = split_details
         self.split_conj = split_conj
         self.split_relcl = split_relcl
         self.split_appos = split_appos
@@ -72,9 +74,35 @@ class ClauseDecomposer:
         out: list[Unit] = []
         for s_idx, sent in enumerate(doc.sents):
             for clause in self._clauses(sent):
-                unit = self._build(clause, sent, cl, s_idx)
+                details = _details(clause) if self.split_details else []
+                if not details:
+                    unit = self._build(clause, sent, cl, s_idx)
+                    if unit is not None:
+                        out.append(unit)
+                    continue
+                # The core: the clause without its details. Each detail: the core (its context) plus the detail,
+                # scored and painted on the detail's own words (meta["focus"], meta["pieces"]).
+                inside = {i for d in details for i in d.own}
+                core = [t for t in clause.tokens if t.i not in inside]
+                # "X said …": the speaker's unit keeps what was said as its context
+                said = {i for d in details if d.role == "content" for i in d.own}
+                ctx = [t for t in clause.tokens if t.i not in inside or t.i in said]
+                unit = self._build(clause, sent, cl, s_idx, toks=ctx, focus={t.i for t in core},
+                                   role="speaker" if said else "core")
                 if unit is not None:
                     out.append(unit)
+                for d in details:
+                    ctx = set(d.own)
+                    for a in d.ancestors:
+                        ctx |= set(a.own)
+                    if not any(a.role == "content" for a in [d, *d.ancestors]):
+                        ctx |= {t.i for t in core}
+                    toks = [t for t in clause.tokens if t.i in ctx]
+                    plain = d.role == "content" or any(a.role == "content" for a in d.ancestors)
+                    unit = self._build(clause, sent, cl, s_idx, toks=toks, focus=set(d.own), role=d.role,
+                                       plain=plain)
+                    if unit is not None:
+                        out.append(unit)
         out.sort(key=lambda u: (u.start, u.end))
         return [u.model_copy(update={"id": f"u{i + 1}"}) for i, u in enumerate(out)]
 
@@ -106,11 +134,18 @@ class ClauseDecomposer:
         root = sent.root
         if root.i not in heads:
             heads[root.i] = _Clause(root, "root")
+        owner_of: dict[int, int] = {}  # token → its clause head; each token's chain is walked once (linear time)
         for tok in sent:
-            owner = tok
-            while owner.i not in heads and owner.head.i != owner.i:
-                owner = owner.head
-            heads.get(owner.i, heads[root.i]).tokens.append(tok)
+            path = []
+            cur = tok
+            while cur.i not in heads and cur.i not in owner_of and cur.head.i != cur.i and len(path) <= len(sent):
+                path.append(cur.i)
+                cur = cur.head
+            own = cur.i if cur.i in heads else owner_of.get(cur.i, root.i)
+            for i in path:
+                owner_of[i] = own
+            owner_of[tok.i] = own
+            heads.get(own, heads[root.i]).tokens.append(tok)
         clauses = [c for c in heads.values() if _content(c.tokens)]
         # A clause left with no content word gives its tokens back to the root clause.
         orphans = [t for c in heads.values() if not _content(c.tokens) for t in c.tokens]
@@ -121,16 +156,26 @@ class ClauseDecomposer:
                 clauses.append(main)
         return clauses
 
-    def _build(self, clause: _Clause, sent, cl: "_Cleaned", s_idx: int) -> Unit | None:
-        toks = clause.tokens
+    def _build(self, clause: _Clause, sent, cl: "_Cleaned", s_idx: int, *, toks: list | None = None,
+               focus: set[int] | None = None, role: str | None = None, plain: bool = False) -> Unit | None:
+        toks = clause.tokens if toks is None else toks
         if clause.kind == "contrast":
             toks = [t for t in toks if not (t.dep_ == "mark" and t.head.i == clause.head.i and t.lower_ in _CONTRAST)]
         own = _trim(toks)
         if not _content(own):
             return None
+        if focus is not None:
+            focus_toks = _trim([t for t in own if t.i in focus])
+            if not _content(focus_toks):
+                return None
+        else:
+            focus_toks = own
         pieces: list[list] = []  # runs of tokens; each run is rendered with its own whitespace
         note = None
-        if clause.kind == "conj" and not any(c.dep_ in _SUBJ for c in clause.head.children):
+        if plain:
+            pieces.append(own)
+            note = "reported content"
+        elif clause.kind == "conj" and not any(c.dep_ in _SUBJ for c in clause.head.children):
             subj = _shared_subject(clause.head)
             if subj is not None:
                 pieces.append(_phrase(subj, clause.head))
@@ -148,10 +193,18 @@ class ClauseDecomposer:
             note = "apposition; anchor copied"
         else:
             pieces.append(own)
-        text, align = _render(pieces, cl)
+        text, align, at = _render(pieces, cl)
         if not text.strip():
             return None
-        start, end = cl.orig(own[0].idx), cl.orig_end(own[-1].idx + len(own[-1].text))
+        fo = focus_toks
+        start, end = cl.orig(fo[0].idx), cl.orig_end(fo[-1].idx + len(fo[-1].text))
+        meta: dict = {"align": align, "clause": clause.kind, "role": role or "clause"}
+        if self.split_details:
+            ids = {t.i for t in fo}
+            meta["pieces"] = [[cl.orig(r[0].idx), cl.orig_end(r[-1].idx + len(r[-1].text))] for r in _token_runs(fo)]
+            meta["focus"] = _merge_ranges([at[i] for i in sorted(ids) if i in at], text)
+        if role and role not in ("core", "clause"):
+            note = (note + "; " if note else "") + f"{role} detail: scored on its own words"
         return Unit(
             id="u0",
             text=text,
@@ -161,8 +214,8 @@ class ClauseDecomposer:
             end=end,
             sentence=s_idx,
             note=note,
-            cited=cl.marks_in(own[0].idx, own[-1].idx + len(own[-1].text), sent.end_char),
-            meta={"align": align, "clause": clause.kind},
+            cited=cl.marks_in(fo[0].idx, fo[-1].idx + len(fo[-1].text), sent.end_char),
+            meta=meta,
         )
 
 
@@ -284,8 +337,10 @@ def _copula(anchor: list, sent) -> list:
     return [("were" if plural else "was") if past else ("are" if plural else "is")]
 
 
-def _render(pieces: list[list], cl: "_Cleaned") -> tuple[str, list[list[int]]]:
-    """Join pieces (token runs or literal strings) into text; return the alignment of copied token text."""
+def _render(pieces: list[list], cl: "_Cleaned") -> tuple[str, list[list[int]], dict[int, tuple[int, int]]]:
+    """Join pieces (token runs or literal strings) into text; return the alignment of copied token text and where
+    each copied token (by index; the last copy wins) stands in the unit text."""
+    at: dict[int, tuple[int, int]] = {}
     parts: list[str] = []
     spans: list[list[int]] = []  # per copied token: [unit_start, unit_end, orig_start]
     pos = 0
@@ -299,6 +354,7 @@ def _render(pieces: list[list], cl: "_Cleaned") -> tuple[str, list[list[int]]]:
                 pos += len(t)
                 continue
             spans.append([pos, pos + len(t.text), cl.orig(t.idx)])
+            at[t.i] = (pos, pos + len(t.text))
             parts.append(t.text)
             pos += len(t.text)
             nxt = piece[k + 1] if k + 1 < len(piece) else None
@@ -318,7 +374,123 @@ def _render(pieces: list[list], cl: "_Cleaned") -> tuple[str, list[list[int]]]:
                 align[-1][1] = b
                 continue
         align.append([a, b, o])
-    return text, align
+    return text, align, at
+
+
+def _token_runs(toks: list) -> list[list]:
+    runs: list[list] = []
+    for t in toks:
+        if runs and t.i == runs[-1][-1].i + 1:
+            runs[-1].append(t)
+        else:
+            runs.append([t])
+    return runs
+
+
+def _merge_ranges(ranges: list[tuple[int, int]], text: str) -> list[list[int]]:
+    """Unit-text ranges merged across the whitespace between neighbouring words."""
+    out: list[list[int]] = []
+    for a, b in sorted(ranges):
+        if out and not text[out[-1][1] : a].strip():
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+# --- details: the atomic facts hanging on a clause ---------------------------------------------------------------------
+
+_SPEECH = set(
+    "say tell add claim state report announce warn insist argue explain confirm deny believe think suggest write note "
+    "reveal admit stress estimate predict promise".split()
+)
+_DETAIL_ENTS = {"DATE", "TIME", "CARDINAL", "MONEY", "QUANTITY", "PERCENT", "ORDINAL", "GPE", "LOC", "ORG", "PERSON",
+                "FAC", "NORP", "EVENT"}
+_MEASURE_ENTS = {"DATE", "TIME", "QUANTITY", "MONEY", "PERCENT", "CARDINAL"}
+_TIME_WORDS = {"year", "years", "month", "months", "week", "weeks", "day", "days", "season", "spring", "summer",
+               "autumn", "winter", "morning", "evening", "night", "today", "yesterday", "tomorrow", "ago", "hour", "hours"}
+_CONDITION = {"if", "unless", "because", "after", "before", "when", "until", "although", "though", "since", "once"}
+_VERB_HEAD = {"VERB", "AUX"}
+_NOUN_HEAD = {"NOUN", "PROPN", "NUM"}
+_CONTENT_POS_D = {"NOUN", "PROPN", "NUM", "ADJ", "VERB"}
+MAX_DETAILS = 4  # per clause: more than this and a sentence is shredded, not made atomic
+
+
+@dataclass
+class _Detail:
+    root: object  # spaCy Token: the head of the detail's subtree
+    role: str  # modifier | condition | content
+    own: list[int] = field(default_factory=list)  # token indices the detail owns (nested details excluded)
+    ancestors: list["_Detail"] = field(default_factory=list)
+
+
+def _detail_role(t) -> str | None:
+    """Whether a token heads a detail of its clause, and which kind: a modifier phrase carrying a time, place, number,
+    duration, manner or condition, or the content of a reported statement ("X said that …")."""
+    dep, head = t.dep_, t.head
+    sub = list(t.subtree)
+    content = [x for x in sub if x.pos_ in _CONTENT_POS_D and (x.is_alpha or x.like_num)]
+    if dep == "ccomp" and head.pos_ == "VERB" and head.lemma_.lower() in _SPEECH and t.pos_ in _VERB_HEAD:
+        return "content" if any(c.dep_ in _SUBJ for c in t.children) else None
+    if not content:
+        return None
+    if dep == "acl" and t.pos_ == "VERB" and head.pos_ in _NOUN_HEAD and t.tag_ in ("VBN", "VBG"):
+        return "attribute"  # "the company, founded in 1990 by two brothers, …": one detail with its phrases
+    if dep == "advcl" and any(c.dep_ == "mark" and c.lower_ in _CONDITION for c in t.children):
+        return "condition"
+    if dep == "npadvmod" and (t.pos_ == "PROPN" or not any(
+            x.ent_type_ in _MEASURE_ENTS or x.like_num or x.lower_ in _TIME_WORDS for x in sub)):
+        return None  # "beat Arsenal 2-1": the small model's adverbial reading of an argument; keep it in the core
+    if dep in ("prep", "agent", "npadvmod") and head.pos_ in _VERB_HEAD:
+        rest = [x for x in sub if x.i != t.i] if dep == "prep" else sub
+        if rest and all(x.like_num or x.is_punct for x in rest) and (dep == "npadvmod" or t.lower_ in ("to", "from")):
+            return None  # a count or a range ("voted 9 to 4") stays with the verb
+        return "modifier"
+    if dep == "prep" and head.pos_ in _NOUN_HEAD and head.dep_ not in _SUBJ and head.dep_ != "compound":
+        if any(x.ent_type_ in _DETAIL_ENTS or x.like_num for x in sub if x.i != t.i):
+            return "modifier"
+    return None
+
+
+def _details(clause: _Clause) -> list[_Detail]:
+    """The clause's details, outermost first; each owns its subtree's clause tokens minus nested details."""
+    owned = {t.i for t in clause.tokens}
+    found: list[_Detail] = []
+    for t in clause.tokens:
+        if t.i == clause.head.i:
+            continue
+        role = _detail_role(t)
+        if role:
+            found.append(_Detail(t, role))
+    if not found:
+        return []
+    # no details inside an attribute phrase: it is judged as one
+    attrs = [d for d in found if d.role == "attribute"]
+    found = [d for d in found if not any(a is not d and d.root.i in {x.i for x in a.root.subtree} for a in attrs)]
+    roots = {d.root.i: d for d in found}
+    for d in found:
+        anc = d.root.head
+        while anc.i != anc.head.i and anc.i in owned:
+            if anc.i in roots:
+                d.ancestors.append(roots[anc.i])
+            anc = anc.head
+        if anc.i in roots and anc.i != d.root.i and roots[anc.i] not in d.ancestors:
+            d.ancestors.append(roots[anc.i])
+    if len(found) > MAX_DETAILS:
+        keep = sorted(found, key=lambda d: (not any(x.ent_type_ in _DETAIL_ENTS or x.like_num for x in d.root.subtree),
+                                            d.root.i))[:MAX_DETAILS]
+        found = [d for d in found if d in keep]
+        for d in found:
+            d.ancestors = [a for a in d.ancestors if a in keep]
+    for d in found:
+        nested = {x.i for n in found if n is not d and d in n.ancestors for x in n.root.subtree}
+        d.own = [x.i for x in d.root.subtree if x.i in owned and x.i not in nested]
+    # a detail that would leave its clause with no content of its own is no detail
+    inside = {i for d in found for i in d.own}
+    core = [t for t in clause.tokens if t.i not in inside]
+    if not _content(core) or clause.head.i in inside:
+        return []
+    return found
 
 
 @dataclass

@@ -187,6 +187,7 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
                 "cost": sum(c["cost"] or 0.0 for c in calls),
                 "stop_reason": run["stop_reason"],
                 "status": run["status"],
+                "edits": _edit_kinds(rows, best_n),
             })
         n = len(per_run)
         rounds = list(range(max_rounds + 1))
@@ -211,8 +212,27 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
             "total_calls": sum(r["calls"] for r in per_run),
             "total_cost": sum(r["cost"] for r in per_run),
             "stop_reasons": stops,
+            "edits_by_kind": {k: sum(r["edits"].get(k, 0) for r in per_run)
+                              for k in sorted({k for r in per_run for k in r["edits"]})},
             "runs": per_run,
         }
+    return out
+
+
+def _edit_kinds(rows: list[dict], best_n: int) -> dict[str, int]:
+    """Edits by kind (correction, deletion, citation) over the rounds up to the best one, from the stored rounds."""
+    from citefix.refine.revise import edits_by_kind
+
+    out: dict[str, int] = {}
+    for r in rows:
+        if r["n"] == 0 or r["n"] > best_n:
+            continue
+        try:
+            edits = json.loads(r.get("evaluation") or "{}").get("metrics", {}).get("edits")
+        except (TypeError, ValueError):
+            continue
+        for k, v in edits_by_kind(edits).items():
+            out[k] = out.get(k, 0) + v
     return out
 
 
@@ -249,6 +269,12 @@ def render_markdown(data: dict[str, Any], *, title: str = "Strategy comparison",
             f"| {s} | {_f(d['all_supported_before'], '{:.0%}')} | {_f(d['all_supported'], '{:.0%}')} | "
             f"{_f(d['mean_best_score'])} | {_f(d['mean_edit_distance'], '{:.1f}')} | {_f(d['mean_rounds_used'], '{:.2f}')} | "
             f"{_f(d['mean_tokens'], '{:.0f}')} | {d['total_calls']} | {_f(d['total_cost'], '${:.4f}')} | {stops} |")
+    if any(d.get("edits_by_kind") for d in strategies.values()):
+        kinds = sorted({k for d in strategies.values() for k in d.get("edits_by_kind", {})})
+        lines += ["", "## Edits by kind (offline reviser, up to each run's best round)", "",
+                  "| strategy | " + " | ".join(kinds) + " |", "|---|" + "---:|" * len(kinds)]
+        for s_, d in strategies.items():
+            lines.append(f"| {s_} | " + " | ".join(str(d.get("edits_by_kind", {}).get(k, 0)) for k in kinds) + " |")
     lines += ["", "Scores of runs that stopped early are carried forward to later rounds. Edit distance: word-level "
               "Levenshtein distance between the original text and the best round's text. Tokens, calls and cost count "
               "model calls not answered from the cache. Runs behind every number: report.json.", ""]

@@ -1,6 +1,9 @@
-"""The offline reviser: deletes what the feedback flags, never adds a word. No LLM, so the loop runs anywhere.
+"""The offline reviser: corrects what it can from the source, deletes the rest; it never writes a word that is in
+neither the text nor the sources. No LLM, so the loop runs anywhere.
 
-For each unit the feedback names as unsupported, the words that carry it are found (the verifier's unsupported spans
+First, for each unit the feedback names as unsupported, citefix.refine.correct tries to put the source's value back
+(a number, date, duration or name the evidence holds in its place, a polarity, the roles of a verb). For each unit
+still unsupported after that, the words that carry it are found (the verifier's unsupported spans
 inside the unit, else the unit's own words that no supported unit shares), and for each such word the reviser climbs
 the spaCy dependency tree to the nearest node whose subtree can go without breaking the sentence: a modifier phrase
 (prep, amod, advmod, npadvmod, nummod, compound, acl, advcl), an apposition, a relative clause or a conjunct (with its
@@ -104,8 +107,9 @@ class OfflineReviser:
 
     name = "offline"
 
-    def __init__(self, *, nlp=None, self_check: bool = True, self_check_share: float = 0.5):
+    def __init__(self, *, nlp=None, self_check: bool = True, self_check_share: float = 0.5, correct: bool = True):
         self._nlp = nlp
+        self.correct = correct
         self.self_check = self_check
         self.self_check_share = self_check_share
 
@@ -137,16 +141,24 @@ class OfflineReviser:
                                                       "deleted without leaving no text", edits=edits)
         if new is None:
             return Revision(None, "nothing_to_delete", "the offline reviser found nothing it could delete", edits=edits)
-        notes = [f"deleted {e['kind']}: {e['text']!r}" for e in edits if e.get("text")]
+        notes = [f"{e['kind']}: {e['text']!r} → {e['new']!r}" if "new" in e else f"deleted {e['kind']}: {e['text']!r}"
+                 for e in edits if e.get("text")]
         return Revision(new, notes=notes, edits=edits)
 
     def _pass(self, case: Case, feedback: Feedback, evaluation: Evaluation, tx: _Text, *, allow_drop: bool):
         plans: dict[int, _Plan] = {}  # sentence start token → plan
         edits: list[dict[str, Any]] = []
         mark_edits: dict[tuple[int, int], str] = {}  # original (start, end) of a mark run → replacement
+        corrections: list = []
+        if feedback.units and self.correct:
+            corrections = self._corrections(case, tx, feedback)
+            edits += [c.edit() for c in corrections]
+        fixed = {c.unit for c in corrections}
         if feedback.units:
             supported = [u for u in evaluation.units if (v := evaluation.verdict_for(u.id)) is not None and v.label == "supported"]
             for u in feedback.units:
+                if u.id in fixed:
+                    continue
                 self._plan_unit(tx, u, feedback.verdicts.get(u.id), supported, plans, edits, allow_drop=allow_drop)
         if feedback.citations:
             self._plan_citations(case, tx, feedback, mark_edits, edits)
@@ -154,12 +166,26 @@ class OfflineReviser:
             self._plan_self_check(case, tx, plans, edits)
             allow_drop = False  # checking against the source alone never drops a sentence
         ranges, replacements, _ = self._ranges(tx, plans, edits, allow_drop=allow_drop)
+        replacements += [(c.start, c.end, c.new) for c in corrections]
         for (a, b), rep in mark_edits.items():
             if not any(s <= a and b <= e for s, e in ranges):
                 replacements.append((a, b, rep))
         if not ranges and not replacements:
             return None, edits
         return _apply(tx.original, ranges, replacements), edits
+
+    # --- planning: corrections from the source ------------------------------------------------------------------------
+
+    def _corrections(self, case: Case, tx: _Text, feedback: Feedback) -> list:
+        from citefix.refine.correct import Corrector
+
+        vocab = {w.lower() for w in re.findall(r"[A-Za-z]+", tx.original + "\n" + "\n".join(s.text for s in case.sources))}
+
+        def to_orig(a: int, b: int) -> tuple[int, int]:
+            return tx.orig_of[a], tx.orig_of[max(a, b - 1)] + 1
+
+        return Corrector(self.nlp).plan(case, tx.doc, list(feedback.units), feedback.verdicts, to_orig,
+                                        lambda w: w.lower() in vocab)
 
     # --- planning: flagged units -------------------------------------------------------------------------------------
 

@@ -22,7 +22,26 @@ class Revision:
     raw: str | None = None  # the model's answer as written
     calls: list[CallRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what was cleaned or cut (stripped preamble, removed marks, …)
-    edits: list[dict[str, Any]] = field(default_factory=list)  # offline reviser: the deletions, with their reasons
+    edits: list[dict[str, Any]] = field(default_factory=list)  # offline reviser: corrections and deletions, with why
+
+
+def edit_kind(edit: dict[str, Any]) -> str:
+    """The family of an offline edit: correction, deletion or citation."""
+    kind = str(edit.get("kind", ""))
+    if kind.startswith("correction"):
+        return "correction"
+    if kind == "citation":
+        return "citation"
+    return "deletion"
+
+
+def edits_by_kind(edits: list[dict[str, Any]] | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for e in edits or []:
+        if e.get("text") and e.get("kind") not in ("note", "skipped", "kept"):
+            k = edit_kind(e)
+            out[k] = out.get(k, 0) + 1
+    return out
 
 
 class Reviser(Protocol):

@@ -480,6 +480,9 @@ class RefineSession:
         else:
             the_comment = comment if comment is not None else "edited by hand"
             status = "edited"
+        if from_proposal and proposal.revision is not None and proposal.revision.edits:
+            # what the reviser changed, by kind, with its evidence: kept with the round (rounds table, compare)
+            ev.metrics["edits"] = [e for e in proposal.revision.edits if e.get("text")]
         r = Round(n=n, text=text, evaluation=ev, judge=judge, comment=the_comment, parent=cur.n, accepted=True,
                   status=status, strategy=self.strategy.name if from_proposal else None,
                   edit_prev=word_edit_distance(cur.text, text), edit_orig=word_edit_distance(self.original_text, text),

@@ -137,8 +137,12 @@ def find_numbers(text: str) -> list[Number]:
 
 def number_supported(n: Number, source_values: list[float]) -> bool:
     """True if some source number equals n up to n's written precision (rounding), or up to 0.5% either way."""
+    year = bool(re.fullmatch(r"(1[0-9]|20)\d\d", n.text.strip())) and n.precision == 0.5
     for v in source_values:
-        if abs(v - n.value) <= max(n.precision, 1e-9) or (v and abs(v - n.value) <= 0.005 * abs(v)):
+        if abs(v - n.value) <= max(n.precision, 1e-9):
+            return True
+        # a rounded amount may differ by 0.5%; a year ("2004" vs "1998") never does
+        if not year and v and abs(v - n.value) <= 0.005 * abs(v):
             return True
     return False
 

@@ -33,6 +33,7 @@ from citefix.chunking import Span, chunk_text, split_sentences, word_count
 from citefix.models import Case, Evidence, Unit, Verdict
 from citefix.verify.base import label_for
 from citefix.verify.lexical import date_words, find_numbers, negations, number_supported
+from citefix.verify.local import focus_ranges, in_focus, polarity_mismatches, region_words, role_swaps, widen
 
 PARAMS_ENV = "CITEFIX_OFFLINE_PARAMS"
 _PROFILE_KEYS = ("combined", "cap", "thresholds")  # what a calibration profile may set
@@ -139,6 +140,9 @@ class _Source:
     n_pieces: int = 0
     win_emb: Any = None  # [W, d]
     tok_emb: Any = None  # [T, d]
+    tok_pos: list[int] = field(default_factory=list)  # per row of tok_emb: its character offset in the text
+    piece_starts: list[int] = field(default_factory=list)  # start offset of each sentence piece
+    words_at: list[tuple[int, str, str]] = field(default_factory=list)  # (offset, lower, lemma) of each spaCy word
     n_chunks: int = 0
 
 
@@ -155,6 +159,8 @@ class _Pool:
     tok_emb: Any
     win_emb: Any
     win_owner: list[tuple[int, int]]  # per window row: (index in sources, index in that source's windows)
+    tok_si: Any = None  # per row of tok_emb: index in sources
+    tok_pos: Any = None  # per row of tok_emb: character offset in that source
 
 
 class OfflineVerifier:
@@ -288,7 +294,7 @@ class OfflineVerifier:
 
         # Units: one spaCy pass (tagger, lemmatizer, NER) and one encoder pass for all of them.
         texts = [units[i].text for i in live]
-        docs = list(self.nlp.pipe(texts, batch_size=64, disable=["parser"]))
+        docs = list(self.nlp.pipe(texts, batch_size=64))
         enc = self._encode(texts)
         tok = [(e.tokens, e.offsets, e.ids) for e in enc]
         sent = [e.pooled for e in enc]
@@ -323,9 +329,15 @@ class OfflineVerifier:
         return self._profile_params[profile]
 
     def _capped(self, feat: dict[str, Any], p: dict[str, Any] | None = None) -> bool:
-        """Whether the cap applies: the unit has an invented number, date or name (missing entity weight ≥ 1)."""
-        cap = (p or self.profile_params(feat.get("profile"))).get("cap", {})
+        """Whether the cap applies: the unit has an invented number, date or name (missing entity weight ≥ 1) or,
+        with the local checks on, one found only away from its evidence, or a verb whose polarity or roles the
+        evidence contradicts."""
+        p = p or self.profile_params(feat.get("profile"))
+        cap = p.get("cap", {})
         hard = feat["missing_numbers"] + feat["missing_dates"] + feat["missing_entities"]
+        if p.get("combined", {}).get("method") == "local" and cap.get("local", True):
+            hard += feat.get("misplaced_numbers", 0) + feat.get("misplaced_dates", 0) + feat.get("misplaced_entities", 0)
+            hard += feat.get("polarity_mismatch", 0) + feat.get("role_swap", 0)
         return bool(cap.get("enabled")) and hard >= 1
 
     def score(self, feat: dict[str, Any], signal: str | None = None) -> float:
@@ -338,6 +350,10 @@ class OfflineVerifier:
             s = feat["alignment"]
         elif signal == "similarity":
             s = feat["similarity"]
+        elif p["combined"].get("method") == "local":
+            s = self._local_score(feat, p)
+            if self._capped(feat, p):
+                s = min(s, float(p["cap"]["score"]))
         else:
             c = p["combined"]
             z = (
@@ -350,6 +366,22 @@ class OfflineVerifier:
             if self._capped(feat, p):
                 s = min(s, float(p["cap"]["score"]))
         return _clip01(s)
+
+    @staticmethod
+    def _local_score(feat: dict[str, Any], p: dict[str, Any]) -> float:
+        """The "local" combination: the geometric mean of the lexical signal (with what is found only away from the
+        evidence counted as missing, at the same weights) and the token alignment against the evidence region.
+        No fitted weights of its own: each signal is already a support probability-like score in [0, 1]."""
+        w = p["lexical"]
+        loglex = feat["lexical_log"] - (
+            w["word"] * feat.get("misplaced_word_frac", 0.0)
+            + w["entity"] * feat.get("misplaced_entities", 0.0)
+            + w["number"] * feat.get("misplaced_numbers", 0)
+            + w["date"] * feat.get("misplaced_dates", 0)
+        )
+        lex = math.exp(max(-30.0, loglex))
+        al = feat.get("local_alignment", feat["alignment"])
+        return math.sqrt(max(0.0, lex) * max(0.0, al))
 
     # --- sources ---------------------------------------------------------------------------------------------------
 
@@ -380,13 +412,14 @@ class OfflineVerifier:
         chunk_lists = [self._chunks(t) for t in texts]
         flat = [(si, c) for si, cl in enumerate(chunk_lists) for c in cl]
         docs = self.nlp.pipe([c.text for _, c in flat], batch_size=32, disable=["parser", "ner"])
-        for (si, _), doc in zip(flat, docs):
+        for (si, c), doc in zip(flat, docs):
             info = infos[si]
             for t in doc:
                 if t.is_space or t.is_punct:
                     continue
                 info.words.add(t.lower_)
                 info.lemmas.add(t.lemma_.lower())
+                info.words_at.append((c.start + t.idx, t.lower_, t.lemma_.lower()))
         for info in infos:
             info.numbers = [n.value for n in find_numbers(info.text)]
             info.dates = {d for d, _, _ in date_words(info.text)}
@@ -404,6 +437,7 @@ class OfflineVerifier:
             raw = torch.cat(per_raw[si]) if per_raw[si] else torch.zeros((0, self._dim()))
             starts = per_pos[si]
             info.tok_emb = torch.nn.functional.normalize(raw, dim=-1)
+            info.tok_pos = list(starts)
             pieces: list[Span] = []
             for s in split_sentences(info.text):
                 if word_count(s.text) > p["sentence_piece_words"]:
@@ -421,6 +455,7 @@ class OfflineVerifier:
                     wranges.append((ranges[k][0], ranges[k + 1][1]))
             info.windows = wins
             info.n_pieces = len(pieces)
+            info.piece_starts = [x.start for x in pieces]
             vecs = [raw[a:b].mean(0) if b > a else torch.zeros(raw.shape[1]) for a, b in wranges]
             info.win_emb = (
                 torch.nn.functional.normalize(torch.stack(vecs), dim=-1) if vecs else torch.zeros((0, raw.shape[1]))
@@ -498,11 +533,13 @@ class OfflineVerifier:
             numbers.extend(s.numbers)
             dates |= s.dates
             owner.extend((si, wi) for wi in range(len(s.windows)))
-        tok_emb = None
+        tok_emb = tok_si = tok_pos = None
         if tokens if tokens is not None else self.signal in ("combined", "alignment"):
             tok_emb = torch.cat([s.tok_emb for s in sources]) if len(sources) > 1 else sources[0].tok_emb
+            tok_si = torch.tensor([si for si, s in enumerate(sources) for _ in s.tok_pos], dtype=torch.long)
+            tok_pos = torch.tensor([x for s in sources for x in s.tok_pos], dtype=torch.long)
         win_emb = torch.cat([s.win_emb for s in sources]) if len(sources) > 1 else sources[0].win_emb
-        return _Pool(ids, sources, words, lemmas, numbers, dates, tok_emb, win_emb, owner)
+        return _Pool(ids, sources, words, lemmas, numbers, dates, tok_emb, win_emb, owner, tok_si, tok_pos)
 
     # --- units -----------------------------------------------------------------------------------------------------
 
@@ -530,14 +567,32 @@ class OfflineVerifier:
         b = p["similarity"]["baseline"]
         f["similarity"] = _clip01((f["similarity_raw"] - b) / (1 - b))
         f["evidence"] = evidence
+        focus = focus_ranges(unit)
+        regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc)
+        if located is not None and len(regions) == 1:
+            # the evidence shown is the sentence that holds the unit's words (when pooled similarity picked another)
+            si, start = located
+            src = pool.sources[si]
+            k = bisect.bisect_right(src.piece_starts, start) - 1
+            piece = src.windows[k] if 0 <= k < src.n_pieces else None
+            if piece is not None and not (evidence and evidence["source_id"] == pool.ids[si]
+                                          and evidence["start"] <= piece.start < evidence["end"]):
+                evidence = {"source_id": pool.ids[si], "start": piece.start, "end": piece.end, "text": piece.text}
+                f["evidence"] = evidence
 
-        # (a) lexical
-        lex = self._lexical(unit, doc, pool, evidence["text"] if evidence else "")
+        # (a) lexical, on the unit's own words; (d) the same elements against the evidence region
+        lex = self._lexical(unit, doc, pool, evidence["text"] if evidence else "", focus)
+        groups, content = lex.pop("_entity_groups"), lex.pop("_content")
         f.update(lex)
+        f.update(self._local(unit, doc, pool, regions, focus, groups, content))
 
-        # (b) alignment
+        # (b) alignment, on the unit's own words: against the whole source, and against the evidence region
         if tok is not None and pool.tok_emb is not None and len(tok[0]) and len(pool.tok_emb):
             emb, offsets, ids = tok
+            keep = [k for k, (a, e) in enumerate(offsets) if in_focus(a, e, focus)] or list(range(len(offsets)))
+            emb = emb[keep]
+            offsets = [offsets[k] for k in keep]
+            ids = [ids[k] for k in keep]
             best_cos = (emb @ pool.tok_emb.T).max(dim=1).values.tolist()
             weights = self._weights(ids)
             tot = sum(weights)
@@ -545,12 +600,221 @@ class OfflineVerifier:
             f["alignment_raw"] = _finite(prec)
             ab = p["alignment"]["baseline"]
             f["alignment"] = _clip01((f["alignment_raw"] - ab) / (1 - ab))
-            f["low_tokens"] = self._low_words(unit.text, offsets, best_cos, weights)
+            mask = self._region_mask(pool, regions)
+            if mask is not None and bool(mask.any()):
+                loc_cos = (emb @ pool.tok_emb[mask].T).max(dim=1).values.tolist()
+                lprec = sum(w * c for w, c in zip(weights, loc_cos)) / tot if tot > 0 else 0.0
+            else:
+                loc_cos, lprec = best_cos, prec
+            f["local_alignment_raw"] = _finite(lprec)
+            f["local_alignment"] = _clip01((f["local_alignment_raw"] - ab) / (1 - ab))
+            f["low_tokens"] = self._low_words(unit.text, offsets, loc_cos, weights)
         else:
-            f["alignment_raw"] = 0.0
-            f["alignment"] = 0.0
+            f["alignment_raw"] = f["local_alignment_raw"] = 0.0
+            f["alignment"] = f["local_alignment"] = 0.0
             f["low_tokens"] = []
         return f
+
+    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None) -> tuple[list[Any], tuple[int, int] | None]:
+        """The evidence region(s) of a unit, and the sentence piece that locates it.
+
+        The piece is the one whose tokens the unit's words align to best, leaving out the names, numbers and dates
+        of the unit's own words (a name swapped in from another sentence must not pull the region there); the region
+        is that piece widened by `local.spread` pieces on each side (`local.speaker_spread` for a speaker's unit:
+        quotes run on for sentences after their speaker is named). A unit of several sentences gets one region per
+        sentence. Without token embeddings the similarity window stands in."""
+        from citefix.verify.local import Region
+
+        lp = self.params.get("local", {})
+        spread = int(lp.get("speaker_spread", 3) if (unit.meta or {}).get("role") == "speaker" else lp.get("spread", 1))
+        sents = split_sentences(unit.text)
+        out: list[Any] = []
+        located = None
+        for sp in (sents if len(sents) > 1 else [None]):
+            best = self._best_aligned_piece(unit, tok, pool, doc, within=(sp.start, sp.end) if sp else None)
+            if best is None:
+                continue
+            si, start = best
+            located = located or best
+            src = pool.sources[si]
+            a, b = widen(src.piece_starts, len(src.text), start, start + 1, spread)
+            if not any(r.source == si and r.start <= a and b <= r.end for r in out):
+                out.append(Region(si, a, b))
+        if not out and pick is not None:
+            si, wi = pool.win_owner[pick]
+            src = pool.sources[si]
+            span = src.windows[wi]
+            a, b = widen(src.piece_starts, len(src.text), span.start, span.end, spread)
+            out.append(Region(si, a, b))
+        return out, located
+
+    def _best_aligned_piece(self, unit: Unit, tok, pool: _Pool, doc=None,
+                            within: tuple[int, int] | None = None) -> tuple[int, int] | None:
+        """(source index, piece start) of the sentence piece whose tokens best align with the unit's own tokens."""
+        import torch
+
+        if tok is None or pool.tok_emb is None or not len(tok[0]) or not len(pool.tok_emb):
+            return None
+        emb, offsets, ids = tok
+        # locate the event by the unit's words other than its focus's names, numbers and dates: a name swapped in
+        # from another sentence must not pull the region towards that sentence
+        focus = focus_ranges(unit)
+        values = [(a, b) for a, b in self._value_spans(unit.text, doc) if in_focus(a, b, focus)]
+        rows = [k for k, (a, e) in enumerate(offsets) if within is None or within[0] <= a < within[1]]
+        if not rows:
+            return None
+        keep = [k for k in rows if not in_focus(*offsets[k], values)] or rows
+        weights = torch.tensor(self._weights([ids[k] for k in keep]), dtype=emb.dtype)
+        sim = emb[keep] @ pool.tok_emb.T  # [U, T]
+        # piece id of every source token row
+        piece_of: list[int] = []
+        keys: list[tuple[int, int]] = []
+        for si, src in enumerate(pool.sources):
+            ps = src.piece_starts or [0]
+            base = len(keys)
+            keys.extend((si, x) for x in ps)
+            piece_of.extend(base + max(0, bisect.bisect_right(ps, x) - 1) for x in src.tok_pos)
+        if len(piece_of) != sim.shape[1] or not keys:
+            return None
+        idx = torch.tensor(piece_of, dtype=torch.long).unsqueeze(0).expand(sim.shape[0], -1)
+        per = torch.full((sim.shape[0], len(keys)), -1.0, dtype=sim.dtype)
+        per = per.scatter_reduce(1, idx, sim, reduce="amax", include_self=True)  # [U, P]
+        score = (per * weights.unsqueeze(1)).sum(0) / (weights.sum() + 1e-9)
+        return keys[int(score.argmax())]
+
+    @staticmethod
+    def _value_spans(text: str, doc) -> list[tuple[int, int]]:
+        """Character spans of the names, numbers and dates in a unit's text."""
+        spans = [(n.start, n.end) for n in find_numbers(text)] + [(a, b) for _, a, b in date_words(text)]
+        if doc is not None:
+            spans += [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _ENT_LABELS]
+            spans += [(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "PROPN"]
+        return spans
+
+    @staticmethod
+    def _region_mask(pool: _Pool, regions: list[Any]):
+        if pool.tok_si is None or not regions:
+            return None
+        mask = None
+        for r in regions:
+            m = (pool.tok_si == r.source) & (pool.tok_pos >= r.start) & (pool.tok_pos < r.end)
+            mask = m if mask is None else (mask | m)
+        return mask
+
+    def _local(self, unit: Unit, doc, pool: _Pool, regions: list[Any], focus, groups: list, content: list
+               ) -> dict[str, Any]:
+        """(d) Elements of the unit's focus that the source holds, but not in the evidence region; verbs whose
+        polarity or roles the region contradicts."""
+        if not regions:
+            return {"misplaced": [], "misplaced_numbers": 0, "misplaced_dates": 0, "misplaced_entities": 0.0,
+                    "misplaced_word_frac": 0.0, "polarity_mismatch": 0, "role_swap": 0, "structure": []}
+        seq: list[tuple[int, str, str]] = []
+        texts: list[str] = []
+        for r in regions:
+            src = pool.sources[r.source]
+            seq += region_words(src.words_at, r.start, r.end)
+            texts.append(src.text[r.start : r.end])
+        words = {w for _, w, _ in seq}
+        lemmas = {lem for _, _, lem in seq}
+        region_text = "\n".join(texts)
+        numbers = [n.value for n in find_numbers(region_text)]
+        dates = {d for d, _, _ in date_words(region_text)}
+        text = unit.text
+        out: list[dict[str, Any]] = []
+        n_num = n_date = 0
+        anchored = self._anchored(doc, pool)
+        for n in find_numbers(text):
+            if n.soft or not in_focus(n.start, n.end, focus):
+                continue
+            if number_supported(n, pool.numbers) and not number_supported(n, numbers) and not anchored(n.start, n.end):
+                n_num += 1
+                out.append({"kind": "number", "text": n.text, "start": n.start, "end": n.end})
+        for d, a, b in date_words(text):
+            if in_focus(a, b, focus) and d in pool.dates and d not in dates and not anchored(a, b):
+                n_date += 1
+                out.append({"kind": "date", "text": text[a:b], "start": a, "end": b})
+        known_loc = lambda t: t.lower_ in words or t.lemma_.lower() in lemmas or t.lower_ in lemmas  # noqa: E731
+        n_ent = 0.0
+        for g in groups:
+            here = [known_loc(t) for t in g]
+            glob = [self._known(t, pool) for t in g]
+            frac = sum(1 for h, k in zip(here, glob) if k and not h) / len(g)
+            if frac > 0 and anchored(g[0].idx, g[-1].idx + len(g[-1].text)):
+                frac = 0.0
+            if frac > 0:
+                n_ent += frac
+                s_, e_ = g[0].idx, g[-1].idx + len(g[-1].text)
+                out.append({"kind": "entity", "text": text[s_:e_], "start": s_, "end": e_, "weight": round(frac, 3)})
+        misplaced_words = [t for t in content if self._known(t, pool) and not known_loc(t)]
+        for t in misplaced_words:
+            out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
+        structure = polarity_mismatches(doc, focus, seq)
+        n_pol = len(structure)
+        swaps = role_swaps(doc, focus, self._parse_regions(texts)) if self.params.get("local", {}).get("roles", True) else []
+        structure += swaps
+        return {
+            "misplaced": out,
+            "misplaced_numbers": n_num,
+            "misplaced_dates": n_date,
+            "misplaced_entities": round(n_ent, 4),
+            "misplaced_word_frac": round(len(misplaced_words) / len(content), 4) if content else 0.0,
+            "polarity_mismatch": n_pol,
+            "role_swap": len(swaps),
+            "structure": structure,
+        }
+
+    @staticmethod
+    def _anchored(doc, pool: _Pool):
+        """A test for a stretch of the unit: does some source sentence piece hold both its words and the content
+        word it hangs on in the unit's parse (its head, or the head's head past a preposition)? "a £2.4 million
+        plan" is anchored by "… the plan, which will cost £2.4 million" even when that sentence is not the unit's
+        evidence; a name swapped in from an unrelated sentence is not."""
+        pieces: list[tuple[set[str], set[str]]] = []
+        for src in pool.sources:
+            ps = src.piece_starts or [0]
+            per: list[tuple[set[str], set[str]]] = [(set(), set()) for _ in ps]
+            for pos, w, lem in src.words_at:
+                k = max(0, bisect.bisect_right(ps, pos) - 1)
+                per[k][0].add(w)
+                per[k][1].add(lem)
+            pieces.extend(per)
+
+        def test(a: int, b: int) -> bool:
+            toks = [t for t in doc if t.idx < b and t.idx + len(t.text) > a and not t.is_punct]
+            if not toks:
+                return False
+            inside = {t.i for t in toks}
+            head = next((t.head for t in toks if t.head.i not in inside), None)
+            while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i:
+                head = head.head
+            if head is None or head.i in inside or not head.is_alpha:
+                return False
+            hw, hl = head.lower_, head.lemma_.lower()
+            need = [(t.lower_, t.lemma_.lower()) for t in toks if t.is_alpha or t.like_num]
+            for words, lemmas in pieces:
+                if (hw in words or hl in lemmas) and all(w in words or lem in lemmas for w, lem in need):
+                    return True
+            return False
+
+        return test
+
+    def _parse_regions(self, texts: list[str]) -> list[Any]:
+        """Parsed region texts (dependency parse for role checks), cached by text."""
+        out = []
+        with self._lock:
+            cache = self.__dict__.setdefault("_region_docs", OrderedDict())
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        if todo:
+            docs = list(self.nlp.pipe(todo, batch_size=16, disable=["ner"]))
+            with self._lock:
+                for t, d in zip(todo, docs):
+                    cache[t] = d
+                while len(cache) > 512:
+                    cache.popitem(last=False)
+        with self._lock:
+            for t in texts:
+                out.append(cache.get(t))
+        return [d for d in out if d is not None]
 
     def _weights(self, ids: list[int]) -> list[float]:
         idf = self.idf
@@ -579,17 +843,19 @@ class OfflineVerifier:
                 out.append({"start": s, "end": e, "text": text[s:e], "cos": round(cos, 4)})
         return out
 
-    def _lexical(self, unit: Unit, doc, pool: _Pool, evidence_text: str) -> dict[str, Any]:
+    def _lexical(self, unit: Unit, doc, pool: _Pool, evidence_text: str,
+                 focus: list[tuple[int, int]] | None = None) -> dict[str, Any]:
         w = self.params["lexical"]
         text = unit.text
+        focus = focus or [(0, len(text))]
         missing: list[dict[str, Any]] = []
         # numbers
-        nums = [n for n in find_numbers(text) if not n.soft]
+        nums = [n for n in find_numbers(text) if not n.soft and in_focus(n.start, n.end, focus)]
         miss_num = [n for n in nums if not number_supported(n, pool.numbers)]
         missing += [{"kind": "number", "text": n.text, "start": n.start, "end": n.end} for n in miss_num]
         num_spans = [(n.start, n.end) for n in nums]
         # dates (month / weekday names)
-        dates = date_words(text)
+        dates = [d for d in date_words(text) if in_focus(d[1], d[2], focus)]
         miss_date = [d for d in dates if d[0] not in pool.dates]
         missing += [{"kind": "date", "text": text[s:e], "start": s, "end": e} for _, s, e in miss_date]
         # named entities (and proper nouns the NER missed)
@@ -604,11 +870,14 @@ class OfflineVerifier:
                 groups.append([t])
                 ent_tokens.add(t.i)
         n_ent = 0
+        ent_groups = []
         for g in groups:
             toks = [t for t in g if t.is_alpha and not t.is_stop and len(t.text) > 1]
             toks = [t for t in toks if not any(a <= t.idx < b for a, b in num_spans)]
+            toks = [t for t in toks if in_focus(t.idx, t.idx + len(t.text), focus)]
             if not toks:
                 continue
+            ent_groups.append(toks)
             n_ent += 1
             found = [self._known(t, pool) for t in toks]
             frac_missing = 1 - sum(found) / len(found)
@@ -621,12 +890,12 @@ class OfflineVerifier:
             t
             for t in doc
             if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and t.i not in ent_tokens and len(t.text) > 1
-            and t.lower_ not in _DATE_WORDS
+            and t.lower_ not in _DATE_WORDS and in_focus(t.idx, t.idx + len(t.text), focus)
         ]
         miss_words = [t for t in content if not self._known(t, pool)]
         word_frac = len(miss_words) / len(content) if content else 0.0
         # negation: a cue in the unit and none in the evidence, or the other way round
-        neg_u = negations(text) > 0
+        neg_u = negations(" ".join(text[a:b] for a, b in focus)) > 0
         neg_s = negations(evidence_text) > 0 if evidence_text else False
         feats = {
             "n_numbers": len(nums),
@@ -651,6 +920,8 @@ class OfflineVerifier:
         feats["lexical"] = _clip01(math.exp(max(-30.0, feats["lexical_log"])))
         feats["missing"] = missing
         feats["missing_words"] = [{"text": t.text, "start": t.idx, "end": t.idx + len(t.text)} for t in miss_words]
+        feats["_entity_groups"] = ent_groups  # for the local checks; popped there
+        feats["_content"] = content
         return feats
 
     @staticmethod
@@ -676,6 +947,9 @@ class OfflineVerifier:
         if signal in ("combined", "lexical"):
             marks += [(m["start"], m["end"]) for m in f["missing"]]
             marks += [(m["start"], m["end"]) for m in f["missing_words"]]
+        if signal == "combined":
+            marks += [(m["start"], m["end"]) for m in f.get("misplaced", [])]
+            marks += [(m["start"], m["end"]) for m in f.get("structure", [])]
         if signal in ("combined", "alignment"):
             marks += [(m["start"], m["end"]) for m in f["low_tokens"]]
         # Only a unit that is not judged supported gets its weak words painted.
@@ -691,7 +965,10 @@ class OfflineVerifier:
             "missing": [m["text"] for m in f["missing"]],
             "missing_words": [m["text"] for m in f["missing_words"]],
             "unsupported_tokens": [m["text"] for m in f["low_tokens"]],
-            "features": {k: f[k] for k in _FEATURE_KEYS},
+            "local_alignment": round(f.get("local_alignment", 0.0), 4),
+            "misplaced": [m["text"] for m in f.get("misplaced", [])],
+            "structure": [f"{m['kind']}: {m['text']}" for m in f.get("structure", [])],
+            "features": {k: f[k] for k in _FEATURE_KEYS + _LOCAL_KEYS if k in f},
         }
         ev = f.get("evidence")
         return Verdict(
@@ -710,6 +987,8 @@ _FEATURE_KEYS = (
     "n_numbers", "missing_numbers", "n_dates", "missing_dates", "n_entities", "missing_entities", "n_words",
     "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",
 )
+_LOCAL_KEYS = ("misplaced_numbers", "misplaced_dates", "misplaced_entities", "misplaced_word_frac",
+               "polarity_mismatch", "role_swap")
 _DATE_WORDS = set(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()

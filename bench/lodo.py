@@ -1,0 +1,226 @@
+"""Leave-one-dataset-out (LODO) comparison of the offline verifier's combinations and its single signals.
+
+Two steps:
+  features  run the offline verifier once over every development set (each statement whole, and cut into atomic
+            units by the offline decomposer) and cache the per-unit features in out/lodo/<set>.json (slow: CPU models).
+  eval      from the cache: ROC-AUC (WiCE: mean one-vs-one AUC over full/partial/none) of each single signal and of
+            each combination, per set, for whole statements and for units (item score = min over its units); then,
+            per held-out set, the decision threshold chosen on the other sets and the balanced accuracy it gives on
+            the held-out one. A combination with no fitted weights has nothing else to choose, so its per-set AUC is
+            already a held-out figure; the thresholds are the only thing fitted, and only on the other sets.
+
+Data: the development files in ../shared/data (XSumFaith val, SummEval, WiCE dev, AttributionBench dev as cited
+answers) and, with --planted FILE, a planted-error suite made by bench/make_planted.py.
+
+Run:  .venv/bin/python bench/lodo.py features [--limit N] [--planted out/planted_dev.jsonl]
+      .venv/bin/python bench/lodo.py eval
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+CACHE = ROOT / "out" / "lodo"
+
+from tune_offline import FILES, auc, one_vs_one  # noqa: E402
+
+SETS = ("xsumfaith", "summeval", "wice", "attributionbench", "planted")
+SIGNALS = ("lexical", "alignment", "similarity")
+# Combinations compared: name → parameter overlay (None: the packaged parameters as they are).
+VARIANTS: dict[str, dict[str, Any] | None] = {
+    "packaged": None,
+    "logistic": {"combined": {"method": "logistic"}, "profiles": {"cited_answer": {"combined": {"method": "logistic"}}}},
+    "local": {"combined": {"method": "local"}, "profiles": {"cited_answer": {"combined": {"method": "local"}}}},
+}
+
+
+def _data_dir(arg: str | None) -> Path:
+    if arg:
+        return Path(arg)
+    return (ROOT.parent / "shared" / "data") if (ROOT.parent / "shared" / "data").exists() else Path("../shared/data")
+
+
+def _items(name: str, data: Path, planted: str | None, limit: int | None):
+    from citefix.models import Case, Source
+    from citefix.nlp import strip_citations
+
+    path = Path(planted) if name == "planted" else data / FILES[name]
+    n = 0
+    for line in open(path, encoding="utf-8"):
+        if limit and n >= limit:
+            return
+        r = json.loads(line)
+        if name in ("xsumfaith", "summeval", "planted"):
+            if not isinstance(r.get("document"), str) or not r["document"].strip() or not str(r.get("summary", "")).strip():
+                continue
+            if r.get("label") is None:
+                continue
+            case = Case(id=str(r["id"]), sources=[Source(id="doc", text=r["document"])], text=r["summary"], kind="summary")
+            yield {"id": case.id, "label": int(r["label"]), "case": case, "targets": None,
+                   "group": r.get("error_type")}
+            n += 1
+        elif name == "wice":
+            level = {"full": 2, "partial": 1, "none": 0, "supported": 2, "partially_supported": 1,
+                     "not_supported": 0}[r["support"]]
+            case = Case(id=str(r["id"]), sources=[Source(id="page", text=r["citation_text"])], text=r["statement"],
+                        kind="summary")
+            yield {"id": case.id, "label": level, "case": case, "targets": None, "group": None}
+            n += 1
+        else:
+            passages = [Source(id=str(p["id"]), text=p["text"]) for p in r["passages"] if str(p.get("text", "")).strip()]
+            have = {p.id for p in passages}
+            for k, s in enumerate(r["human"]["labelled_sentences"]):
+                cited = [str(c) for c in s["cited"] if str(c) in have] or sorted(have)
+                text = strip_citations(s["text"]).strip()
+                if not cited or not text or not passages:
+                    continue
+                case = Case(id=f"{r['id']}#{k}", sources=passages, text=text, kind="cited_answer")
+                yield {"id": case.id, "label": int(s["attributable"]), "case": case, "targets": cited, "group": None}
+                n += 1
+
+
+_DROP = {"evidence", "missing", "missing_words", "low_tokens", "misplaced", "structure"}
+
+
+def _slim(f: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in f.items() if k not in _DROP}
+
+
+def features(args) -> None:
+    from citefix.decompose.clauses import ClauseDecomposer
+    from citefix.models import Unit
+    from citefix.verify.offline import OfflineVerifier
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    v = OfflineVerifier()
+    dec = ClauseDecomposer()
+    data = _data_dir(args.data_dir)
+    for name in args.sets:
+        if name == "planted" and not args.planted:
+            continue
+        t0 = time.time()
+        rows = []
+        for it in _items(name, data, args.planted, args.limit):
+            case = it["case"]
+            whole = Unit(id="u0", text=case.text, kind="sentence", decomposer="whole", start=0, end=len(case.text))
+            units = [whole] + dec.units(case)
+            tg = None if it["targets"] is None else [it["targets"]] * len(units)
+            feats = v.features(units, case, targets=tg, tokens=True)
+            rows.append({"id": it["id"], "label": it["label"], "group": it["group"],
+                         "whole": _slim(feats[0]), "units": [_slim(f) for f in feats[1:]],
+                         "roles": [(u.meta or {}).get("role") for u in units[1:]]})
+            if len(rows) % 50 == 0:
+                print(f"  {name}: {len(rows)} items, {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
+        (CACHE / f"{name}.json").write_text(json.dumps(rows))
+        print(f"{name}: {len(rows)} items in {time.time() - t0:.0f}s", flush=True)
+
+
+def _verifier(overlay: dict[str, Any] | None):
+    from citefix.verify.offline import OfflineVerifier, _overlay, load_params
+
+    p = load_params()
+    if overlay:
+        _overlay(p, json.loads(json.dumps(overlay)))
+    return OfflineVerifier(params=p)
+
+
+def _item_scores(v, rows, signal: str, mode: str) -> np.ndarray:
+    out = []
+    for r in rows:
+        fs = [r["whole"]] if mode == "whole" else (r["units"] or [r["whole"]])
+        sc = [v.score(f, signal) for f in fs if "error" not in f]
+        out.append(min(sc) if sc else 0.5)
+    return np.asarray(out, dtype=float)
+
+
+def _agreement(name: str, scores: np.ndarray, labels: np.ndarray) -> float:
+    if name == "wice":
+        return one_vs_one(scores, labels)["mean"]
+    return auc(scores, labels)
+
+
+def _bacc(scores: np.ndarray, labels: np.ndarray, th: float) -> float:
+    y = labels >= (2 if labels.max() == 2 else 1)
+    pred = scores >= th
+    tpr = (pred & y).sum() / max(1, y.sum())
+    tnr = (~pred & ~y).sum() / max(1, (~y).sum())
+    return float((tpr + tnr) / 2)
+
+
+def evaluate(args) -> None:
+    sets = {n: json.loads((CACHE / f"{n}.json").read_text()) for n in SETS if (CACHE / f"{n}.json").exists()}
+    systems: dict[str, tuple[Any, str]] = {s: (_verifier(None), s) for s in SIGNALS}
+    for name, ov in VARIANTS.items():
+        if name == "logistic" and ov is not None:
+            # the logistic combination as packaged before the local checks (no method key)
+            systems[name] = (_verifier({"combined": {"method": None}, "profiles": {"cited_answer": {"combined": {"method": None}}}}), "combined")
+        else:
+            systems[name] = (_verifier(ov), "combined")
+    for mode in ("whole", "units"):
+        print(f"\n## {mode}: agreement (ROC-AUC; WiCE one-vs-one mean)\n")
+        print("| system | " + " | ".join(sets) + " |")
+        print("|---|" + "---|" * len(sets))
+        table: dict[str, dict[str, np.ndarray]] = {}
+        for sname, (v, sig) in systems.items():
+            table[sname] = {n: _item_scores(v, rows, sig, mode) for n, rows in sets.items()}
+            cells = []
+            for n, rows in sets.items():
+                labels = np.array([r["label"] for r in rows])
+                cells.append(f"{_agreement(n, table[sname][n], labels):.3f}")
+            print(f"| {sname} | " + " | ".join(cells) + " |")
+        print(f"\n### {mode}: LODO thresholds (chosen on the other sets: best mean balanced accuracy) → held-out BAcc\n")
+        print("| system | " + " | ".join(sets) + " |")
+        print("|---|" + "---|" * len(sets))
+        grid = np.linspace(0.02, 0.98, 97)
+        for sname in systems:
+            cells = []
+            for held in sets:
+                others = [n for n in sets if n != held]
+                best_t, best_b = 0.5, -1.0
+                for t in grid:
+                    b = np.mean([_bacc(table[sname][n], np.array([r["label"] for r in sets[n]]), t) for n in others])
+                    if b > best_b:
+                        best_t, best_b = t, b
+                hb = _bacc(table[sname][held], np.array([r["label"] for r in sets[held]]), best_t)
+                cells.append(f"{hb:.3f} @{best_t:.2f}")
+            print(f"| {sname} | " + " | ".join(cells) + " |")
+        if "planted" in sets:
+            rows = sets["planted"]
+            groups = sorted({r["group"] for r in rows if r["group"]})
+            print(f"\n### {mode}: planted suite, share flagged at the packaged threshold (score < supported)\n")
+            print("| system | " + " | ".join(groups) + " |")
+            print("|---|" + "---|" * len(groups))
+            for sname, (v, sig) in systems.items():
+                th = v.params["thresholds"].get(sig, v.params["thresholds"]["combined"])["supported"]
+                sc = table[sname]["planted"]
+                cells = []
+                for g in groups:
+                    m = np.array([r["group"] == g for r in rows])
+                    cells.append(f"{float((sc[m] < th).mean()):.2f}")
+                print(f"| {sname} | " + " | ".join(cells) + " |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("features")
+    f.add_argument("--limit", type=int, default=None)
+    f.add_argument("--sets", nargs="+", default=list(SETS))
+    f.add_argument("--planted", default=None, help="a planted-error suite (bench/make_planted.py)")
+    f.add_argument("--data-dir", default=None, help="the shared data folder (default ../shared/data)")
+    sub.add_parser("eval")
+    args = ap.parse_args()
+    features(args) if args.cmd == "features" else evaluate(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,297 @@
+"""Offline corrections: put the source's value back instead of cutting the words that carry a wrong one.
+
+For each unit the feedback flags, the corrector reads the unit's evidence in the source (the verifier's evidence
+window widened by one sentence on each side, parsed with spaCy) and tries, in this order:
+
+* **value** — a number, date, duration, quantity or name of the unit's own words that the evidence does not hold is
+  replaced by the evidence's value of the same kind that hangs on the same word ("take two years" → "take about
+  eighteen months": both are durations of "take"); a name is replaced only by a name of the same type in the same
+  role of the same verb;
+* **negation** — a verb whose polarity the evidence contradicts gets the evidence's verb group ("approved" → "did not
+  approve", "was not elected" → "was elected");
+* **roles** — a verb whose subject and object the evidence holds the other way round gets them swapped back.
+
+Every word a correction writes comes from the text or the sources; an edit records its kind and its evidence span.
+What the corrector cannot fix is left to the deleter (citefix.refine.offline).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from citefix.chunking import split_sentences
+from citefix.models import Case, Unit, Verdict
+from citefix.verify.local import ARG_POS, NOT_ARG
+
+VALUE_LABELS = {
+    "DATE": "time", "TIME": "time", "CARDINAL": "number", "QUANTITY": "number", "MONEY": "money", "PERCENT": "percent",
+    "ORDINAL": "ordinal", "PERSON": "person", "ORG": "org", "GPE": "place", "LOC": "place", "FAC": "place",
+    "NORP": "group",
+}
+NAME_KINDS = {"person", "org", "place", "group"}
+_NEG = {"not", "n't", "never", "no"}
+
+
+@dataclass
+class Correction:
+    unit: str
+    kind: str  # value | negation | roles
+    start: int  # character range in the case text
+    end: int
+    old: str
+    new: str
+    evidence: dict[str, Any]
+
+    def edit(self) -> dict[str, Any]:
+        return {"unit": self.unit, "kind": f"correction ({self.kind})", "text": self.old, "new": self.new,
+                "evidence": self.evidence}
+
+
+def _region(case: Case, v: Verdict) -> tuple[str, int, str] | None:
+    """(source id, offset, text) of the evidence window widened by one sentence on each side."""
+    ev = v.evidence
+    if ev is None:
+        return None
+    src = case.source(ev.source_id)
+    if src is None:
+        return None
+    sents = split_sentences(src.text)
+    if not sents:
+        return ev.source_id, ev.start, ev.text
+    k0 = max((k for k, s in enumerate(sents) if s.start <= ev.start), default=0)
+    k1 = max((k for k, s in enumerate(sents) if s.start < ev.end), default=k0)
+    a, b = sents[max(0, k0 - 1)].start, sents[min(len(sents) - 1, k1 + 1)].end
+    return ev.source_id, a, src.text[a:b]
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"\s+", " ", s.lower()).strip()
+
+
+def _anchor(span) -> Any:
+    """The content word a span hangs on: its head outside the span, past prepositions and auxiliaries."""
+    inside = {t.i for t in span}
+    head = next((t.head for t in span if t.head.i not in inside), None)
+    while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i:
+        head = head.head
+    return None if head is None or head.i in inside else head
+
+
+def _role(span) -> str | None:
+    root = next((t for t in span if t.head.i not in {x.i for x in span} or t.head.i == t.i), None)
+    return root.dep_ if root is not None else None
+
+
+class Corrector:
+    """Plans corrections for flagged units on real spaCy parses (see the module docstring)."""
+
+    def __init__(self, nlp):
+        self.nlp = nlp
+        self._docs: dict[str, Any] = {}
+
+    def _parse(self, text: str):
+        if text not in self._docs:
+            self._docs[text] = self.nlp(text)
+        return self._docs[text]
+
+    def plan(self, case: Case, doc, units: list[Unit], verdicts: dict[str, Verdict],
+             to_orig: Callable[[int, int], tuple[int, int]], known: Callable[[str], bool]) -> list[Correction]:
+        """Corrections for the flagged units. `doc` parses the text without citation marks; `to_orig` maps a
+        cleaned (start, end) to the original text; `known(word)` says whether a word is in the text or sources."""
+        out: list[Correction] = []
+        taken: list[tuple[int, int]] = []
+        for u in units:
+            v = verdicts.get(u.id)
+            if v is None or not u.has_span:
+                continue
+            reg = _region(case, v)
+            if reg is None:
+                continue
+            sid, off, rtext = reg
+            rdoc = self._parse(rtext)
+            pieces = u.meta.get("pieces") or [[u.start, u.end]]
+            toks = [t for t in doc if any(a <= to_orig(t.idx, t.idx + len(t.text))[0] < b for a, b in pieces)]
+            if not toks:
+                continue
+            found = (self._values(u, toks, rdoc, sid, off, known) or self._negation(u, v, toks, rdoc, sid, off)
+                     or self._roles(u, v, toks, rdoc, sid, off))
+            for c in found:
+                a, b = to_orig(c.start, c.end)
+                if any(a < y and x < b for x, y in taken):
+                    continue
+                taken.append((a, b))
+                out.append(Correction(c.unit, c.kind, a, b, c.old, c.new, c.evidence))
+        return out
+
+    # --- values --------------------------------------------------------------------------------------------------
+
+    def _values(self, u: Unit, toks: list, rdoc, sid: str, off: int, known) -> list[Correction]:
+        doc = toks[0].doc
+        ids = {t.i for t in toks}
+        region = _norm(rdoc.text)
+        out = []
+        for ent in doc.ents:
+            kind = VALUE_LABELS.get(ent.label_)
+            if kind is None or not all(t.i in ids for t in ent):
+                continue
+            if _norm(ent.text) in region:
+                continue  # the evidence holds this value
+            anchor = _anchor(ent)
+            role = _role(ent)
+            best, best_score = None, 0.0
+            for cand in rdoc.ents:
+                if VALUE_LABELS.get(cand.label_) != kind or _norm(cand.text) == _norm(ent.text):
+                    continue
+                if _norm(cand.text) in _norm(doc.text):
+                    continue  # already said elsewhere in the text: not this slot's value
+                ca = _anchor(cand)
+                score = 0.0
+                if anchor is not None and ca is not None and ca.lemma_.lower() == anchor.lemma_.lower():
+                    score += 2.0
+                if kind in NAME_KINDS:
+                    if score == 0 or _role(cand) != role:
+                        continue  # a name is replaced only in the same role of the same verb
+                else:
+                    sent_lemmas = {t.lemma_.lower() for t in cand.sent if t.is_alpha and not t.is_stop}
+                    ctx = [t.lemma_.lower() for t in ent.sent if t.is_alpha and not t.is_stop and t.i not in
+                           {x.i for x in ent}]
+                    if ctx:
+                        score += sum(1 for w in ctx if w in sent_lemmas) / len(ctx)
+                if score > best_score:
+                    best, best_score = cand, score
+            if best is None or best_score < 1.0:
+                continue
+            slot, repl = _differing(ent, best)
+            if not repl or not slot:
+                continue
+            new = best.doc.text[repl[0].idx : repl[-1].idx + len(repl[-1].text)]
+            if not all(known(w) for w in re.findall(r"[A-Za-z]+", new)):
+                continue
+            a, b = slot[0].idx, slot[-1].idx + len(slot[-1].text)
+            # "a" / "an" before the value follows its first sound
+            prev = doc[slot[0].i - 1] if slot[0].i > 0 else None
+            if prev is not None and prev.lower_ in ("a", "an"):
+                want = "an" if re.match(r"[aeiou]", new, re.I) else "a"
+                if want != prev.lower_ and known(want):
+                    a = prev.idx
+                    new = (want.capitalize() if prev.text[0].isupper() else want) + " " + new
+            old = doc.text[a:b]
+            out.append(Correction(u.id, "value", a, b, old, new, _ev(sid, off, best.start_char, best.end_char, best.text)))
+        return out
+
+    # --- negation -------------------------------------------------------------------------------------------------
+
+    def _negation(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
+        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("polarity: ")}
+        out = []
+        for t in toks:
+            if t.pos_ != "VERB" or t.text not in flagged:
+                continue
+            cand = next((s for s in rdoc if s.pos_ == "VERB" and s.lemma_.lower() == t.lemma_.lower()), None)
+            if cand is None:
+                continue
+            ugroup = _verb_group(t)
+            sgroup = _verb_group(cand)
+            if ugroup is None or sgroup is None:
+                continue
+            doc = t.doc
+            a, b = doc[ugroup[0]].idx, doc[ugroup[1]].idx + len(doc[ugroup[1]].text)
+            sa, sb = rdoc[sgroup[0]].idx, rdoc[sgroup[1]].idx + len(rdoc[sgroup[1]].text)
+            new = rdoc.text[sa:sb]
+            if _norm(new) == _norm(doc.text[a:b]):
+                continue
+            out.append(Correction(u.id, "negation", a, b, doc.text[a:b], new, _ev(sid, off, sa, sb, new)))
+        return out
+
+    # --- roles ------------------------------------------------------------------------------------------------------
+
+    def _roles(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
+        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("role: ")}
+        out = []
+        for t in toks:
+            if t.pos_ != "VERB" or t.text not in flagged:
+                continue
+            subj = next((c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            obj = next((c for c in t.children if c.dep_ in ("dobj",)), None)
+            if obj is None:  # an argument the small model attached by another arc, after the verb (see roles())
+                obj = next((c for c in t.children if c.i > t.i and c.pos_ in ARG_POS and c.dep_ not in NOT_ARG
+                            and c.ent_type_ not in ("DATE", "TIME")), None)
+            if obj is None:
+                agent = next((c for c in t.children if c.dep_ == "agent"), None)
+                obj = next((g for g in agent.children if g.dep_ == "pobj"), None) if agent is not None else None
+            if subj is None or obj is None:
+                continue
+            doc = t.doc
+            s0, s1 = _np(subj)
+            o0, o1 = _np(obj)
+            if not (s1 < o0):
+                continue
+            stext, otext = doc.text[s0:s1], doc.text[o0:o1]
+            new_first = _recase(otext, at_start=s0 == doc[subj.left_edge.i].sent.start_char)
+            new_second = _recase(stext, at_start=False)
+            new = new_first + doc.text[s1:o0] + new_second
+            out.append(Correction(u.id, "roles", s0, o1, doc.text[s0:o1], new,
+                                  _ev(sid, off, 0, len(rdoc.text), rdoc.text)))
+        return out
+
+
+def _differing(ent, cand) -> tuple[list, list]:
+    """The tokens of the text's value and of the evidence's value that differ, once the words they share at either
+    end, and the candidate's words that the text already has around the value, are set aside ("7 [to 4]" against
+    "9 to 4" → "7" / "9")."""
+    doc = ent.doc
+    slot, repl = list(ent), list(cand)
+    low = lambda t: t.lower_  # noqa: E731
+    # words the text already has right after / before the value
+    for j in range(len(repl) - 1, 0, -1):
+        after = [low(t) for t in doc[ent.end : ent.end + j]]
+        if len(after) == j and [low(t) for t in repl[-j:]] == after:
+            repl = repl[:-j]
+            break
+    for j in range(len(repl) - 1, 0, -1):
+        before = [low(t) for t in doc[max(0, ent.start - j) : ent.start]]
+        if len(before) == j and [low(t) for t in repl[:j]] == before:
+            repl = repl[j:]
+            break
+    while len(slot) > 1 and len(repl) > 1 and low(slot[-1]) == low(repl[-1]):
+        slot, repl = slot[:-1], repl[:-1]
+    while len(slot) > 1 and len(repl) > 1 and low(slot[0]) == low(repl[0]):
+        slot, repl = slot[1:], repl[1:]
+    if [low(t) for t in slot] == [low(t) for t in repl]:
+        return [], []
+    return slot, repl
+
+
+def _verb_group(t) -> tuple[int, int] | None:
+    """Token range (first, last) of a verb with its auxiliaries and negation, when they stand together before it."""
+    first = t.i
+    for c in sorted(t.children, key=lambda c: -c.i):
+        if c.i < t.i and c.dep_ in ("aux", "auxpass", "neg") and c.i == first - 1:
+            first = c.i
+    return first, t.i
+
+
+def _np(tok) -> tuple[int, int]:
+    """Character range of a noun phrase without its relative clauses or appositions."""
+    doc = tok.doc
+    drop = {x.i for c in tok.children if c.dep_ in ("relcl", "appos", "acl", "punct") and c.i > tok.i for x in c.subtree}
+    ids = [x.i for x in tok.subtree if x.i not in drop]
+    lo, hi = min(ids), max(ids)
+    return doc[lo].idx, doc[hi].idx + len(doc[hi].text)
+
+
+def _recase(phrase: str, *, at_start: bool) -> str:
+    if not phrase:
+        return phrase
+    first = phrase.split(" ", 1)[0]
+    if at_start:
+        return phrase[0].upper() + phrase[1:]
+    if first.lower() in ("the", "a", "an", "this", "that", "these", "those", "his", "her", "its", "their"):
+        return phrase[0].lower() + phrase[1:]
+    return phrase
+
+
+def _ev(sid: str, off: int, a: int, b: int, text: str) -> dict[str, Any]:
+    return {"source_id": sid, "start": off + a, "end": off + b, "text": text}

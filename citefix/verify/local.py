@@ -1,0 +1,154 @@
+"""Local evidence checks of the offline verifier: is each element of a unit found *where the unit's evidence is*?
+
+A unit's evidence region is the source sentence window most similar to it (or to each of its sentences) widened by a
+few neighbouring sentence pieces. Every content-bearing element of the unit's own words (its focus: a detail's words,
+not the context copied in to make it checkable) must be found there:
+
+* a number, date or name that the source holds elsewhere but not in the region is *misplaced* (an entity swapped in
+  from another part of the article, "eight" where this sentence says nine, a year from another event);
+* a content word found elsewhere but not in the region counts as missing locally;
+* a verb whose lemma the region holds with the opposite polarity ("was not approved" / "was approved") is a
+  *polarity mismatch*;
+* a verb whose subject and object the region holds the other way round ("A beat B" / "B beat A", passives read as
+  such) is a *role swap*.
+
+Pure functions over spaCy docs and the verifier's per-source word lists; no model of their own.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+NEG_WORDS = {"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor", "without", "cannot", "none"}
+_AGENT = {"nsubj", "csubj"}
+_PATIENT = {"dobj", "nsubjpass", "csubjpass"}
+
+
+@dataclass
+class Region:
+    """A stretch of one source: [start, end) character offsets."""
+
+    source: int  # index in the pool's sources
+    start: int
+    end: int
+
+
+def focus_ranges(unit: Any) -> list[tuple[int, int]]:
+    """The unit-text ranges of the unit's own words: meta["focus"] when the decomposer set it, else the whole text."""
+    f = (unit.meta or {}).get("focus") if unit.meta else None
+    if f:
+        return [(int(a), int(b)) for a, b in f]
+    return [(0, len(unit.text))]
+
+
+def in_focus(a: int, b: int, ranges: Sequence[tuple[int, int]]) -> bool:
+    return any(a < e and s < b for s, e in ranges)
+
+
+def widen(piece_starts: Sequence[int], text_len: int, start: int, end: int, spread: int) -> tuple[int, int]:
+    """The window [start, end) widened to whole sentence pieces plus `spread` pieces on each side."""
+    if not piece_starts:
+        return 0, text_len
+    k0 = max(0, bisect.bisect_right(piece_starts, start) - 1)
+    k1 = max(0, bisect.bisect_right(piece_starts, max(start, end - 1)) - 1)
+    a = piece_starts[max(0, k0 - spread)]
+    nxt = k1 + spread + 1
+    b = piece_starts[nxt] if nxt < len(piece_starts) else text_len
+    return a, b
+
+
+def region_words(words_at: Sequence[tuple[int, str, str]], start: int, end: int) -> list[tuple[int, str, str]]:
+    lo = bisect.bisect_left(words_at, (start, "", ""))
+    hi = bisect.bisect_left(words_at, (end, "", ""))
+    return list(words_at[lo:hi])
+
+
+def _negated_unit(tok) -> bool:
+    """A negation cue on the verb: a `neg` child, or a cue among the three words before it."""
+    if any(c.dep_ == "neg" for c in tok.children):
+        return True
+    doc = tok.doc
+    return any(doc[j].lower_ in NEG_WORDS for j in range(max(0, tok.i - 3), tok.i))
+
+
+def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]]) -> list[dict]:
+    """Verbs of the unit's focus whose every occurrence (by lemma) in the region has the other polarity."""
+    out = []
+    for t in doc:
+        if t.pos_ != "VERB" or not in_focus(t.idx, t.idx + len(t.text), focus):
+            continue
+        lemma = t.lemma_.lower()
+        hits = [k for k, (_, _, lem) in enumerate(seq) if lem == lemma]
+        if not hits:
+            continue
+        src_neg = [any(seq[j][1] in NEG_WORDS for j in range(max(0, k - 3), k)) for k in hits]
+        u_neg = _negated_unit(t)
+        if all(n != u_neg for n in src_neg):
+            out.append({"kind": "polarity", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
+                        "unit_negated": u_neg})
+    return out
+
+
+def _names(tok) -> set[str]:
+    """The lemmas that name an argument: its head and compound/flat parts ("Josh Strauss" → {josh, strauss})."""
+    out = {tok.lemma_.lower()}
+    out |= {c.lemma_.lower() for c in tok.children if c.dep_ in ("compound", "flat")}
+    return {w for w in out if w.isalpha() and len(w) > 1}
+
+
+ARG_POS = {"NOUN", "PROPN"}
+NOT_ARG = {"prep", "advmod", "punct", "cc", "conj", "aux", "auxpass", "neg", "mark", "advcl", "ccomp", "xcomp", "prt",
+            "relcl", "acl", "appos", "det", "amod", "compound"}
+
+
+def roles(verb) -> tuple[set[str], set[str]]:
+    """(agent names, patient names) of a verb, passives read as such ("B was beaten by A": agent A, patient B).
+
+    The parser's arcs first (nsubj, dobj, nsubjpass, agent); a noun attached to the verb by another arc (the small
+    model often reads "beat Arsenal 2-1" as an adverbial) counts by its side of the verb: before it the subject's
+    side, after it the object's."""
+    agent: set[str] = set()
+    patient: set[str] = set()
+    passive = any(c.dep_ == "auxpass" for c in verb.children)
+    for c in verb.children:
+        if c.dep_ in _AGENT:
+            agent |= _names(c)
+        elif c.dep_ in _PATIENT:
+            patient |= _names(c)
+        elif c.dep_ == "agent":
+            for g in c.children:
+                if g.dep_ == "pobj":
+                    agent |= _names(g)
+        elif c.pos_ in ARG_POS and c.dep_ not in NOT_ARG and c.ent_type_ not in ("DATE", "TIME"):
+            if c.i < verb.i:
+                (patient if passive else agent).update(_names(c))
+            else:
+                patient.update(_names(c))
+    return agent, patient
+
+
+def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
+    """Verbs of the focus whose agent and patient the region's same verb holds the other way round."""
+    out = []
+    for t in doc:
+        if t.pos_ != "VERB" or not in_focus(t.idx, t.idx + len(t.text), focus):
+            continue
+        ua, up = roles(t)
+        if not ua or not up:
+            continue
+        lemma = t.lemma_.lower()
+        swapped = right = False
+        for rd in region_docs:
+            for s in rd:
+                if s.pos_ != "VERB" or s.lemma_.lower() != lemma:
+                    continue
+                sa, sp = roles(s)
+                if (ua & sa) or (up & sp):
+                    right = True
+                elif (ua & sp) and (up & sa):
+                    swapped = True
+        if swapped and not right:
+            out.append({"kind": "role", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
+    return out

@@ -109,7 +109,7 @@ def features(args) -> None:
             continue
         t0 = time.time()
         rows = []
-        for it in _items(name, data, args.planted, args.limit):
+        for it in _items(name, data, args.planted, None if name == "planted" else args.limit):
             case = it["case"]
             whole = Unit(id="u0", text=case.text, kind="sentence", decomposer="whole", start=0, end=len(case.text))
             units = [whole] + dec.units(case)

@@ -13,7 +13,8 @@ STYLE = {"supported": "green", "partial": "yellow", "unsupported": "bold red", "
 MARK = {"supported": "+", "partial": "~", "unsupported": "-", "error": "!"}
 
 OFFLINE_HINT = (
-    "Checked offline by the default verifier (spaCy clauses; lexical consistency + MiniLM token alignment). "
+    "Checked offline by the default verifier (atomic units cut from the spaCy parse; each checked against its "
+    "evidence sentence: names, numbers, dates, polarity and roles, lexical consistency + MiniLM token alignment). "
     "For ACUEval proper (LLM-written ACUs, P(Yes) judge) configure an LLM: --llm MODEL or CITEFIX_LLM=MODEL."
 )
 

@@ -406,6 +406,7 @@ _SPEECH = set(
 )
 _DETAIL_ENTS = {"DATE", "TIME", "CARDINAL", "MONEY", "QUANTITY", "PERCENT", "ORDINAL", "GPE", "LOC", "ORG", "PERSON",
                 "FAC", "NORP", "EVENT"}
+_RANGE_WORDS = {"to", "from", "and", "or", "-", "–"}
 _MEASURE_ENTS = {"DATE", "TIME", "QUANTITY", "MONEY", "PERCENT", "CARDINAL"}
 _TIME_WORDS = {"year", "years", "month", "months", "week", "weeks", "day", "days", "season", "spring", "summer",
                "autumn", "winter", "morning", "evening", "night", "today", "yesterday", "tomorrow", "ago", "hour", "hours"}
@@ -443,7 +444,8 @@ def _detail_role(t) -> str | None:
         return None  # "beat Arsenal 2-1": the small model's adverbial reading of an argument; keep it in the core
     if dep in ("prep", "agent", "npadvmod") and head.pos_ in _VERB_HEAD:
         rest = [x for x in sub if x.i != t.i] if dep == "prep" else sub
-        if rest and all(x.like_num or x.is_punct for x in rest) and (dep == "npadvmod" or t.lower_ in ("to", "from")):
+        if rest and all(x.like_num or x.is_punct or x.lower_ in _RANGE_WORDS for x in rest) and (
+                dep == "npadvmod" or t.lower_ in _RANGE_WORDS):
             return None  # a count or a range ("voted 9 to 4") stays with the verb
         return "modifier"
     if dep == "prep" and head.pos_ in _NOUN_HEAD and head.dep_ not in _SUBJ and head.dep_ != "compound":

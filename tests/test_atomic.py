@@ -1,0 +1,102 @@
+"""Atomic offline units: each detail hanging on a clause is its own unit, scored on its own words (real spaCy parses)."""
+
+from __future__ import annotations
+
+import pytest
+
+from citefix.decompose.clauses import MAX_DETAILS, ClauseDecomposer
+from citefix.models import Case, Source
+
+
+@pytest.fixture(scope="module")
+def dec() -> ClauseDecomposer:
+    return ClauseDecomposer()
+
+
+def _units(dec, text: str):
+    return dec.units(Case(id="c", sources=[Source(id="1", text="A source.")], text=text))
+
+
+def _focus(u) -> list[str]:
+    return [u.text[a:b] for a, b in u.meta["focus"]]
+
+
+def _by_focus(units, words: str):
+    hits = [u for u in units if words in _focus(u)]
+    assert hits, f"no unit with focus {words!r}: {[(u.text, _focus(u)) for u in units]}"
+    return hits[0]
+
+
+def test_modifier_phrases_are_units_with_their_context(dec):
+    text = "Sale Sharks will sign Scotland number eight Josh Strauss on a three-year deal from next season."
+    units = _units(dec, text)
+    deal = _by_focus(units, "on a three-year deal")
+    assert deal.meta["role"] == "modifier"
+    assert deal.text.startswith("Sale Sharks will sign") and "on a three-year deal" in deal.text
+    # scored, painted and reported on its own words
+    assert text[deal.start : deal.end] == "on a three-year deal"
+    assert deal.meta["pieces"] == [[deal.start, deal.end]]
+    season = _by_focus(units, "from next season")
+    assert text[season.start : season.end] == "from next season"
+    core = next(u for u in units if u.meta["role"] == "core")
+    assert "deal" not in core.text and "season" not in core.text
+
+
+def test_relative_clause_is_scored_on_its_own_words(dec):
+    text = "Opposition councillor Tom Leary, who chairs the housing committee, wanted the land used for housing."
+    units = _units(dec, text)
+    rel = next(u for u in units if u.meta["clause"] == "relcl")
+    assert rel.text == "Opposition councillor Tom Leary chairs the housing committee"
+    assert _focus(rel) == ["chairs the housing committee"]
+    assert "who chairs the housing committee" in text[rel.start : rel.end]
+    core = next(u for u in units if u.meta["role"] == "core" and u.meta["clause"] == "root")
+    # the core's pieces leave the relative clause out, so its verdict never paints the clause
+    painted = "".join(text[a:b] for a, b in core.meta["pieces"])
+    assert "chairs" not in painted
+
+
+def test_attribution_speaker_and_content(dec):
+    units = _units(dec, "Council leader Priya Natarajan said work would start next spring.")
+    speaker = next(u for u in units if u.meta["role"] == "speaker")
+    assert _focus(speaker) == ["Council leader Priya Natarajan said"]
+    assert "work would start" in speaker.text  # what was said is its context
+    content = next(u for u in units if u.meta["role"] == "content")
+    assert content.text == "work would start"
+    spring = _by_focus(units, "next spring")
+    assert spring.text == "work would start next spring"
+
+
+def test_condition_and_participle_attribute(dec):
+    units = _units(dec, "She was not elected to the board because she had lost the vote.")
+    cond = next(u for u in units if u.meta["role"] == "condition")
+    assert _focus(cond) == ["because she had lost the vote"]
+    units = _units(dec, "The company, founded in Paris in 1990 by two brothers, said it would cut 200 jobs.")
+    attr = next(u for u in units if u.meta["role"] == "attribute")
+    assert _focus(attr) == ["founded in Paris in 1990 by two brothers"]  # one detail, not three
+
+
+def test_arguments_and_counts_stay_in_the_core(dec):
+    # "beat Arsenal 2-1": the small model's adverbial reading of an object is not a detail; nor is a vote count
+    units = _units(dec, "Chelsea beat Arsenal 2-1. Councillors voted 9 to 4.")
+    assert [u.text for u in units] == ["Chelsea beat Arsenal 2-1", "Councillors voted 9 to 4"]
+
+
+def test_atomic_not_shredded(dec):
+    assert [u.text for u in _units(dec, "The cat sat on the mat.")] == ["The cat sat", "The cat sat on the mat"]
+    text = ("On Monday in London the mayor met the minister at noon for an hour with 20 aides in 2019 "
+            "after the vote before the summit.")
+    per_clause = [u for u in _units(dec, text) if u.meta["role"] not in ("core", "clause")]
+    assert 1 <= len(per_clause) <= MAX_DETAILS
+
+
+def test_details_can_be_switched_off(dec):
+    text = "Sale Sharks will sign Josh Strauss on a three-year deal."
+    units = ClauseDecomposer(split_details=False).units(Case(id="c", sources=[Source(id="1", text="x")], text=text))
+    assert [u.text for u in units] == ["Sale Sharks will sign Josh Strauss on a three-year deal"]
+
+
+def test_long_flat_sentence_is_linear(dec):
+    # a pathological sentence (thousands of tokens) is decomposed without the quadratic head-chain walk
+    text = " ".join(["and the big dog"] * 1500) + "."
+    units = _units(dec, text)
+    assert units and all(u.has_span for u in units)

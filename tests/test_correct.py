@@ -115,3 +115,17 @@ def test_refine_example_corrects_and_deletes(tmp_path):
     check = subprocess.run([sys.executable, "-m", "citefix.cli", "show", "1", "--rounds", "--db", str(tmp_path / "s.db")],
                            capture_output=True, text=True, timeout=120)
     assert "edits: correction 1, deletion 1" in check.stdout
+
+
+def test_wrong_citation_moves_to_the_supporting_passage(tmp_path):
+    case = json.loads(__import__("importlib.resources", fromlist=["files"]).files("citefix")
+                      .joinpath("examples/cited_answer.json").read_text())
+    case["id"] = "cups-wrong-mark"
+    case["text"] = "Cups can be made of glass [1] or plastic [2][3]. Mugs are usually made of ceramic [2]."
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case))
+    out = tmp_path / "fixed.txt"
+    p = subprocess.run([sys.executable, "-m", "citefix.cli", "refine", str(path), "--out", str(out),
+                        "--db", str(tmp_path / "s.db")], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    assert out.read_text().strip() == "Cups can be made of glass [1] or plastic [2][3]. Mugs are usually made of ceramic [4]."

@@ -103,16 +103,20 @@ class ACUFeedback(FeedbackStrategy):
 
     def feedback(self, case: Case, evaluation: Evaluation) -> Feedback:
         units, verdicts = _flagged(evaluation)
-        if case.kind == "cited_answer" and not units:
-            # a cited answer's unsupported claims live on their citation groups
+        issues: list[CitationIssue] = []
+        if case.kind == "cited_answer":
+            # a cited answer's unsupported claims live on their citation groups; the offline reviser also reads the
+            # citation issues (to re-cite a claim to the passage that supports it)
             issues = citation_issues(case, evaluation)
-            units = list({id(i.unit): i.unit for i in issues if i.kind == "unsupported_claim" and i.unit}.values())
+            if not units:
+                units = list({id(i.unit): i.unit for i in issues if i.kind == "unsupported_claim" and i.unit}.values())
         statements = list(dict.fromkeys(u.text.strip() for u in units if u.text.strip()))
         if not statements:
             return Feedback(self.name, None, details={"why": "no unsupported units"})
         prompt = load_prompt("feedback_acu")
         text = prompt.render(statements=statements, noun=noun(case))[0]["content"]
-        return Feedback(self.name, text, units=units, verdicts=verdicts, details={"prompt": prompt.name, "version": prompt.version})
+        return Feedback(self.name, text, units=units, verdicts=verdicts, citations=issues,
+                        details={"prompt": prompt.name, "version": prompt.version})
 
 
 @register_strategy("none")

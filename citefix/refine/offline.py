@@ -107,9 +107,11 @@ class OfflineReviser:
 
     name = "offline"
 
-    def __init__(self, *, nlp=None, self_check: bool = True, self_check_share: float = 0.5, correct: bool = True):
+    def __init__(self, *, nlp=None, self_check: bool = True, self_check_share: float = 0.5, correct: bool = True,
+                 recite_share: float = 0.8):
         self._nlp = nlp
         self.correct = correct
+        self.recite_share = recite_share  # a claim moves to a passage that holds this share of its content words
         self.self_check = self_check
         self.self_check_share = self_check_share
 
@@ -161,7 +163,13 @@ class OfflineReviser:
                     continue
                 self._plan_unit(tx, u, feedback.verdicts.get(u.id), supported, plans, edits, allow_drop=allow_drop)
         if feedback.citations:
-            self._plan_citations(case, tx, feedback, mark_edits, edits)
+            recited = self._plan_citations(case, tx, feedback, mark_edits, edits)
+            for k in list(plans):  # a re-cited claim stays
+                plan = plans[k]
+                plan.nodes = {i: why for i, why in plan.nodes.items() if why not in recited}
+                plan.first_conjuncts = {i: why for i, why in plan.first_conjuncts.items() if why not in recited}
+                if plan.drop and plan.drop.split(":", 1)[0] in recited:
+                    plan.drop = None
         if not feedback.units and not feedback.citations and self.self_check:
             self._plan_self_check(case, tx, plans, edits)
             allow_drop = False  # checking against the source alone never drops a sentence
@@ -225,24 +233,77 @@ class OfflineReviser:
 
     # --- planning: citations --------------------------------------------------------------------------------------------
 
-    def _plan_citations(self, case: Case, tx: _Text, feedback: Feedback, mark_edits, edits) -> None:
-        """Remove marks the feedback says do not support their claim or name missing passages."""
+    def _plan_citations(self, case: Case, tx: _Text, feedback: Feedback, mark_edits, edits) -> set[str]:
+        """Re-cite or remove marks the feedback says do not support their claim or name missing passages.
+
+        A mark whose passage does not support its claim moves to the passage that does (the one holding the most of
+        the claim's content words, when it holds nearly all of them: `recite_share`); with no such passage it goes.
+        A claim none of whose cited passages supports it is re-cited the same way instead of being deleted. Returns
+        the ids of the units re-cited whole (the deleter leaves them alone)."""
         drop: dict[int, set[str]] = {}  # mark-run index → ids to remove
+        add: dict[int, list[str]] = {}  # mark-run index → ids to put in
+        recited: set[str] = set()
         for issue in feedback.citations:
             # a redundant mark still names a supporting passage: only the LLM is told about it, the deleter keeps it
+            if issue.kind == "unsupported_claim" and issue.unit is not None and issue.cited:
+                better = self._supporting_passage(case, issue.claim, exclude=set(issue.cited))
+                k = _mark_run_for(tx, issue.unit, issue.cited, issue.cited[0])
+                if better is not None and k is not None:
+                    drop.setdefault(k, set()).update(issue.cited)
+                    add.setdefault(k, []).append(better)
+                    recited.add(issue.unit.id)
+                continue
             if issue.kind not in ("not_supporting", "missing_passage") or issue.source is None:
                 continue
             k = _mark_run_for(tx, issue.unit, issue.cited, issue.source)
             if k is not None:
                 drop.setdefault(k, set()).add(issue.source)
-        for k, ids in drop.items():
+                better = self._supporting_passage(case, issue.claim, exclude=set(issue.cited))
+                if better is not None:
+                    add.setdefault(k, []).append(better)
+        for k in sorted(set(drop) | set(add)):
+            ids = drop.get(k, set())
             a, b, _ = tx.marks[k]
             raw = tx.original[a:b]
             present = _mark_ids(raw)
             keep = [i for i in present if i not in ids]
+            new_ids = [i for i in dict.fromkeys(add.get(k, [])) if i not in keep]
+            keep = sorted(keep + new_ids, key=lambda x: (len(x), x))
             lead = raw[: len(raw) - len(raw.lstrip())]
             mark_edits[(a, b)] = (lead + "".join(f"[{i}]" for i in keep)) if keep else ""
-            edits.append({"kind": "citation", "text": raw.strip(), "removed": sorted(ids), "why": "citation feedback"})
+            edit = {"kind": "citation", "text": raw.strip(), "new": "".join(f"[{i}]" for i in keep),
+                    "removed": sorted(i for i in ids if i not in new_ids), "why": "citation feedback"}
+            if new_ids:
+                edit["added"] = new_ids
+                src = case.source(new_ids[0])
+                edit["evidence"] = {"source_id": new_ids[0], "start": 0, "end": len(src.text), "text": src.text} if src else None
+            edits.append(edit)
+        return recited
+
+    def _supporting_passage(self, case: Case, claim: str, *, exclude: set[str]) -> str | None:
+        """The passage (not in `exclude`) holding the most of the claim's content words, if it holds at least
+        `recite_share` of them; None otherwise."""
+        words = [t for t in self.nlp(claim) if _is_content(t)]
+        if not words:
+            return None
+        best, best_share = None, 0.0
+        for src in case.sources:
+            if src.id in exclude:
+                continue
+            vocab = self._passage_vocab(src.text)
+            share = sum(1 for t in words if _known(t, vocab)) / len(words)
+            if share > best_share:
+                best, best_share = src.id, share
+        return best if best_share >= self.recite_share else None
+
+    def _passage_vocab(self, text: str) -> set[str]:
+        cache = self.__dict__.setdefault("_vocab_cache", {})
+        if text not in cache:
+            vocab: set[str] = set()
+            for t in self.nlp(text):
+                vocab |= {t.lower_, t.lemma_.lower(), _stem(t.text)}
+            cache[text] = vocab
+        return cache[text]
 
     # --- planning: no unit feedback (self-check against the source) ---------------------------------------------------
 

@@ -161,6 +161,20 @@ def date_words(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+_TIME_UNIT = r"(?:day|days|week|weeks|weekend|month|months|year|years|decade|decades|season|seasons|spring|summer|autumn|winter|night|morning|afternoon|evening|century)"
+_TIME_PHRASE = re.compile(
+    r"\b(?:(?:last|next|this|previous|coming|past|following)\s+" + _TIME_UNIT + r"|"
+    r"(?:\d+|a|an|a\s+few|few|several|many|some|a\s+couple\s+of|(?:" + _NUM_WORDS + r")(?:[\s-]+(?:" + _NUM_WORDS + r"))?)"
+    r"\s+" + _TIME_UNIT + r"\s+(?:ago|earlier|later|before|after))\b",
+    re.IGNORECASE,
+)
+
+
+def time_phrases(text: str) -> list[tuple[str, int, int]]:
+    """Relative times ("last week", "three weeks ago", "two years earlier"): (lower-cased phrase, start, end)."""
+    return [(re.sub(r"\s+", " ", m.group(0).lower()), m.start(), m.end()) for m in _TIME_PHRASE.finditer(text)]
+
+
 def negations(text: str) -> int:
     return len(NEGATION.findall(text))
 

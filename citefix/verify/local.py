@@ -77,7 +77,8 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
     """Verbs of the unit's focus whose every occurrence (by lemma) in the region has the other polarity."""
     out = []
     for t in doc:
-        if t.pos_ != "VERB" or not in_focus(t.idx, t.idx + len(t.text), focus):
+        main = t.pos_ == "VERB" or (t.pos_ == "AUX" and t.dep_ not in ("aux", "auxpass"))  # "is not its teacher"
+        if not main or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
         lemma = t.lemma_.lower()
         hits = [k for k, (_, _, lem) in enumerate(seq) if lem == lemma]

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 from citefix.chunking import Span, chunk_text, split_sentences, word_count
 from citefix.models import Case, Evidence, Unit, Verdict
 from citefix.verify.base import label_for
-from citefix.verify.lexical import date_words, find_numbers, negations, number_supported
+from citefix.verify.lexical import date_words, find_numbers, negations, number_supported, time_phrases
 from citefix.verify.local import focus_ranges, in_focus, polarity_mismatches, region_words, role_swaps, widen
 
 PARAMS_ENV = "CITEFIX_OFFLINE_PARAMS"
@@ -161,6 +161,15 @@ class _Pool:
     win_owner: list[tuple[int, int]]  # per window row: (index in sources, index in that source's windows)
     tok_si: Any = None  # per row of tok_emb: index in sources
     tok_pos: Any = None  # per row of tok_emb: character offset in that source
+    _lower: str | None = None
+
+    def lower_text(self) -> str:
+        """The sources' texts, lower-cased, whitespace collapsed (for phrase look-ups)."""
+        if self._lower is None:
+            import re as _re
+
+            self._lower = "\n".join(_re.sub(r"\s+", " ", s.text.lower()) for s in self.sources)
+        return self._lower
 
 
 class OfflineVerifier:
@@ -729,6 +738,11 @@ class OfflineVerifier:
             if number_supported(n, pool.numbers) and not number_supported(n, numbers) and not anchored(n.start, n.end):
                 n_num += 1
                 out.append({"kind": "number", "text": n.text, "start": n.start, "end": n.end})
+        region_lower = " ".join(region_text.lower().split())
+        for d, a, b in time_phrases(text):
+            if in_focus(a, b, focus) and d in pool.lower_text() and d not in region_lower and not anchored(a, b):
+                n_date += 1
+                out.append({"kind": "date", "text": text[a:b], "start": a, "end": b})
         for d, a, b in date_words(text):
             if in_focus(a, b, focus) and d in pool.dates and d not in dates and not anchored(a, b):
                 n_date += 1
@@ -790,6 +804,8 @@ class OfflineVerifier:
             if head is None or head.i in inside or not head.is_alpha:
                 return False
             hw, hl = head.lower_, head.lemma_.lower()
+            if hl in _LIGHT_HEADS:
+                return False  # "X said", "X is": every other sentence has one; they anchor nothing
             need = [(t.lower_, t.lemma_.lower()) for t in toks if t.is_alpha or t.like_num]
             for words, lemmas in pieces:
                 if (hw in words or hl in lemmas) and all(w in words or lem in lemmas for w, lem in need):
@@ -857,6 +873,12 @@ class OfflineVerifier:
         # dates (month / weekday names)
         dates = [d for d in date_words(text) if in_focus(d[1], d[2], focus)]
         miss_date = [d for d in dates if d[0] not in pool.dates]
+        # relative times ("last week", "three weeks ago"): the phrase itself must be in the source
+        times = [x for x in time_phrases(text) if in_focus(x[1], x[2], focus)]
+        if times:
+            src_lower = pool.lower_text()
+            miss_date += [x for x in times if x[0] not in src_lower]
+            dates += times
         missing += [{"kind": "date", "text": text[s:e], "start": s, "end": e} for _, s, e in miss_date]
         # named entities (and proper nouns the NER missed)
         ent_tokens: set[int] = set()
@@ -983,6 +1005,11 @@ class OfflineVerifier:
         )
 
 
+# Heads too common to anchor a name or number to a sentence (light verbs and verbs of saying).
+_LIGHT_HEADS = set(
+    "be have do say tell add make take get go come give see know think claim state report announce warn insist "
+    "argue explain confirm deny believe suggest write note reveal admit stress".split()
+)
 _FEATURE_KEYS = (
     "n_numbers", "missing_numbers", "n_dates", "missing_dates", "n_entities", "missing_entities", "n_words",
     "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",

@@ -23,14 +23,10 @@ from typing import Any, Callable
 
 from citefix.chunking import split_sentences
 from citefix.models import Case, Unit, Verdict
-from citefix.verify.local import ARG_POS, NOT_ARG
+from citefix.verify.local import ARG_POS, NAME_KINDS, NOT_ARG, VALUE_LABELS
+from citefix.verify.local import anchor as _anchor
+from citefix.verify.local import arg_role as _role
 
-VALUE_LABELS = {
-    "DATE": "time", "TIME": "time", "CARDINAL": "number", "QUANTITY": "number", "MONEY": "money", "PERCENT": "percent",
-    "ORDINAL": "ordinal", "PERSON": "person", "ORG": "org", "GPE": "place", "LOC": "place", "FAC": "place",
-    "NORP": "group",
-}
-NAME_KINDS = {"person", "org", "place", "group"}
 _NEG = {"not", "n't", "never", "no"}
 
 
@@ -68,20 +64,6 @@ def _region(case: Case, v: Verdict) -> tuple[str, int, str] | None:
 
 def _norm(s: str) -> str:
     return re.sub(r"\s+", " ", s.lower()).strip()
-
-
-def _anchor(span) -> Any:
-    """The content word a span hangs on: its head outside the span, past prepositions and auxiliaries."""
-    inside = {t.i for t in span}
-    head = next((t.head for t in span if t.head.i not in inside), None)
-    while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i:
-        head = head.head
-    return None if head is None or head.i in inside else head
-
-
-def _role(span) -> str | None:
-    root = next((t for t in span if t.head.i not in {x.i for x in span} or t.head.i == t.i), None)
-    return root.dep_ if root is not None else None
 
 
 class Corrector:

@@ -10,7 +10,10 @@ not the context copied in to make it checkable) must be found there:
 * a verb whose lemma the region holds with the opposite polarity ("was not approved" / "was approved") is a
   *polarity mismatch*;
 * a verb whose subject and object the region holds the other way round ("A beat B" / "B beat A", passives read as
-  such) is a *role swap*.
+  such) is a *role swap*;
+* a number, date or name of the unit that the region does not hold, where the region holds a *different* value of the
+  same kind hanging on the same word ("take two years" / "take about eighteen months"; "Smith joined" / "Jones
+  joined" in the same role), is a *value conflict*: the evidence contradicts the value, not merely omits it.
 
 Pure functions over spaCy docs and the verifier's per-source word lists; no model of their own.
 """
@@ -152,4 +155,66 @@ def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]
                     swapped = True
         if swapped and not right:
             out.append({"kind": "role", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
+    return out
+
+
+# spaCy entity labels → the kind of value they carry; a conflict needs the same kind on both sides
+VALUE_LABELS = {
+    "DATE": "time", "TIME": "time", "CARDINAL": "number", "QUANTITY": "number", "MONEY": "money", "PERCENT": "percent",
+    "ORDINAL": "ordinal", "PERSON": "person", "ORG": "org", "GPE": "place", "LOC": "place", "FAC": "place",
+    "NORP": "group",
+}
+NAME_KINDS = {"person", "org", "place", "group"}
+
+
+def anchor(span) -> Any:
+    """The content word a span hangs on: its head outside the span, past prepositions and auxiliaries."""
+    inside = {t.i for t in span}
+    head = next((t.head for t in span if t.head.i not in inside), None)
+    while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i:
+        head = head.head
+    return None if head is None or head.i in inside else head
+
+
+def arg_role(span) -> str | None:
+    """The dependency label of the span's root (nsubj, dobj, pobj …)."""
+    inside = {t.i for t in span}
+    root = next((t for t in span if t.head.i not in inside or t.head.i == t.i), None)
+    return root.dep_ if root is not None else None
+
+
+def _norm(s: str) -> str:
+    return " ".join(s.lower().split())
+
+
+def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
+    """Values of the focus that the region contradicts: the region lacks the value but holds another of the same
+    kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
+    region = " ".join(_norm(rd.text) for rd in region_docs)
+    whole = _norm(doc.text)
+    out = []
+    for ent in doc.ents:
+        kind = VALUE_LABELS.get(ent.label_)
+        if kind is None or not in_focus(ent.start_char, ent.end_char, focus) or _norm(ent.text) in region:
+            continue
+        a = anchor(ent)
+        if a is None or a.lemma_.lower() in ("be", "have"):
+            continue
+        lemma, role = a.lemma_.lower(), arg_role(ent)
+        for rd in region_docs:
+            hit = None
+            for cand in rd.ents:
+                if VALUE_LABELS.get(cand.label_) != kind or _norm(cand.text) in whole:
+                    continue
+                ca = anchor(cand)
+                if ca is None or ca.lemma_.lower() != lemma:
+                    continue
+                if kind in NAME_KINDS and arg_role(cand) != role:
+                    continue
+                hit = cand
+                break
+            if hit is not None:
+                out.append({"kind": "conflict", "value_kind": kind, "text": ent.text, "start": ent.start_char,
+                            "end": ent.end_char, "evidence": hit.text})
+                break
     return out

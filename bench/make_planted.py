@@ -365,6 +365,7 @@ class Edit:
     original_spans: list[tuple[int, int]]  # in the original statement
     source_value: str | None
     detail: str
+    donor: str | None = None  # the donor text an insertion used (each donor is planted once)
 
 
 def _single(orig: str, a: int, b: int, new: str, source_value: str | None, detail: str) -> Edit:
@@ -434,6 +435,8 @@ def edit_number(base: Base, rng: random.Random) -> Edit | None:
                 continue
             if t.i > 0 and doc[t.i - 1].text in ("-", "/", ":", "No", "no."):
                 continue
+            if t.i > 0 and t.text[:1].isupper() and t.is_alpha and doc[t.i - 1].pos_ == "PROPN":
+                continue  # a number word inside a name: "League Two", "Channel Four"
             cands.append(t)
     rng.shuffle(cands)
     for t in cands:
@@ -599,6 +602,10 @@ class Donor:
     article: Article
     kind: str  # person_attr | thing_attr | clause
     content: list[str]
+    tokenised: str = ""  # the same words joined by single spaces (SummEval style: "Kane 's goals , and")
+
+    def for_article(self, art: Article) -> str:
+        return self.tokenised if art.tokenised and not self.article.tokenised else self.text
 
 
 class Donors(dict):
@@ -607,6 +614,19 @@ class Donors(dict):
     def __init__(self) -> None:
         super().__init__(person_attr=[], thing_attr=[], clause=[])
         self.used: set[str] = set()
+
+
+def _tokenised(toks: Iterable[Any]) -> str:
+    """Words in the SummEval style: punctuation and clitics split off by spaces ("Kane 's goals , and")."""
+    out, prev = "", None
+    for t in toks:
+        if prev is not None:
+            split = (t.is_punct and t.text not in "-/") or t.text.startswith("'") or t.lower_ == "n't" or (
+                prev.is_punct and prev.text not in "-/")
+            out += " " if prev.whitespace_ or split else ""
+        out += t.text
+        prev = t
+    return out
 
 
 def harvest_donors(articles: Sequence[Article]) -> Donors:
@@ -618,7 +638,10 @@ def harvest_donors(articles: Sequence[Article]) -> Donors:
             if not _quotes_ok(s.text) or '"' in s.text or "``" in s.text:
                 continue
             for t in sp:
-                if t.dep_ not in ("appos", "relcl") or t.head.i >= t.i or t.head.ent_type_ not in ENT_LABELS:
+                if t.dep_ not in ("appos", "relcl") or t.head.i >= t.i:
+                    continue
+                about_thing = t.dep_ == "relcl" and t.head.pos_ in ("NOUN", "PROPN") and t.head.ent_type_ != "PERSON"
+                if t.head.ent_type_ not in ENT_LABELS and not about_thing:
                     continue
                 sub = list(t.subtree)
                 a, b = sub[0].i, sub[-1].i
@@ -642,11 +665,11 @@ def harvest_donors(articles: Sequence[Article]) -> Donors:
                     w = sub[0].lower_
                     if t.head.ent_type_ == "PERSON" and w == "who":
                         kind = "person_attr"
-                    elif t.head.ent_type_ in ("ORG", "GPE") and w == "which":
+                    elif about_thing and w == "which":
                         kind = "thing_attr"
                     else:
                         continue
-                out[kind].append(Donor(text, art, kind, _content_words(sub)))
+                out[kind].append(Donor(text, art, kind, _content_words(sub), _tokenised(sub)))
             root = sp.root
             subj = _subject(root)
             n = _alpha_tokens(sp)
@@ -656,16 +679,16 @@ def harvest_donors(articles: Sequence[Article]) -> Donors:
                 text = s.text[:-1].rstrip()
                 if any(ch in text for ch in '(),;:"') or "``" in text:
                     continue
-                if sp[0].pos_ != "PROPN" and sp[0].text != "I":
+                if (sp[0].pos_ in ("DET", "PRON") or sp[0].is_stop) and sp[0].text != "I" and not sp[0].ent_type_:
                     text = text[:1].lower() + text[1:]
-                out["clause"].append(Donor(text, art, "clause", _content_words(sp)))
+                out["clause"].append(Donor(text, art, "clause", _content_words(sp), text[:1] + _tokenised(sp[:-1])[1:]))
     return out
 
 
 def _foreign(d: Donor, art: Article) -> bool:
     """The donor comes from another article and brings at least two content words this article does not have."""
-    if d.article is art or d.article.tokenised != art.tokenised:
-        return False
+    if d.article is art or (d.article.tokenised and not art.tokenised):
+        return False  # tokenised text can be made from plain text, not the other way round
     missing = [w for w in dict.fromkeys(d.content) if w not in art.words]
     return len(missing) >= 2
 
@@ -677,7 +700,7 @@ def edit_attribute(base: Base, rng: random.Random, donors: Donors) -> Edit | Non
     for e in ents:
         kind = "person_attr" if e.label_ == "PERSON" else "thing_attr"
         after = doc[e.end] if e.end < len(doc) else None
-        if after is None or after.text in (",", "'s", "'", "(", "-") or after.pos_ in ("PROPN", "NOUN", "PART"):
+        if after is None or after.text in (",", "'s", "'", "(", "-") or after.pos_ in ("PROPN", "NOUN", "PART", "NUM"):
             continue
         if e.root.dep_ not in ("nsubj", "nsubjpass", "dobj", "pobj", "attr"):
             continue
@@ -685,18 +708,19 @@ def edit_attribute(base: Base, rng: random.Random, donors: Donors) -> Edit | Non
             continue
         if e.label_ == "PERSON" and len(e) < 2 and not _titled(doc, e):
             continue  # one capitalised word is too often a place or a club the tagger calls a person
-        pool = [d for d in donors[kind] if _foreign(d, art)]
-        pool = [d for d in pool if d.text not in donors.used] or pool
+        pool = [d for d in donors[kind] if _foreign(d, art) and d.text not in donors.used]
         if not pool:
             continue
         d = pool[rng.randrange(len(pool))]
+        attr = d.for_article(art)
         comma = " , " if art.tokenised else ", "
         pos = e.end_char
         final = after.text == "." and after.i == len(doc) - 1
-        insert = comma + d.text + ("" if final else comma.rstrip())
+        insert = comma + attr + ("" if final else comma.rstrip())
         new = base.text[:pos] + insert + base.text[pos:]
         a = pos + len(comma)
-        return Edit(new, [(a, a + len(d.text))], [(pos, pos)], None, f"{e.text} + {d.text!r} from {d.article.id}")
+        return Edit(new, [(a, a + len(attr))], [(pos, pos)], None, f"{e.text} + {d.text!r} from {d.article.id}",
+                    donor=d.text)
     return None
 
 
@@ -760,25 +784,39 @@ def edit_role(base: Base, rng: random.Random) -> Edit | None:
     options = []
     subj = next((c for c in root.children if c.dep_ == "nsubj"), None)
     obj = next((c for c in root.children if c.dep_ == "dobj"), None)
+    if subj is None:  # a passive with its agent: "X was beaten by Y" -> "Y was beaten by X"
+        subj = next((c for c in root.children if c.dep_ == "nsubjpass"), None)
+        agent = next((c for c in root.children if c.dep_ == "agent"), None)
+        obj = next((c for c in agent.children if c.dep_ == "pobj"), None) if agent is not None else None
+    auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass")]
+    # No agreement to break: a simple past, a modal, or two singular names around "has" / "was".
+    agrees = root.tag_ == "VBD" and not auxes or all(c.tag_ == "MD" for c in auxes if c.dep_ == "aux") and auxes \
+        or subj is not None and obj is not None and subj.tag_ == obj.tag_ == "NNP"
+    entity = ("PERSON", "ORG", "GPE", "NORP")
     if (subj is not None and obj is not None and root.pos_ == "VERB" and root.lemma_ not in SYMMETRIC
-            and root.lemma_ not in SAY_VERBS and subj.i < root.i < obj.i
+            and root.lemma_ not in SAY_VERBS and subj.i < root.i < obj.i and agrees
             and subj.pos_ in ("PROPN", "NOUN") and obj.pos_ in ("PROPN", "NOUN")
             and subj.lower_ not in PRONOUNS and obj.lower_ not in PRONOUNS
-            and subj.ent_type_ in ("PERSON", "ORG", "GPE", "NORP") and obj.ent_type_ in ("PERSON", "ORG", "GPE", "NORP")
-            and (root.tag_ == "VBD" or any(c.dep_ == "aux" and c.tag_ == "MD" for c in root.children))):
+            and subj.ent_type_ in entity and obj.ent_type_ in entity):
         sa, sb = _np_span(subj)
         oa, ob = _np_span(obj)
         subj_len = len(list(subj.subtree))
         obj_len = len(list(obj.subtree))
         no_clause = not any(t.dep_ in ("relcl", "acl", "appos", "prep", "cc", "conj") for t in list(subj.subtree) + list(obj.subtree))
-        if sb <= root.idx and ob > oa and subj_len <= 5 and obj_len <= 5 and no_clause and '"' not in text[sa:ob]:
+        whole_np = all(
+            k >= len(doc) or doc[k].pos_ in ("ADP", "PUNCT", "CCONJ", "SCONJ", "PART", "AUX", "VERB")
+            for k in (list(subj.subtree)[-1].i + 1, list(obj.subtree)[-1].i + 1)) and all(
+            k < 0 or doc[k].pos_ not in ("NOUN", "PROPN", "ADJ", "DET")
+            for k in (list(subj.subtree)[0].i - 1, list(obj.subtree)[0].i - 1))
+        if (sb <= root.idx and ob > oa and subj_len <= 5 and obj_len <= 5 and no_clause and whole_np
+                and '"' not in text[sa:ob]):
             s_txt, o_txt = text[sa:sb], text[oa:ob]
             if s_txt.lower() != o_txt.lower() and subj.lemma_.lower() != obj.lemma_.lower():
                 new_subj = o_txt if obj.pos_ == "PROPN" or sa != 0 else o_txt
                 new_obj = s_txt
                 if sa == 0:
                     new_subj = _cap(o_txt)
-                    if subj.pos_ != "PROPN" and doc[0].pos_ != "PROPN":
+                    if doc[0].pos_ == "DET" or (subj.pos_ != "PROPN" and doc[0].pos_ != "PROPN"):
                         new_obj = s_txt[:1].lower() + s_txt[1:]
                 new = text[:sa] + new_subj + text[sb:oa] + new_obj + text[ob:]
                 shift = len(new_subj) - (sb - sa)
@@ -801,7 +839,7 @@ def edit_role(base: Base, rng: random.Random) -> Edit | None:
                     options.append(_single(text, a, b, new, old, f"quote by {old} attributed to {new}"))
     if not options:
         return None
-    return options[rng.randrange(len(options))]
+    return options[0]  # a subject/object swap when the sentence has one, else the misattributed quote
 
 
 def edit_addition(base: Base, rng: random.Random, donors: Donors) -> Edit | None:
@@ -815,16 +853,17 @@ def edit_addition(base: Base, rng: random.Random, donors: Donors) -> Edit | None
         return None
     if stem.endswith('"') or stem.endswith("''"):
         return None
-    pool = [d for d in donors["clause"] if _foreign(d, art)]
-    pool = [d for d in pool if d.text not in donors.used] or pool
+    pool = [d for d in donors["clause"] if _foreign(d, art) and d.text not in donors.used]
     if not pool:
         return None
     d = pool[rng.randrange(len(pool))]
+    clause = d.for_article(art)
     joiner = rng.choice(["and", "while"]) if not art.tokenised else "and"
     sep = " , " if art.tokenised else ", "
-    new = stem + sep + joiner + " " + d.text + final
+    new = stem + sep + joiner + " " + clause + final
     a = len(stem) + len(sep) + len(joiner) + 1
-    return Edit(new, [(a, a + len(d.text))], [(len(stem), len(stem))], None, f"+ {d.text!r} from {d.article.id}")
+    return Edit(new, [(a, a + len(clause))], [(len(stem), len(stem))], None, f"+ {d.text!r} from {d.article.id}",
+                donor=d.text)
 
 
 # ----------------------------------------------------------------------------------------------- checks
@@ -959,9 +998,8 @@ def build(articles: Sequence[Article], nlp: Any, *, seed: int = 0, per_type: int
             used.add(i)
             uses[art.id] = uses.get(art.id, 0) + 1
             texts.add(edit.summary)
-            if error_type in ("invented_attribute", "unsupported_addition"):
-                a, b = edit.spans[0]
-                donors.used.add(edit.summary[a:b])
+            if edit.donor is not None:
+                donors.used.add(edit.donor)
             records.append(_record(base, error_type, edit, seed, counts[error_type]))
             counts[error_type] += 1
     for i, base in enumerate(bases):

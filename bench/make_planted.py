@@ -90,9 +90,9 @@ ANTONYMS = {
     "survived": "died", "died": "survived", "cut": "raised", "praised": "criticised", "criticised": "praised",
     "criticized": "praised", "passed": "failed", "entered": "left", "joined": "left", "remembered": "forgot",
 }
-SYMMETRIC = {"meet", "marry", "face", "play", "fight", "battle", "date", "resemble", "equal", "match", "tie", "draw",
-             "join", "share", "contact", "call", "phone", "visit", "see", "hug", "kiss", "know", "love", "oppose",
-             "host", "include", "partner", "split", "divorce", "share", "beat"}
+# Verbs whose subject and object can trade places without changing what is said.
+SYMMETRIC = {"meet", "marry", "wed", "face", "play", "fight", "battle", "date", "resemble", "equal", "match", "tie",
+             "draw", "share", "contact", "hug", "kiss", "know", "partner", "split", "divorce", "merge", "know"}
 SAY_VERBS = {"say", "tell", "add", "claim", "report", "announce", "confirm", "believe", "think", "state", "warn",
              "insist", "suggest", "argue", "explain"}
 PRONOUNS = {"i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "this", "that", "these",

@@ -100,6 +100,15 @@ PRONOUNS = {"i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us
 CONNECTIVES = ("But ", "And ", "However, ", "However , ", "Meanwhile, ", "Meanwhile , ", "So ", "Yet ", "Also, ",
                "Also , ", "But , ")
 ENT_LABELS = ("PERSON", "ORG", "GPE")
+# Light edits that keep a statement entailed: prepositional adjuncts of the main verb and a few adverbs may go, unless
+# the sentence holds a downward-entailing word ("no one was hurt in the crash" does not entail "no one was hurt").
+DROP_PREPS = {"in", "on", "at", "during", "after", "before", "since", "for", "from", "by", "with", "under", "over",
+              "near", "outside", "inside", "across", "around", "throughout", "into", "following", "amid", "despite"}
+DROP_ADVERBS = {"also", "now", "still", "currently", "later", "recently", "already", "officially", "eventually",
+                "finally", "then", "subsequently", "previously", "earlier", "initially", "meanwhile", "today"}
+NEGATIVE = {"not", "n't", "no", "never", "none", "nobody", "nothing", "without", "few", "only", "neither", "nor",
+            "hardly", "fewer", "less", "least", "any", "unless", "if", "every", "all", "each", "most", "first", "last",
+            "second", "third", "again", "once", "twice", "record", "ever", "since", "until"}
 YEAR = re.compile(r"^(1[89]\d\d|20\d\d)$")
 DIGITS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$|^\d+(?:\.\d+)?$")
 
@@ -339,6 +348,30 @@ def light_edits(s: Sentence) -> list[tuple[str, str]]:
             if comma is not None and comma.text == "," and last is not None and last.text == "." and last.i == sp.end - 1:
                 out.append(("drop_trailing_clause", text[:rel(comma)].rstrip() + (" ." if s.article.tokenised else ".")))
                 break
+    # A prepositional adjunct or a plain adverb of the main verb.
+    if not any(t.lower_ in NEGATIVE or t.dep_ == "neg" or t.tag_ in ("JJS", "RBS") or t.ent_type_ == "ORDINAL"
+               for t in toks):
+        for t in root.children:
+            # Only time and place adjuncts: "in January", "during the festival", "in the UK" (never an argument).
+            pobj = next((c for c in t.children if c.dep_ == "pobj"), None)
+            droppable = (t.dep_ == "prep" and t.lower_ in DROP_PREPS and pobj is not None
+                         and pobj.ent_type_ in ("DATE", "TIME", "GPE", "LOC", "FAC", "EVENT")) or (
+                t.dep_ == "advmod" and t.lower_ in DROP_ADVERBS)
+            if not droppable or t.i == sp.start:
+                continue
+            sub = list(t.subtree)
+            if any(x.pos_ in ("VERB", "AUX") for x in sub):
+                continue
+            a, b = sub[0].i, sub[-1].i
+            before = sp.doc[a - 1]
+            after = sp.doc[b + 1] if b + 1 < sp.end else None
+            if (len(sub) > 12 or before.text in (",", "-", "(") or after is None
+                    or any(x.text in ('"', "``", "''", "(", ")", ",") for x in sub)):
+                continue
+            left, right = text[:rel(sub[0])].rstrip(), text[rel(sub[-1]) + len(sub[-1].text):].lstrip()
+            glue = "" if right[:1] in (",", ".", ";", ":") and not s.article.tokenised else " "
+            if left and right:
+                out.append(("drop_" + ("adjunct" if t.dep_ == "prep" else "adverb"), left + glue + right))
     # The first of two coordinated main clauses, each with its own subject.
     for t in root.children:
         if t.dep_ == "conj" and t.pos_ in ("VERB", "AUX") and _subject(t) is not None:
@@ -945,7 +978,7 @@ def _record(base: Base, error_type: str, edit: Edit | None, seed: int, k: int) -
 
 
 def build(articles: Sequence[Article], nlp: Any, *, seed: int = 0, per_type: int = 65,
-          faithful: int | None = None, verbatim_share: float = 0.4, log: Callable[[str], None] = print
+          faithful: int | None = None, verbatim_share: float = 0.1, faithful_verbatim: float = 0.25, log: Callable[[str], None] = print
           ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """The records of the suite (shuffled) and how many of each type were made."""
     rng = random.Random(seed)
@@ -1002,12 +1035,23 @@ def build(articles: Sequence[Article], nlp: Any, *, seed: int = 0, per_type: int
                 donors.used.add(edit.donor)
             records.append(_record(base, error_type, edit, seed, counts[error_type]))
             counts[error_type] += 1
+    # Faithful statements: at most a quarter verbatim copies of a source sentence (a planted error never is one, so
+    # "copied word for word" must not tell the two apart), the rest lightly edited; verbatim ones fill any shortfall.
+    n_verbatim = round(faithful_verbatim * n_faithful)
+    n_edited = n_faithful - n_verbatim
+    edited_left = sum(1 for i, b in enumerate(bases) if i not in used and b.transform != "verbatim")
+    n_verbatim = max(n_verbatim, n_faithful - min(n_edited, edited_left))
+    made = {"verbatim": 0, "edited": 0}
     for i, base in enumerate(bases):
         if counts["none"] >= n_faithful:
             break
         art = base.sentence.article
         if i in used or uses.get(art.id, 0) >= MAX_PER_ARTICLE or base.text in texts:
             continue
+        kind = "verbatim" if base.transform == "verbatim" else "edited"
+        if made[kind] >= (n_verbatim if kind == "verbatim" else n_faithful - n_verbatim):
+            continue
+        made[kind] += 1
         used.add(i)
         uses[art.id] = uses.get(art.id, 0) + 1
         texts.add(base.text)

@@ -2,8 +2,9 @@
 
 Each record is ONE statement checked against its article, in the ``xsumfaith`` shape that ``citefix meta-eval`` reads:
 a faithful statement (a source sentence, verbatim or lightly edited: a leading connective or adjunct, an apposition, a
-non-restrictive relative clause, a trailing adverbial clause dropped, or the first of two coordinated main clauses) or
-the same kind of statement with exactly one planted error of a known type:
+non-restrictive relative clause, a trailing adverbial clause, a time/place adjunct or a plain adverb of the main verb
+dropped, or the first of two coordinated main clauses; at most a quarter of the faithful statements are verbatim, since
+a planted error never is) or the same kind of statement with exactly one planted error of a known type:
 
   number                a number changed (digits, number words "nine" -> "eight", amounts, percentages, ordinals)
   date                  a year, month, day, weekday, or the number of a duration / a relative period changed
@@ -17,7 +18,8 @@ Every record: ``document``, ``summary`` (the statement), ``label`` (1 faithful, 
 ``hallucination_spans`` ([{start, end, worker: "planted", type}] end-exclusive character offsets of the changed text in
 the statement; empty for faithful), ``n_annotators`` 1, ``error_type`` (``none`` for faithful), ``original`` (the
 statement before the error was planted), ``original_spans`` (the replaced text's offsets in ``original``),
-``source_value`` (for number / date / entity_swap / negation: the text of ``original`` a corrector should restore),
+``source_value`` (for number / date / entity_swap / negation, and a misattributed quote: the text of ``original`` a
+corrector should restore; null for insertions and subject/object swaps), ``edit`` (what was changed, readable),
 ``sentence`` and ``sentence_start`` / ``sentence_end`` (the source sentence and its offsets in ``document``),
 ``transform`` (the light edit of the source sentence), ``article_id``, ``article_dataset``, ``split``, ``id``,
 ``source_dataset`` ("citefix-planted") and ``origin``.
@@ -30,8 +32,10 @@ attributes and clauses come from another article and hold content words the arti
 Articles: the ``document`` fields of the XSumFaith val and SummEval files (NaN / non-text documents skipped, identical
 texts kept once). ``--split``: an article belongs to ``dev`` when the first 8 hex digits of the SHA-256 of its text,
 mod 100, are below 70, else to ``heldout`` (about 70 / 30). The default is ``dev``; ``heldout`` is left for
-measurements the development never looks at; ``all`` uses both. Donor clauses come from other articles of the same
-split. The output goes to out/ (git-ignored): research data, never shipped in the package.
+measurements the development never looks at (its ~84 articles give about 30 statements per type: ``--split heldout
+--per-type 30``); ``all`` uses both. Donor clauses come from other articles of the same split. A type that cannot reach
+``--per-type`` statements stops the script with exit code 1 and writes nothing (``--allow-short`` writes what there
+is). The output goes to out/ (git-ignored): research data, never shipped in the package.
 
 Run: nice -n 10 .venv/bin/python bench/make_planted.py [--split dev] [--per-type 65] [--seed 0]
 """

@@ -85,18 +85,27 @@ ANTONYMS = {
     "won": "lost", "lost": "won", "wins": "loses", "loses": "wins", "win": "lose", "lose": "win",
     "rose": "fell", "fell": "rose", "rises": "falls", "falls": "rises",
     "increased": "decreased", "decreased": "increased", "increases": "decreases", "decreases": "increases",
-    "raised": "lowered", "lowered": "raised", "accepted": "rejected", "rejected": "accepted",
+    "accepted": "rejected", "rejected": "accepted",
     "approved": "rejected", "opened": "closed", "closed": "opened", "allowed": "banned", "banned": "allowed",
     "succeeded": "failed", "failed": "succeeded", "gained": "lost", "included": "excluded", "excluded": "included",
     "supported": "opposed", "opposed": "supported", "confirmed": "denied", "denied": "confirmed",
-    "agreed": "refused", "refused": "agreed", "began": "ended", "started": "stopped", "stopped": "started",
+    "refused": "agreed", "began": "ended", "started": "stopped", "stopped": "started",
     "arrived": "left", "bought": "sold", "sold": "bought", "hired": "fired", "admitted": "denied",
-    "survived": "died", "died": "survived", "cut": "raised", "praised": "criticised", "criticised": "praised",
-    "criticized": "praised", "passed": "failed", "entered": "left", "joined": "left", "remembered": "forgot",
+    "survived": "died", "died": "survived", "praised": "criticised", "criticised": "praised",
+    "criticized": "praised", "passed": "failed", "entered": "left", "remembered": "forgot",
 }
 # Verbs whose subject and object can trade places without changing what is said.
 SYMMETRIC = {"meet", "marry", "wed", "face", "play", "fight", "battle", "date", "resemble", "equal", "match", "tie",
              "draw", "share", "contact", "hug", "kiss", "know", "partner", "split", "divorce", "merge", "know"}
+# Common nouns for people and bodies that act: a subject/object swap between them reads as a plausible role error.
+AGENT_NOUNS = {"police", "officers", "officer", "council", "government", "court", "judge", "club", "team", "company",
+               "firm", "ministers", "minister", "officials", "parliament", "committee", "board", "union", "army",
+               "troops", "man", "woman", "boy", "girl", "men", "women", "fans", "players", "player", "manager",
+               "coach", "doctors", "doctor", "staff", "workers", "residents", "voters", "campaigners", "protesters",
+               "researchers", "scientists", "president", "mayor", "chairman", "owner", "teacher", "pupils", "students",
+               "victim", "suspect", "driver", "passenger", "passengers", "patients", "family", "mother", "father",
+               "son", "daughter", "wife", "husband", "brother", "sister", "friend", "neighbour", "landlord", "rivals",
+               "opponents", "side", "squad", "authority", "agency", "department", "bank", "hospital", "school"}
 SAY_VERBS = {"say", "tell", "add", "claim", "report", "announce", "confirm", "believe", "think", "state", "warn",
              "insist", "suggest", "argue", "explain"}
 PRONOUNS = {"i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "us", "them", "this", "that", "these",
@@ -765,7 +774,8 @@ def _inflect_do(verb: Any) -> str | None:
     return {"VBD": "did", "VBZ": "does", "VBP": "do"}.get(verb.tag_)
 
 
-def edit_negation(base: Base, rng: random.Random) -> Edit | None:
+def edit_negation(base: Base, rng: random.Random, mode: str | None = None) -> Edit | None:
+    """``mode="antonym"``: only an antonym predicate; otherwise a negation or, where the verb has one, an antonym."""
     doc, text = base.doc, base.text
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
     if root is None:
@@ -804,6 +814,10 @@ def edit_negation(base: Base, rng: random.Random) -> Edit | None:
         if not lemma.isalpha():
             return None
         options.append(("negated", a, b, f"{do} not {lemma}", target.text))
+    if mode == "antonym":
+        options = [o for o in options if o[0] == "antonym"]
+        if not options:
+            return None
     kind, pa, pb, new, old = options[0] if len(options) == 1 else options[rng.randrange(len(options))]
     return _single(text, pa, pb, new, old, f"{kind}: {old} -> {new}")
 
@@ -813,7 +827,8 @@ def _np_span(tok: Any) -> tuple[int, int]:
     return sub[0].idx, sub[-1].idx + len(sub[-1].text)
 
 
-def edit_role(base: Base, rng: random.Random) -> Edit | None:
+def edit_role(base: Base, rng: random.Random, mode: str | None = None) -> Edit | None:
+    """``mode="swap"``: only a subject/object swap; otherwise a swap where the sentence has one, else a quote."""
     doc, text, s, art = base.doc, base.text, base.sentence, base.sentence.article
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
     if root is None:
@@ -834,7 +849,9 @@ def edit_role(base: Base, rng: random.Random) -> Edit | None:
             and root.lemma_ not in SAY_VERBS and subj.i < root.i < obj.i and agrees
             and subj.pos_ in ("PROPN", "NOUN") and obj.pos_ in ("PROPN", "NOUN")
             and subj.lower_ not in PRONOUNS and obj.lower_ not in PRONOUNS
-            and subj.ent_type_ in entity and obj.ent_type_ in entity):
+            and (subj.ent_type_ in entity or subj.lower_ in AGENT_NOUNS)
+            and (obj.ent_type_ in entity or obj.lower_ in AGENT_NOUNS)
+            and not (subj.ent_type_ not in entity and obj.ent_type_ not in entity and subj.lower_ == obj.lower_)):
         sa, sb = _np_span(subj)
         oa, ob = _np_span(obj)
         subj_len = len(list(subj.subtree))
@@ -874,6 +891,8 @@ def edit_role(base: Base, rng: random.Random) -> Edit | None:
                 new = _fit_name(_pick_name(others, old, rng), old, _titled(doc, ent))
                 if not _same_entity(new, old) and not _word_in(new, s.text):
                     options.append(_single(text, a, b, new, old, f"quote by {old} attributed to {new}"))
+    if mode == "swap":
+        options = [o for o in options if o.detail.startswith("swap")]
     if not options:
         return None
     return options[0]  # a subject/object swap when the sentence has one, else the misattributed quote
@@ -949,6 +968,9 @@ EDITORS: dict[str, Callable[..., Edit | None]] = {
 }
 # Types tried first get the first pick of sentences: the rarer an applicable sentence, the earlier.
 ORDER = ("role_swap", "date", "negation", "invented_attribute", "entity_swap", "number", "unsupported_addition")
+# (type, mode, share of --per-type): the rarer variant of a type first, over the whole pool, up to its share; then
+# the type fills up with any variant. Without this, misattributed quotes and negations crowd out swaps and antonyms.
+PASSES = [("role_swap", "swap", 0.5), ("negation", "antonym", 0.25)] + [(t, None, 1.0) for t in ORDER]
 
 
 def _record(base: Base, error_type: str, edit: Edit | None, seed: int, k: int) -> dict[str, Any]:
@@ -1015,17 +1037,18 @@ def build(articles: Sequence[Article], nlp: Any, *, seed: int = 0, per_type: int
     records: list[dict[str, Any]] = []
     counts = {t: 0 for t in ("none",) + ERROR_TYPES}
     rejected: dict[str, int] = {}
-    for error_type in ORDER:
+    for error_type, mode, share in PASSES:
         fn = EDITORS[error_type]
+        cap = min(per_type, math.ceil(share * per_type))
         for i, base in enumerate(bases):
-            if counts[error_type] >= per_type:
+            if counts[error_type] >= cap:
                 break
             art = base.sentence.article
             if i in used or uses.get(art.id, 0) >= MAX_PER_ARTICLE:
                 continue
             erng = random.Random(f"{seed}:{error_type}:{art.id}:{base.sentence.index}")
             edit = fn(base, erng, donors) if error_type in ("invented_attribute", "unsupported_addition") \
-                else fn(base, erng)
+                else fn(base, erng, mode) if mode else fn(base, erng)
             if edit is None:
                 continue
             why = check_edit(base, edit, error_type)

@@ -191,3 +191,31 @@ def test_too_few_statements_writes_nothing(data_dir, tmp_path):
     proc = _make(data_dir, out, "--per-type", "40")
     assert proc.returncode == 1 and not out.exists()
     assert "too few statements" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _base(mod, text: str, sentence_pos: int = 0):
+    from citefix.nlp import load_spacy
+
+    nlp = load_spacy()
+    arts = [mod.Article(id="t", dataset="x", origin="t", text=text, split="dev")]
+    mod.parse_articles(arts, nlp)
+    sent = arts[0].sentences[sentence_pos]
+    return mod.Base(sent, sent.text, "verbatim", nlp(sent.text))
+
+
+def test_role_swap_and_antonym_on_real_parses():
+    import random
+
+    mod = _module()
+    base = _base(mod, "Liverpool beat Chelsea in the final at Wembley on Saturday.")
+    swap = mod.edit_role(base, random.Random(0), "swap")
+    assert swap.summary == "Chelsea beat Liverpool in the final at Wembley on Saturday."
+    assert [swap.summary[a:b] for a, b in swap.spans] == ["Chelsea", "Liverpool"]
+    assert mod.check_edit(base, swap, "role_swap") is None
+    base = _base(mod, "The SNP won 56 of the 59 seats at the general election.")
+    ant = mod.edit_negation(base, random.Random(0), "antonym")
+    assert ant.summary == "The SNP lost 56 of the 59 seats at the general election." and ant.source_value == "won"
+    neg = _base(mod, "Police arrested a man in Leeds on Monday.")
+    got = mod.edit_negation(neg, random.Random(0))
+    assert got.summary == "Police did not arrest a man in Leeds on Monday." and got.source_value == "arrested"
+    assert mod.edit_negation(neg, random.Random(0), "antonym") is None  # "arrested" has no antonym in the table

@@ -24,7 +24,8 @@ def register(sub) -> None:
                "  citefix meta-eval data/xsumfaith.jsonl --verifier offline,lexical,similarity\n"
                "  citefix meta-eval data/wice.jsonl --verifier offline,llm --llm openai/gpt-4o-mini --limit 50\n"
                "  citefix meta-eval data/rose.jsonl --decomposer clauses --report reports/\n"
-               "  citefix meta-eval mine.jsonl --verifier offline --calibrate mine-params.json",
+               "  citefix meta-eval mine.jsonl --verifier offline --calibrate mine-params.json\n"
+               "  citefix meta-eval out/planted_dev.jsonl --verifier offline,lexical --by error_type",
     )
     p.add_argument("path", help="labelled JSONL file")
     p.add_argument("--verifier", default="offline",
@@ -43,6 +44,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for the 95%% confidence intervals; 0 turns them off (default 1000)")
+    p.add_argument("--by", metavar="FIELD[,FIELD]",
+                   help="also break every statistic down by the value of these record fields (e.g. error_type); "
+                        "the per-item rows of --report carry the values")
     p.add_argument("--report", metavar="DIR", help="also write a Markdown report, the JSON result and per-item rows here")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of the table")
     p.add_argument("--calibrate", metavar="FILE",
@@ -63,6 +67,14 @@ def verifier_names(spec: str) -> list[str]:
     return names
 
 
+def by_fields(spec: str | None) -> list[str]:
+    """Split the --by list, dropping blanks and repeats (order kept)."""
+    fields = list(dict.fromkeys(f.strip() for f in (spec or "").split(",") if f.strip()))
+    if spec is not None and not fields:
+        raise ConfigError("--by is empty; name a field of the records, e.g. --by error_type")
+    return fields
+
+
 def command_line(args) -> str:
     """The command as a user would retype it (for the report)."""
     parts = ["citefix", "meta-eval", args.path, "--verifier", args.verifier]
@@ -75,6 +87,8 @@ def command_line(args) -> str:
         parts += ["--aggregate", args.aggregate]
     if args.strict:
         parts.append("--strict")
+    if args.by:
+        parts += ["--by", ",".join(by_fields(args.by))]
     parts += ["--seed", str(args.seed), "--bootstrap", str(args.bootstrap)]
     return shlex.join(parts)
 
@@ -115,6 +129,9 @@ def run(args) -> int:
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
     names = verifier_names(args.verifier) if shape != "rose" else []
+    by = by_fields(args.by)
+    if by and shape == "rose":
+        raise ConfigError("--by groups verifier statistics; a RoSE file measures decomposition only: leave --by out")
     if args.calibrate and (shape == "rose" or not any(n in OFFLINE_SIGNALS for n in names)):
         raise ConfigError("--calibrate fits the offline verifier's thresholds on labelled items: use it with "
                           "--verifier offline (or lexical, alignment, similarity) on a file with labels, not RoSE")
@@ -146,7 +163,7 @@ def run(args) -> int:
 
     result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
                            bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
-                           skip_invalid=not args.strict)
+                           skip_invalid=not args.strict, by=by)
     command = command_line(args)
     print(to_json(result) if args.json else render_table(result), end="" if not args.json else "\n", flush=True)
     if store is not None:

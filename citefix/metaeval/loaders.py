@@ -1,8 +1,10 @@
 """Read human-labelled JSONL files into typed meta-evaluation items.
 
 One JSON object per line; blank lines are skipped. The shape is detected from the fields of the first record, or named
-with ``format=`` (``--format`` on the command line). Every shape may carry an ``id`` (default ``<file stem>:<line>``);
-other fields are kept in ``case.metadata`` untouched only where listed below. Bring your own data in any of these shapes:
+with ``format=`` (``--format`` on the command line). Every shape may carry an ``id`` (default ``<file stem>:<line>``).
+Every other field of a record that does not become the case's text or sources (labels included) is kept untouched in
+``case.metadata``, so ``meta-eval --by FIELD`` can group items by it; for cited answers a labelled sentence's own extra
+fields are in ``LabelledSentence.metadata``. Bring your own data in any of these shapes:
 
 ``xsumfaith`` (summary vs document, binary label, hallucinated spans per annotator)
     ``document`` str, ``summary`` str, ``label`` 1 consistent / 0 not,
@@ -91,6 +93,7 @@ class LabelledSentence(BaseModel):
     cited: list[str]
     label: int = Field(description="1 attributable, 0 not.")
     ref: str | None = Field(default=None, description="The dataset's own id for this sentence, if any.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="The sentence record's other fields.")
 
 
 class EvidenceAnnotation(BaseModel):
@@ -118,6 +121,12 @@ class MetaItem(BaseModel):
     evidence: EvidenceAnnotation | None = None
     sentences: list[LabelledSentence] = Field(default_factory=list)
     gold_acus: list[str] | None = None
+
+    def field(self, name: str, sentence: int | None = None) -> Any:
+        """A field of the input record (a labelled sentence's own field first), or None when it has none."""
+        if sentence is not None and name in self.sentences[sentence].metadata:
+            return self.sentences[sentence].metadata[name]
+        return self.case.metadata.get(name)
 
     def annotator_spans(self) -> tuple[list[list[tuple[int, int]]], int]:
         """Spans grouped per annotator (first-seen order) and the annotator count for majority voting."""
@@ -306,9 +315,11 @@ class _Rec:
         v = self.data.get("id")
         return str(v) if v is not None and str(v).strip() else f"{self.path.stem}:{self.line}"
 
-    def case(self, **kw: Any) -> Case:
+    def case(self, *, consumed: tuple[str, ...], **kw: Any) -> Case:
+        """The case; every record field not in ``consumed`` (nor ``id``) goes to its metadata."""
+        meta = {k: v for k, v in self.data.items() if k not in consumed and k != "id"}
         try:
-            return Case(id=self.id, **kw)
+            return Case(id=self.id, metadata=meta, **kw)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"])
@@ -330,7 +341,8 @@ def _int_pair(rec: _Rec, v: Any, what: str, limit: int) -> tuple[int, int]:
 
 def _summary_case(rec: _Rec) -> Case:
     document, summary = rec.str_("document"), rec.str_("summary")
-    return rec.case(sources=[Source(id="document", text=document)], text=summary, kind="summary")
+    return rec.case(sources=[Source(id="document", text=document)], text=summary, kind="summary",
+                    consumed=("document", "summary"))
 
 
 def _xsumfaith(rec: _Rec) -> MetaItem:
@@ -376,7 +388,8 @@ def _wice(rec: _Rec) -> MetaItem:
         raise rec.error("missing field 'support'", "add support: full, partial or none")
     if support not in _SUPPORT:
         raise rec.error(f"support must be full, partial or none, found {support!r}", "use full, partial or none")
-    case = rec.case(sources=[Source(id="citation", text=citation)], text=statement, kind="summary")
+    case = rec.case(sources=[Source(id="citation", text=citation)], text=statement, kind="summary",
+                    consumed=("statement", "citation_text"))
     evidence = None
     offsets = rec.list_("evidence_sentence_offsets", required=False)
     if offsets is not None:
@@ -448,10 +461,13 @@ def _attributionbench(rec: _Rec) -> MetaItem:
         unit_text = strip_citations(text).strip() or text
         sentences.append(LabelledSentence(index=k, text=text, unit_text=unit_text,
                                           start=start if start >= 0 else None, end=end, cited=cited_ids,
-                                          label=int(label), ref=s.get("ab_id")))
+                                          label=int(label), ref=s.get("ab_id"),
+                                          metadata={k: v for k, v in s.items()
+                                                    if k not in ("text", "cited", "attributable")}))
     if not sentences:
         raise rec.error("no labelled sentences", "label at least one sentence or remove the record")
-    case = rec.case(sources=sources, text=answer, question=question, kind="cited_answer")
+    case = rec.case(sources=sources, text=answer, question=question, kind="cited_answer",
+                    consumed=("answer", "passages", "question"))
     return MetaItem(shape="attributionbench", id=case.id, line=rec.line, case=case, sentences=sentences)
 
 
@@ -461,7 +477,8 @@ def _rose(rec: _Rec) -> MetaItem:
     if not all(isinstance(a, str) for a in acus):
         raise rec.error("acus must be a list of strings", "write each ACU as a string")
     acus = [a for a in acus if a.strip()]  # an empty list is kept: the protocol skips and counts such items
-    case = rec.case(sources=[Source(id="reference", text=reference)], text=reference, kind="summary")
+    case = rec.case(sources=[Source(id="reference", text=reference)], text=reference, kind="summary",
+                    consumed=("reference",))
     return MetaItem(shape="rose", id=case.id, line=rec.line, case=case, gold_acus=acus)
 
 

@@ -1,7 +1,9 @@
 """The `citefix` command: parses arguments, builds the collaborators, calls core, prints. No pipeline logic here.
 
 Exit codes: 0 success; 1 a --fail-under gate failed; 2 a user error (bad input or configuration), with one line on
-stderr naming the problem and the fix; 3 a model or verifier failure after retries; 130 interrupted (Ctrl-C).
+stderr naming the problem and the fix; 3 a model or verifier failure after retries (or a partly checked round); 4 the
+store stayed locked by another process past CITEFIX_STORE_WAIT; 5 an internal error (a bug: one line, the traceback
+with CITEFIX_DEBUG=1); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from citefix.errors import UserError
+    """Run one command; every exception ends here as a documented exit code and one line on stderr."""
+    from citefix.errors import EXIT_INTERNAL, UserError
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -62,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except UserError as exc:
-        print(f"citefix: error: {exc}", file=sys.stderr)
+        print(f"citefix: error: {_one_line(exc)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("citefix: interrupted; completed work is kept in the store", file=sys.stderr)
@@ -70,6 +73,28 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:  # noqa: BLE001 - the one boundary: anything else is a bug, said in one line
+        import sqlite3
+
+        from citefix.errors import EXIT_STORE_BUSY
+
+        if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+            print(f"citefix: error: the store is locked by another process ({exc}); wait for it to finish and run "
+                  "again, or raise CITEFIX_STORE_WAIT (seconds)", file=sys.stderr)
+            return EXIT_STORE_BUSY
+        if os.environ.get("CITEFIX_DEBUG", "").strip() not in ("", "0"):
+            import traceback
+
+            traceback.print_exc()
+        else:
+            print(f"citefix: internal error: {type(exc).__name__}: {_one_line(exc)}; this is a bug in citefix, please "
+                  "report it (run again with CITEFIX_DEBUG=1 to see the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:500] + ("…" if len(text) > 500 else "")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,8 @@ def gather_cases(args) -> list[tuple]:
     from citefix.inputs import iter_cases, load_cases, load_pair
 
     cases = []
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit {args.limit}: must be 1 or more (the number of cases to use); drop it to use them all")
     if args.example:
         path = example_path(args.example)
         cases += [(c, path) for c in load_cases(path)]

@@ -226,7 +226,7 @@ def cmd_refine(args) -> int:
     else:
         from citefix.config import load_settings
 
-        probe = Store(load_settings(db=args.db).db)
+        probe = Store(load_settings(db=args.db).db, readonly=True)
         run = probe.run(args.resume)
         try:
             saved = json.loads(run.get("settings") or "{}")

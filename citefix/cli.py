@@ -51,6 +51,18 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, help="parallel model calls (default 8)")
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
     p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
+    p.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per model call before it is retried (default 60)")
+    p.add_argument("--llm-attempts", type=int, metavar="N", help="attempts per model call on transient faults (default 5)")
+    p.add_argument("--llm-backoff-max", type=float, metavar="S", help="longest wait between attempts (default 20)")
+    p.add_argument("--run-deadline", type=float, metavar="S",
+                   help="seconds a run may spend on model calls before it stops with llm_error (default: no limit)")
+
+
+def llm_options(args, saved: dict | None = None) -> dict:
+    """The model-fault settings given on the command line (or stored with a resumed run), for load_settings."""
+    saved = saved or {}
+    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline")
+    return {n: getattr(args, n, None) if getattr(args, n, None) is not None else saved.get(n) for n in names}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,10 @@ ENV = {
     "strategy": "CITEFIX_STRATEGY",
     "concurrency": "CITEFIX_CONCURRENCY",
     "nli_device": "CITEFIX_NLI_DEVICE",
+    "llm_timeout": "CITEFIX_LLM_TIMEOUT",
+    "llm_attempts": "CITEFIX_LLM_ATTEMPTS",
+    "llm_backoff_max": "CITEFIX_LLM_BACKOFF_MAX",
+    "run_deadline": "CITEFIX_RUN_DEADLINE",
 }
 
 
@@ -33,6 +37,10 @@ class Settings:
     window_words: int = 1500  # source window per LLM verification call
     nli_device: str = "auto"
     db: str | None = None
+    llm_timeout: float = 60.0  # seconds one model call may take before it is abandoned (and retried)
+    llm_attempts: int = 5  # attempts per model call on transient faults (rate limit, timeout, 5xx, malformed 200)
+    llm_backoff_max: float = 20.0  # longest wait between attempts, in seconds (a Retry-After up to 60 s is honoured)
+    run_deadline: float = 0.0  # seconds a run may spend on model calls before it stops with llm_error; 0: no limit
 
     def replace(self, **overrides: Any) -> "Settings":
         data = asdict(self)
@@ -76,9 +84,11 @@ def load_settings(**cli: Any) -> Settings:
     default = Settings()
     for name, value in list(values.items()):
         values[name] = _typed(name, value, getattr(default, name), origin.get(name, name))
-    for name in ("concurrency", "window_words"):
+    for name in ("concurrency", "window_words", "llm_attempts"):
         if name in values and values[name] < 1:
             raise ConfigError(f"{origin.get(name, name)} = {values[name]}: must be at least 1; fix that value")
+    if values.get("llm_timeout") == 0:
+        raise ConfigError(f"{origin.get('llm_timeout')} = 0: a model call needs some time; give seconds, e.g. 60")
     return Settings(**values)
 
 

@@ -155,6 +155,10 @@ class CallRecord(BaseModel):
     cached: bool = False
     error: str | None = None
     attempts: int = 1
+    status: str = "ok"  # ok | cached | retried (a failed attempt that was retried) | error (the call failed)
+    error_class: str | None = None  # rate_limit | timeout | connection | server_error | malformed_response | …
+    attempt: int | None = None  # which attempt this row is (1-based)
+    logged_id: int | None = Field(default=None, exclude=True)  # the calls row written as the call completed
 
 
 class Evaluation(BaseModel):

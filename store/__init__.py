@@ -36,6 +36,43 @@ def default_db_path(explicit: str | os.PathLike | None = None) -> Path:
     return Path(data) / "citefix" / "citefix.db"
 
 
+def _host() -> str:
+    import socket
+
+    return socket.gethostname()
+
+
+STALE_HEARTBEAT_S = 6 * 3600  # a running run on another host with no sign of life for this long reads as interrupted
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def _liveness(row: dict) -> dict:
+    """A 'running' run whose process is gone (same host, pid not alive; elsewhere: no heartbeat for hours) is shown
+    as 'interrupted' (the stored row is left as it is; resuming it sets it running again)."""
+    if row.get("status") != "running" or not row.get("pid"):
+        return row
+    if row.get("host") == _host():
+        gone = not _pid_alive(int(row["pid"]))
+    else:
+        try:
+            beat = datetime.fromisoformat(row.get("heartbeat") or "")
+            gone = (datetime.now(timezone.utc) - beat).total_seconds() > STALE_HEARTBEAT_S
+        except ValueError:
+            gone = False
+    if gone:
+        row = {**row, "status": "interrupted"}
+    return row
+
+
 def _j(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
@@ -231,6 +268,9 @@ class Store:
                     "verifier": verifier,
                     "strategy": strategy,
                     "settings": _j(settings or {}),
+                    "pid": os.getpid(),
+                    "host": _host(),
+                    "heartbeat": now(),
                 }
             ).last_pk
 
@@ -240,12 +280,14 @@ class Store:
                                             "stop_reason": stop_reason})
 
     def update_run(self, run_id: int, **fields: Any) -> None:
+        if fields.get("status") == "running":  # (re)claimed by this process: its pid, host and a fresh heartbeat
+            fields = {"pid": os.getpid(), "host": _host(), "heartbeat": now(), **fields}
         with self.write():
             self.db["runs"].update(run_id, fields)
 
     def run(self, run_id: int) -> dict:
         try:
-            return self.db["runs"].get(run_id)
+            return _liveness(self.db["runs"].get(run_id))
         except Exception as exc:
             from citefix.errors import InputError
 
@@ -279,7 +321,7 @@ class Store:
             + (" where " + " and ".join(where) if where else "")
             + " order by r.id desc limit ?"
         )
-        return list(self.db.query(sql, params + [limit]))
+        return [_liveness(r) for r in self.db.query(sql, params + [limit])]
 
     # -- rounds -------------------------------------------------------------------------------------------------------
     def write_round(
@@ -331,6 +373,7 @@ class Store:
                     "created": now(),
                 }
             ).last_pk
+            self.db.execute("update runs set heartbeat = ? where id = ?", [now(), run_id])
             for role, ev in (("primary", evaluation), ("judge", judge)):
                 if ev is None:
                     continue
@@ -398,6 +441,11 @@ class Store:
             self._insert_calls(run_id, round_id, calls, redact)
 
     def _insert_calls(self, run_id, round_id, calls, redact) -> None:
+        logged = [c for c in calls if c.logged_id is not None]  # written as they completed: attach them to the round
+        for c in logged:
+            self.db.execute("update calls set round_id = ?, run_id = coalesce(run_id, ?) where id = ?",
+                            [round_id, run_id, c.logged_id])
+        calls = [c for c in calls if c.logged_id is None]
         self.db["calls"].insert_all(
             {
                 "run_id": run_id,
@@ -418,9 +466,24 @@ class Store:
                 "attempts": c.attempts,
                 "error": redact(c.error),
                 "created": now(),
+                "status": c.status,
+                "error_class": c.error_class,
+                "attempt": c.attempt,
             }
             for c in calls
         )
+
+    def call_logger(self, run_id: int | None):
+        """A sink for LLMClient.bind_log: writes each call or failed attempt as it completes, in its own short
+        transaction outside any round's, and remembers its row so the round can claim it later."""
+        from citefix.llm.client import redact
+
+        def log(rec: CallRecord) -> None:
+            with self.write():
+                self._insert_calls(run_id, None, [rec], redact)
+                rec.logged_id = int(self.db.execute("select last_insert_rowid()").fetchone()[0])
+
+        return log
 
     def rounds(self, run_id: int) -> list[dict]:
         return list(self.db["rounds"].rows_where("run_id = ?", [run_id], order_by="n"))

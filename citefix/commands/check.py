@@ -85,8 +85,11 @@ def run(args) -> int:
         if args.verifier and args.verifier != f"nli:{args.nli}":
             raise InputError("--nli and --verifier both choose the verifier; give one of them")
         args.verifier = f"nli:{args.nli}"
+    from citefix.cli import llm_options
+
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
-                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None)
+                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None,
+                             **llm_options(args))
     store = Store(settings.db)
     pipeline = build_pipeline(settings, store)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
@@ -99,6 +102,9 @@ def run(args) -> int:
         run_id = store.start_run(case, "check", input_path=str(path), llm=settings.llm, decomposer=decomposer.name,
                                  verifier=pipeline.verifier.name, settings={"verifier": settings.verifier,
                                                                             "decomposer": settings.decomposer})
+        from citefix.calllog import bind_call_log
+
+        bind_call_log(store, run_id, pipeline.llm, pipeline.verifier, decomposer)  # calls logged as they complete
         try:
             ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier)
         except KeyboardInterrupt:

@@ -97,13 +97,14 @@ def register(sub) -> None:
 
 
 def _settings(args, saved: dict[str, Any] | None = None):
+    from citefix.cli import llm_options
     from citefix.config import load_settings
 
     saved = saved or {}
     pick = lambda name, attr=None: getattr(args, attr or name, None) if getattr(args, attr or name, None) is not None else saved.get(name)  # noqa: E731
     return load_settings(llm=pick("llm"), judge_llm=pick("judge_llm"), verifier=pick("verifier"),
                          decomposer=pick("decomposer"), strategy=pick("strategy"), concurrency=args.concurrency,
-                         db=args.db, cache=False if args.no_cache else saved.get("cache"))
+                         db=args.db, cache=False if args.no_cache else saved.get("cache"), **llm_options(args, saved))
 
 
 def _collaborators(settings, store, *, reviser: str | None, judge_verifier: str | None):

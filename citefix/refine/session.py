@@ -226,6 +226,11 @@ class RefineSession:
                 judge_llm=getattr(getattr(self.judge_verifier, "llm", None), "model", None),
                 decomposer=getattr(self.decomposer, "name", None), verifier=getattr(self.verifier, "name", None),
                 strategy=self.strategy.name, settings=self.run_settings())
+        if store is not None and self.run_id is not None:  # every call logged as it completes, under this run
+            from citefix.calllog import bind_call_log
+
+            bind_call_log(store, self.run_id, self.llm, self.verifier, self.decomposer, self.strategy, self.reviser,
+                          self.judge_verifier, self.judge_decomposer)
 
     # --- construction from the store -----------------------------------------------------------------------------
 

@@ -49,7 +49,8 @@ class MalformedResponse(TransientLLMError):
 
 
 # Substrings by which litellm/openai report a body they could not parse or a dropped connection (both as a 500).
-_MALFORMED_HINTS = ("expecting value", "invalid response object", "unterminated string", "jsondecodeerror",
+_MALFORMED_HINTS = ("expecting value", "expecting '", "expecting property", "invalid response object",
+                    "unterminated string", "jsondecodeerror", "invalid control character",
                     "extra data", "malformed")
 _CONNECTION_HINTS = ("connection error", "connection reset", "remote end closed", "server disconnected",
                      "connection aborted", "connection refused")
@@ -441,10 +442,13 @@ class LLMClient:
                     self._note_timeout()
                 retry = is_transient(exc) and attempts < self.max_attempts
                 wait = self._backoff(attempts, exc) if retry else 0.0
-                if retry and self._deadline_at is not None and time.monotonic() + wait >= self._deadline_at:
+                message = explain_error(exc, self.model)
+                if is_transient(exc) and self._deadline_at is not None and time.monotonic() + wait >= self._deadline_at:
                     retry = False
+                    message = (f"the run's deadline of {self.run_deadline:g} s passed while {self.model!r} kept "
+                               f"failing ({kind}); raise --run-deadline (or CITEFIX_RUN_DEADLINE) or try again later")
                 if not retry:
-                    self._fail(rec, explain_error(exc, self.model), kind, attempts, started)
+                    self._fail(rec, message, kind, attempts, started)
                     raise LLMError(rec.error) from exc
                 self._emit(rec.model_copy(update={
                     "status": "retried", "error": explain_error(exc, self.model), "error_class": kind, "attempt": attempts,

@@ -28,14 +28,52 @@ def collect_calls(*parts) -> list:
 def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None) -> Evaluation:
     """Decompose case.text into units, verify them against the sources, score.
 
-    A text with no checkable units gets status "no_units" and score None, never NaN.
+    A text with no checkable units gets status "no_units" and score None, never NaN. A round in which some unit could
+    not be generated or verified (a model fault that outlived its retries) is evaluated once more as a whole; if it is
+    still incomplete its status is "partial" and its message names the units: never a score passed off as whole.
     """
+    first = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
+    if not _incomplete(first):
+        return first
+    (on_event or _noop)("round_retried", {"reason": first.message})
+    second = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
+    second.calls = first.calls + second.calls  # both tries' calls are spent and logged
+    second.metrics["retried_round"] = {"first_status": first.status, "first_message": first.message}
+    second.duration_s = (first.duration_s or 0) + (second.duration_s or 0)
+    return second
+
+
+def _incomplete(ev: Evaluation) -> bool:
+    return bool(ev.errors) and ev.status in ("partial", "error", "no_units")
+
+
+def _mark_partial(ev: Evaluation) -> None:
+    """An otherwise scored evaluation with failed units or sentences becomes 'partial', naming what is missing."""
+    if ev.status != "ok":
+        return
+    failed_units = list(dict.fromkeys(v.unit_id for v in ev.verdicts if v.error))
+    other = [e for e in ev.errors if not any(e.startswith(f"{u}:") for u in failed_units)]
+    if not failed_units and not other:
+        return
+    ev.status = "partial"
+    parts = []
+    if failed_units:
+        parts.append(f"{len(failed_units)} unit(s) could not be verified ({', '.join(failed_units[:10])}"
+                     + (", …" if len(failed_units) > 10 else "") + ")")
+    if other:
+        parts.append(f"{len(other)} part(s) of the text could not be decomposed ({other[0]})")
+    ev.message = "partly checked: " + "; ".join(parts)
+    ev.metrics["incomplete_units"] = failed_units
+
+
+def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None = None) -> Evaluation:
     on_event = on_event or _noop
     started = time.perf_counter()
     if case.kind == "cited_answer":
         from citefix.cited import evaluate_cited
 
         ev = evaluate_cited(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
+        _mark_partial(ev)
         ev.calls = collect_calls(decomposer, verifier)
         ev.duration_s = time.perf_counter() - started
         return ev
@@ -60,6 +98,7 @@ def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None)
         else:
             ev.status = "error"
             ev.message = "no unit could be verified: " + (ev.errors[0] if ev.errors else "unknown error")
+    _mark_partial(ev)
     ev.models = list(dict.fromkeys(m for m in (getattr(getattr(decomposer, "llm", None), "model", None),
                                                getattr(getattr(verifier, "llm", None), "model", None)) if m))
     ev.calls = collect_calls(decomposer, verifier)

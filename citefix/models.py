@@ -167,8 +167,9 @@ class Evaluation(BaseModel):
     case_id: str
     kind: CaseKind
     text: str
-    status: Literal["ok", "no_units", "uncited", "error"] = Field(
-        default="ok", description="'uncited': a cited answer without any citation mark (score None).")
+    status: Literal["ok", "no_units", "uncited", "error", "partial"] = Field(
+        default="ok", description="'uncited': a cited answer without any citation mark (score None); 'partial': some "
+                                  "unit could not be generated or verified (its score is never taken as whole).")
     message: str | None = None
     units: list[Unit] = Field(default_factory=list)
     verdicts: list[Verdict] = Field(default_factory=list)

@@ -113,12 +113,15 @@ def run(args) -> int:
         except UserError:
             store.finish_run(run_id, "failed", stop_reason="error")
             raise
-        store.write_round(run_id, 0, ev)
-        # "no units" because every model call failed is a failure too, not an empty text
-        failed = ev.status == "error" or (ev.status == "no_units" and bool(ev.errors))
-        store.finish_run(run_id, "failed" if failed else "finished", best_round=0, stop_reason=ev.status)
+        store.write_round(run_id, 0, ev, status="partial" if ev.status == "partial" else "done")
+        # "no units" because every model call failed is a failure too, not an empty text; a partly checked text is
+        # not a result: its run fails with llm_error and the units are named
+        failed = ev.status in ("error", "partial") or (ev.status == "no_units" and bool(ev.errors))
+        store.finish_run(run_id, "failed" if failed else "finished", best_round=None if ev.status == "partial" else 0,
+                         stop_reason="llm_error" if ev.status == "partial" else ev.status)
         if failed:
             model_failure = True
+            print(f"citefix: run {run_id} ({case.id}): {ev.message or ev.status}", file=sys.stderr)
         if args.json:
             print(to_json(ev, run_id=run_id, store_path=str(store.path)), flush=True)
         else:

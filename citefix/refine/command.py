@@ -360,6 +360,15 @@ def cmd_compare(args) -> int:
     paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes)
     print(paths["markdown"].read_text(encoding="utf-8"))
     print(f"wrote {paths['markdown']}, {paths['json']}, {paths['plot']}", file=sys.stderr)
+    from citefix.refine.compare import unfinished_runs
+
+    unfinished = unfinished_runs(store, result.by_strategy())
+    if unfinished:
+        runs = ", ".join(f"{r['id']} ({r['case_id']} · {r['strategy']}: {r.get('stop_reason') or r['status']})"
+                         for r in unfinished[:10]) + (", …" if len(unfinished) > 10 else "")
+        print(f"citefix: {len(unfinished)} run(s) did not finish: {runs}; run the same command again to retry them",
+              file=sys.stderr)
+        return 3
     return 0
 
 

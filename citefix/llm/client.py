@@ -398,7 +398,7 @@ class LLMClient:
             hit = self.cache.get(key)
             if hit is not None:
                 comp = Completion(
-                    text=hit["text"],
+                    text=redact(hit["text"]) or "",
                     top_logprobs=[[tuple(p) for p in pos] for pos in hit["top_logprobs"]] if hit.get("top_logprobs") else None,
                     prompt_tokens=hit.get("prompt_tokens"),
                     completion_tokens=hit.get("completion_tokens"),
@@ -428,6 +428,9 @@ class LLMClient:
                     )
                 if not isinstance(getattr(raw, "text", None), str):
                     raise MalformedResponse(f"{self.model!r} answered without text")
+                # the boundary where the model's text enters citefix: secrets it echoes are removed here, before the
+                # text is parsed, cached, stored or printed
+                raw.text = redact(raw.text) or ""
                 self._timeouts_in_row = 0
                 break
             except RemoteRequestBlocked:

@@ -87,9 +87,40 @@ def load_settings(**cli: Any) -> Settings:
     for name in ("concurrency", "window_words", "llm_attempts"):
         if name in values and values[name] < 1:
             raise ConfigError(f"{origin.get(name, name)} = {values[name]}: must be at least 1; fix that value")
+    _check_choices(values, origin)
     if values.get("llm_timeout") == 0:
         raise ConfigError(f"{origin.get('llm_timeout')} = 0: a model call needs some time; give seconds, e.g. 60")
     return Settings(**values)
+
+
+DECOMPOSERS = ("auto", "acu", "clauses", "aliice", "sentence")
+VERIFIERS = ("auto", "offline", "offline:lexical", "offline:alignment", "offline:similarity", "lexical", "alignment",
+             "similarity", "llm")
+
+
+def _check_choices(values: dict[str, Any], origin: dict[str, str]) -> None:
+    """Values with a fixed set of choices, and the pairs that need each other, checked where their origin is known."""
+    for name in ("llm", "judge_llm"):
+        if isinstance(values.get(name), str) and not values[name].strip():
+            raise ConfigError(f"{origin.get(name, name)} is empty; give a litellm model string such as "
+                              "openai/gpt-4o-mini, or unset it to run offline")
+    dec = values.get("decomposer")
+    if dec is not None and dec.strip() not in DECOMPOSERS:
+        raise ConfigError(f"{origin.get('decomposer', 'decomposer')} = {dec!r}: unknown decomposer; use "
+                          f"{', '.join(DECOMPOSERS)}")
+    ver = values.get("verifier")
+    if ver is not None:
+        v = ver.strip()
+        ok = v in VERIFIERS or (v.startswith("nli:") and len(v) > 4) or (v.startswith("llm:") and len(v) > 4)
+        if not ok:
+            raise ConfigError(f"{origin.get('verifier', 'verifier')} = {ver!r}: unknown verifier; use offline, "
+                              "offline:lexical, offline:alignment, offline:similarity, llm or nli:<model>")
+        if v == "llm" and not values.get("llm"):
+            raise ConfigError(f"{origin.get('verifier', 'verifier')} = 'llm' needs a model: pass --llm MODEL or set "
+                              "CITEFIX_LLM")
+    if dec is not None and dec.strip() == "acu" and not values.get("llm"):
+        raise ConfigError(f"{origin.get('decomposer', 'decomposer')} = 'acu' needs an LLM: pass --llm MODEL or set "
+                          "CITEFIX_LLM")
 
 
 def _typed(name: str, value: Any, default: Any, where: str) -> Any:

@@ -145,6 +145,8 @@ def _looks_jsonl(s: str) -> bool:
 def _records(data: Any, name: str, lineno: int | None) -> Iterator[Case]:
     if isinstance(data, dict) and isinstance(data.get("data"), list) and "sources" not in data:
         # ALCE-style results file: {"args": ..., "data": [{"question", "docs": [{"title", "text"}], "output"}]}
+        if not data["data"]:
+            raise InputError(f"{name}: the results file's 'data' list is empty; add at least one item")
         for i, item in enumerate(data["data"]):
             yield _alce_item(item, i, name)
         return

@@ -218,6 +218,8 @@ def cmd_refine(args) -> int:
         raise InputError("--resume continues a stored run: give no case files with it")
     if args.rounds is not None and args.rounds < 0:
         raise InputError("--rounds must be 0 or more")
+    if args.out and Path(args.out).is_dir():  # say so before any work is done
+        raise InputError(f"--out {args.out}: is a folder; give a file path, e.g. --out {Path(args.out) / 'revised.txt'}")
     saved: dict[str, Any] = {}
     jobs: list[tuple[Any, str | None]] = []
     if args.resume is None:
@@ -289,7 +291,7 @@ def _write_out(path: str, results) -> None:
                                         "score": r.best_score, "stop_reason": r.stop_reason, "text": r.best_text},
                                        ensure_ascii=False) + "\n")
     except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}; pick another path") from exc
+        raise InputError(f"--out {path}: cannot write it ({exc.strerror or exc}); pick another path") from exc
 
 
 # --- compare --------------------------------------------------------------------------------------------------------------
@@ -308,6 +310,13 @@ def cmd_compare(args) -> int:
                          f"; use a comma-separated list from {', '.join(available_strategies())}")
     if args.rounds < 1:
         raise InputError("--rounds must be at least 1")
+    report_dir = Path(args.report)
+    if report_dir.exists() and not report_dir.is_dir():
+        raise InputError(f"--report {args.report}: is a file; give a folder for report.md, report.json and scores.png")
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--report {args.report}: cannot make the folder ({exc.strerror or exc}); give another path") from exc
     cases = []
     for path in args.inputs:
         cases += load_cases(path)

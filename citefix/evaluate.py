@@ -43,13 +43,19 @@ def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None)
     return second
 
 
+def _model_failed(ev: Evaluation) -> bool:
+    """A model call of this evaluation failed after its retries (not a data problem such as a missing passage)."""
+    return any(getattr(c, "status", None) == "error" or (c.error and not c.cached) for c in ev.calls)
+
+
 def _incomplete(ev: Evaluation) -> bool:
-    return bool(ev.errors) and ev.status in ("partial", "error", "no_units")
+    return _model_failed(ev) and ev.status in ("partial", "error", "no_units")
 
 
 def _mark_partial(ev: Evaluation) -> None:
-    """An otherwise scored evaluation with failed units or sentences becomes 'partial', naming what is missing."""
-    if ev.status != "ok":
+    """An otherwise scored evaluation in which a model call failed (a unit not verified, a sentence not decomposed)
+    becomes 'partial', naming what is missing."""
+    if ev.status != "ok" or not _model_failed(ev):
         return
     failed_units = list(dict.fromkeys(v.unit_id for v in ev.verdicts if v.error))
     other = [e for e in ev.errors if not any(e.startswith(f"{u}:") for u in failed_units)]
@@ -73,8 +79,8 @@ def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None =
         from citefix.cited import evaluate_cited
 
         ev = evaluate_cited(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
-        _mark_partial(ev)
         ev.calls = collect_calls(decomposer, verifier)
+        _mark_partial(ev)
         ev.duration_s = time.perf_counter() - started
         return ev
     on_event("decompose_started", {"decomposer": decomposer.name})
@@ -98,9 +104,9 @@ def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None =
         else:
             ev.status = "error"
             ev.message = "no unit could be verified: " + (ev.errors[0] if ev.errors else "unknown error")
-    _mark_partial(ev)
     ev.models = list(dict.fromkeys(m for m in (getattr(getattr(decomposer, "llm", None), "model", None),
                                                getattr(getattr(verifier, "llm", None), "model", None)) if m))
     ev.calls = collect_calls(decomposer, verifier)
+    _mark_partial(ev)
     ev.duration_s = time.perf_counter() - started
     return ev

@@ -106,14 +106,14 @@ def _check_choices(values: dict[str, Any], origin: dict[str, str]) -> None:
                               "openai/gpt-4o-mini, or unset it to run offline")
     dec = values.get("decomposer")
     if dec is not None and dec.strip() not in DECOMPOSERS:
-        raise ConfigError(f"{origin.get('decomposer', 'decomposer')} = {dec!r}: unknown decomposer; use "
+        raise ConfigError(f"unknown decomposer {dec!r} (from {origin.get('decomposer', 'decomposer')}); use "
                           f"{', '.join(DECOMPOSERS)}")
     ver = values.get("verifier")
     if ver is not None:
         v = ver.strip()
         ok = v in VERIFIERS or (v.startswith("nli:") and len(v) > 4) or (v.startswith("llm:") and len(v) > 4)
         if not ok:
-            raise ConfigError(f"{origin.get('verifier', 'verifier')} = {ver!r}: unknown verifier; use offline, "
+            raise ConfigError(f"unknown verifier {ver!r} (from {origin.get('verifier', 'verifier')}); use offline, "
                               "offline:lexical, offline:alignment, offline:similarity, llm or nli:<model>")
         if v == "llm" and not values.get("llm"):
             raise ConfigError(f"{origin.get('verifier', 'verifier')} = 'llm' needs a model: pass --llm MODEL or set "

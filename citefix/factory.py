@@ -15,7 +15,9 @@ OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical
 
 def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLMClient:
     cache = store.llm_cache() if (store is not None and settings.cache) else None
-    return LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency)
+    return LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency,
+                     timeout=settings.llm_timeout, max_attempts=settings.llm_attempts,
+                     backoff_max=settings.llm_backoff_max, run_deadline=settings.run_deadline or None)
 
 
 def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | None = None, transport=None):

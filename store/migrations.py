@@ -168,3 +168,20 @@ def m003_refine_rounds(db: Database) -> None:
     """Refinement: the round a round revised (its parent; reverts make lineages branch) and the strategy used."""
     db["rounds"].add_column("parent", int)
     db["rounds"].add_column("strategy", str)
+
+
+@migrations(name="m_issue12_call_attempts")
+def m_issue12_call_attempts(db: Database) -> None:
+    """Every attempt in the call log: a row per failed attempt too, each with its status, error class and number."""
+    db["calls"].add_column("status", str)
+    db["calls"].add_column("error_class", str)
+    db["calls"].add_column("attempt", int)
+
+
+@migrations(name="m_issue12_run_liveness")
+def m_issue12_run_liveness(db: Database) -> None:
+    """The process that owns a running run (pid, host) and when it last showed life: a run whose process is gone
+    reads as interrupted."""
+    db["runs"].add_column("pid", int)
+    db["runs"].add_column("host", str)
+    db["runs"].add_column("heartbeat", str)

@@ -71,8 +71,14 @@ def test_check_over_http_with_faults(server, tmp_path):
     assert any("two years" in u["text"] for u in units)
     assert {v["label"] for v in verdicts} == {"supported", "unsupported"}
 
-    # every call logged: one row per answered request, retries counted in attempts
-    calls = rows(db, "select * from calls")
+    # every attempt logged: one row per request served, answered (ok) or failed and retried (with its error class)
+    all_calls = rows(db, "select * from calls")
+    assert len(all_calls) == server.stats.requests
+    retried = [c for c in all_calls if c["status"] == "retried"]
+    assert len(retried) == len(faults) and all(c["error_class"] and c["latency_ms"] is not None for c in retried)
+    assert sorted(c["error_class"] for c in retried) == sorted({"429": "rate_limit", "500": "server_error",
+                                                                "503": "server_error"}[f] for f in faults)
+    calls = [c for c in all_calls if c["status"] == "ok"]
     assert len(calls) == server.stats.answered
     assert sum(c["attempts"] for c in calls) == server.stats.requests
     assert sum(c["attempts"] - 1 for c in calls) == len(faults)

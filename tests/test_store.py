@@ -15,7 +15,7 @@ from citefix.store import Store, default_db_path
 EXPECTED = {
     "cases": {"id", "case_id", "kind", "content_hash", "data", "created"},
     "runs": {"id", "case_pk", "command", "status", "created", "finished", "input_path", "llm", "judge_llm", "decomposer",
-             "verifier", "strategy", "settings", "best_round", "stop_reason"},
+             "verifier", "strategy", "settings", "best_round", "stop_reason", "pid", "host", "heartbeat"},
     "rounds": {"id", "run_id", "n", "status", "text", "comment", "score", "judge_score", "n_units", "n_unsupported",
                "edit_prev", "edit_orig", "prompt_tokens", "completion_tokens", "cost", "duration_s", "accepted",
                "evaluation", "judge_evaluation", "created"},
@@ -27,7 +27,7 @@ EXPECTED = {
     "scores": {"id", "round_id", "role", "name", "value"},
     "calls": {"id", "run_id", "round_id", "purpose", "model", "prompt_name", "prompt_version", "prompt_hash", "messages",
               "response", "logprobs", "prompt_tokens", "completion_tokens", "latency_ms", "cost", "cached", "attempts",
-              "error", "created"},
+              "error", "created", "status", "error_class", "attempt"},
     "llm_cache": {"key", "model", "value", "created"},
     "verdict_cache": {"key", "verifier", "value", "created"},
     "metaeval_runs": {"id", "created", "path", "format", "n_items", "verifiers", "command", "result", "duration_s"},

@@ -49,6 +49,8 @@ def gather_cases(args) -> list[tuple]:
     from citefix.inputs import iter_cases, load_cases, load_pair
 
     cases = []
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit {args.limit}: must be 1 or more (the number of cases to use); drop it to use them all")
     if args.example:
         path = example_path(args.example)
         cases += [(c, path) for c in load_cases(path)]
@@ -83,8 +85,11 @@ def run(args) -> int:
         if args.verifier and args.verifier != f"nli:{args.nli}":
             raise InputError("--nli and --verifier both choose the verifier; give one of them")
         args.verifier = f"nli:{args.nli}"
+    from citefix.cli import llm_options
+
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
-                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None)
+                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None,
+                             **llm_options(args))
     store = Store(settings.db)
     pipeline = build_pipeline(settings, store)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
@@ -97,6 +102,9 @@ def run(args) -> int:
         run_id = store.start_run(case, "check", input_path=str(path), llm=settings.llm, decomposer=decomposer.name,
                                  verifier=pipeline.verifier.name, settings={"verifier": settings.verifier,
                                                                             "decomposer": settings.decomposer})
+        from citefix.calllog import bind_call_log
+
+        bind_call_log(store, run_id, pipeline.llm, pipeline.verifier, decomposer)  # calls logged as they complete
         try:
             ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier)
         except KeyboardInterrupt:
@@ -105,12 +113,15 @@ def run(args) -> int:
         except UserError:
             store.finish_run(run_id, "failed", stop_reason="error")
             raise
-        store.write_round(run_id, 0, ev)
-        # "no units" because every model call failed is a failure too, not an empty text
-        failed = ev.status == "error" or (ev.status == "no_units" and bool(ev.errors))
-        store.finish_run(run_id, "failed" if failed else "finished", best_round=0, stop_reason=ev.status)
+        store.write_round(run_id, 0, ev, status="partial" if ev.status == "partial" else "done")
+        # "no units" because every model call failed is a failure too, not an empty text; a partly checked text is
+        # not a result: its run fails with llm_error and the units are named
+        failed = ev.status in ("error", "partial") or (ev.status == "no_units" and bool(ev.errors))
+        store.finish_run(run_id, "failed" if failed else "finished", best_round=None if ev.status == "partial" else 0,
+                         stop_reason="llm_error" if ev.status == "partial" else ev.status)
         if failed:
             model_failure = True
+            print(f"citefix: run {run_id} ({case.id}): {ev.message or ev.status}", file=sys.stderr)
         if args.json:
             print(to_json(ev, run_id=run_id, store_path=str(store.path)), flush=True)
         else:

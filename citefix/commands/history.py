@@ -39,13 +39,23 @@ def register(sub) -> None:
 
 
 def _store(args):
+    """The store, opened read-only: these commands never create a file or folder, nor migrate."""
     from citefix.config import load_settings
     from citefix.store import Store
 
-    return Store(load_settings(db=args.db).db)
+    return Store(load_settings(db=args.db).db, readonly=True)
 
 
 def cmd_runs(args) -> int:
+    from citefix.config import load_settings
+    from citefix.store import default_db_path
+
+    path = default_db_path(load_settings(db=args.db).db)
+    if not path.exists() and not args.json:
+        print(f"no runs in {path} (no store there yet)")
+        return 0
+    if not path.exists():
+        return 0
     store = _store(args)
     rows = store.list_runs(case=args.case, strategy=args.strategy, model=args.model, command=args.cmd, limit=args.limit)
     if args.json:
@@ -179,8 +189,18 @@ def cmd_export(args) -> int:
     store = _store(args)
     text = export_run(store, args.run, args.format)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
+        from pathlib import Path
+
+        from citefix.errors import InputError
+
+        out = Path(args.out)
+        if out.is_dir():
+            raise InputError(f"--out {args.out}: is a folder; give a file path, e.g. --out {out / f'run-{args.run}.{args.format}'}")
+        try:
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            raise InputError(f"--out {args.out}: cannot write it ({exc.strerror}); check the folder exists and is writable") from exc
         print(f"wrote {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -97,13 +97,14 @@ def register(sub) -> None:
 
 
 def _settings(args, saved: dict[str, Any] | None = None):
+    from citefix.cli import llm_options
     from citefix.config import load_settings
 
     saved = saved or {}
     pick = lambda name, attr=None: getattr(args, attr or name, None) if getattr(args, attr or name, None) is not None else saved.get(name)  # noqa: E731
     return load_settings(llm=pick("llm"), judge_llm=pick("judge_llm"), verifier=pick("verifier"),
                          decomposer=pick("decomposer"), strategy=pick("strategy"), concurrency=args.concurrency,
-                         db=args.db, cache=False if args.no_cache else saved.get("cache"))
+                         db=args.db, cache=False if args.no_cache else saved.get("cache"), **llm_options(args, saved))
 
 
 def _collaborators(settings, store, *, reviser: str | None, judge_verifier: str | None):
@@ -217,6 +218,8 @@ def cmd_refine(args) -> int:
         raise InputError("--resume continues a stored run: give no case files with it")
     if args.rounds is not None and args.rounds < 0:
         raise InputError("--rounds must be 0 or more")
+    if args.out and Path(args.out).is_dir():  # say so before any work is done
+        raise InputError(f"--out {args.out}: is a folder; give a file path, e.g. --out {Path(args.out) / 'revised.txt'}")
     saved: dict[str, Any] = {}
     jobs: list[tuple[Any, str | None]] = []
     if args.resume is None:
@@ -226,7 +229,7 @@ def cmd_refine(args) -> int:
     else:
         from citefix.config import load_settings
 
-        probe = Store(load_settings(db=args.db).db)
+        probe = Store(load_settings(db=args.db).db, readonly=True)
         run = probe.run(args.resume)
         try:
             saved = json.loads(run.get("settings") or "{}")
@@ -288,7 +291,7 @@ def _write_out(path: str, results) -> None:
                                         "score": r.best_score, "stop_reason": r.stop_reason, "text": r.best_text},
                                        ensure_ascii=False) + "\n")
     except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}; pick another path") from exc
+        raise InputError(f"--out {path}: cannot write it ({exc.strerror or exc}); pick another path") from exc
 
 
 # --- compare --------------------------------------------------------------------------------------------------------------
@@ -307,6 +310,13 @@ def cmd_compare(args) -> int:
                          f"; use a comma-separated list from {', '.join(available_strategies())}")
     if args.rounds < 1:
         raise InputError("--rounds must be at least 1")
+    report_dir = Path(args.report)
+    if report_dir.exists() and not report_dir.is_dir():
+        raise InputError(f"--report {args.report}: is a file; give a folder for report.md, report.json and scores.png")
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--report {args.report}: cannot make the folder ({exc.strerror or exc}); give another path") from exc
     cases = []
     for path in args.inputs:
         cases += load_cases(path)
@@ -359,6 +369,15 @@ def cmd_compare(args) -> int:
     paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes)
     print(paths["markdown"].read_text(encoding="utf-8"))
     print(f"wrote {paths['markdown']}, {paths['json']}, {paths['plot']}", file=sys.stderr)
+    from citefix.refine.compare import unfinished_runs
+
+    unfinished = unfinished_runs(store, result.by_strategy())
+    if unfinished:
+        runs = ", ".join(f"{r['id']} ({r['case_id']} · {r['strategy']}: {r.get('stop_reason') or r['status']})"
+                         for r in unfinished[:10]) + (", …" if len(unfinished) > 10 else "")
+        print(f"citefix: {len(unfinished)} run(s) did not finish: {runs}; run the same command again to retry them",
+              file=sys.stderr)
+        return 3
     return 0
 
 

@@ -104,7 +104,10 @@ def run_compare(
                 return result
             sig = signature(strategy, {**base_signature, "max_rounds": max_rounds, "target": target, "patience": patience})
             row = find_reusable(store, case, sig)
-            if row is not None and row["status"] in ("finished", "failed"):
+            if row is not None:
+                row = store.run(row["id"])  # with its liveness: a run whose process is gone reads as interrupted
+            # only a finished run is final: a failed or interrupted one is resumed (its completed rounds are kept)
+            if row is not None and row["status"] == "finished":
                 result.runs.append(CompareRun(case.id, strategy, row["id"], True, row.get("stop_reason")))
                 if on_run:
                     on_run(i, total, case, strategy, row, True)
@@ -311,6 +314,20 @@ def plot(data: dict[str, Any], path: Path, *, title: str = "Score per round") ->
     return path
 
 
+def unfinished_runs(store, runs_by_strategy: dict[str, list[int]]) -> list[dict]:
+    """The listed runs that did not finish (failed, cancelled, interrupted), with their case id, in run order."""
+    from citefix.refine.session import FAILURE_REASONS
+
+    out = []
+    for strategy, ids in runs_by_strategy.items():
+        for rid in ids:
+            row = store.run(rid)
+            if row["status"] != "finished" or row.get("stop_reason") in FAILURE_REASONS:
+                case = store.case_for_run(rid)
+                out.append({**row, "case_id": case.id, "strategy": strategy})
+    return sorted(out, key=lambda r: r["id"])
+
+
 def write_report(store, runs_by_strategy: dict[str, list[int]], max_rounds: int, out_dir: str | Path, *,
                  notes: list[str] | None = None) -> dict[str, Path]:
     """report.md, report.json and scores.png in out_dir, from the store alone."""
@@ -318,7 +335,16 @@ def write_report(store, runs_by_strategy: dict[str, list[int]], max_rounds: int,
     out.mkdir(parents=True, exist_ok=True)
     data = collect(store, runs_by_strategy, max_rounds)
     md = out / "report.md"
-    md.write_text(render_markdown(data, notes=notes), encoding="utf-8")
+    text = render_markdown(data, notes=notes)
+    unfinished = unfinished_runs(store, runs_by_strategy)
+    if unfinished:  # failed is not finished: say so first, before any mean that these runs are part of
+        head, _, rest = text.partition("\n")
+        block = [f"**{len(unfinished)} run(s) did not finish** (their scores below stop where they stopped; rerun the "
+                 "same command to retry them):", ""]
+        block += [f"- run {r['id']} ({r['case_id']}, {r['strategy']}): {r['status']}, {r.get('stop_reason') or '—'}"
+                  for r in unfinished]
+        text = head + "\n\n" + "\n".join(block) + "\n" + rest if head.startswith("#") else "\n".join(block) + "\n\n" + text
+    md.write_text(text, encoding="utf-8")
     js = out / "report.json"
     js.write_text(json.dumps({**data, "store": str(store.path), "notes": notes or []}, indent=2, ensure_ascii=False),
                   encoding="utf-8")

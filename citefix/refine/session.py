@@ -226,6 +226,11 @@ class RefineSession:
                 judge_llm=getattr(getattr(self.judge_verifier, "llm", None), "model", None),
                 decomposer=getattr(self.decomposer, "name", None), verifier=getattr(self.verifier, "name", None),
                 strategy=self.strategy.name, settings=self.run_settings())
+        if store is not None and self.run_id is not None:  # every call logged as it completes, under this run
+            from citefix.calllog import bind_call_log
+
+            bind_call_log(store, self.run_id, self.llm, self.verifier, self.decomposer, self.strategy, self.reviser,
+                          self.judge_verifier, self.judge_decomposer)
 
     # --- construction from the store -----------------------------------------------------------------------------
 
@@ -262,6 +267,13 @@ class RefineSession:
                 cost=r["cost"] or 0.0, duration_s=r["duration_s"]))
             if r["accepted"] is None or r["accepted"]:
                 prev_n = r["n"]
+        # a round that could not be checked whole (partial, or every unit failed on a model fault) is not a completed
+        # round: drop it, so resuming checks that text (round 0) or revises the last complete round again
+        bad = next((r.n for r in self.rounds if r.evaluation.status == "partial"
+                    or (r.evaluation.status == "error" and r.evaluation.errors)), None)
+        if bad is not None:
+            self.store.delete_rounds_from(run_id, bad)
+            self.rounds = [r for r in self.rounds if r.n < bad]
         accepted = [r for r in self.rounds if r.accepted]
         self.current = (accepted or self.rounds or [None])[-1]
         if self.rounds and self.rounds[0].n == 0:
@@ -337,6 +349,8 @@ class RefineSession:
                                     "message": r.evaluation.message})
 
     def _store_round(self, r: Round, calls: list[CallRecord]) -> None:
+        if r.evaluation.status == "partial":
+            r.status = "partial"
         if self.store is None:
             return
         self.store.write_round(self.run_id, r.n, r.evaluation, calls=calls, comment=r.comment, judge=r.judge,
@@ -542,6 +556,8 @@ class RefineSession:
         chain = self.lineage()
         if not chain:
             raise ConfigError("no round stored yet")
+        whole = [r for r in chain if r.evaluation.status != "partial"]
+        chain = whole or chain  # a partly checked round is never compared with complete ones
 
         def key(item):
             depth, r = item
@@ -558,6 +574,8 @@ class RefineSession:
         ev = cur.evaluation
         if ev.status == "error":
             return "evaluation_error"
+        if ev.status == "partial":  # some unit could not be checked even after the round was retried
+            return "llm_error"
         if ev.status == "no_units":
             return "no_units"
         if cur.n_unsupported == 0:
@@ -627,8 +645,8 @@ class RefineSession:
             while True:
                 reason = self.stop_reason(max_rounds=max_rounds, target=target, patience=patience)
                 if reason:
-                    if reason == "evaluation_error":
-                        message = self.current.evaluation.message
+                    if reason == "evaluation_error" or self.current.evaluation.status == "partial":
+                        message = f"round {self.current.n} {self.current.evaluation.message}"
                     break
                 self._check_cancel()
                 _, prop = self.step()

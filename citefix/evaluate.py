@@ -25,6 +25,15 @@ def collect_calls(*parts) -> list:
     return calls
 
 
+def models_used(decomposer, verifier) -> list[str]:
+    """The models behind an evaluation: LLMs of the decomposer and verifier, and a verifier's own model (NLI)."""
+    names = [getattr(getattr(decomposer, "llm", None), "model", None), getattr(getattr(verifier, "llm", None), "model", None)]
+    own = getattr(verifier, "model_name", None)
+    if isinstance(own, str):
+        names.append(own)
+    return list(dict.fromkeys(m for m in names if m))
+
+
 def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None) -> Evaluation:
     """Decompose case.text into units, verify them against the sources, score.
 
@@ -36,6 +45,7 @@ def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None)
         from citefix.cited import evaluate_cited
 
         ev = evaluate_cited(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
+        ev.models = models_used(decomposer, verifier)
         ev.calls = collect_calls(decomposer, verifier)
         ev.duration_s = time.perf_counter() - started
         return ev
@@ -60,8 +70,7 @@ def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None)
         else:
             ev.status = "error"
             ev.message = "no unit could be verified: " + (ev.errors[0] if ev.errors else "unknown error")
-    ev.models = list(dict.fromkeys(m for m in (getattr(getattr(decomposer, "llm", None), "model", None),
-                                               getattr(getattr(verifier, "llm", None), "model", None)) if m))
+    ev.models = models_used(decomposer, verifier)
     ev.calls = collect_calls(decomposer, verifier)
     ev.duration_s = time.perf_counter() - started
     return ev

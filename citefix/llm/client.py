@@ -221,6 +221,8 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
             cost=cost,
         )
 
+    call.api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)
+    call.completion_kwargs = dict(completion_kwargs)
     return call
 
 
@@ -260,6 +262,7 @@ class LLMClient:
         if not model or not model.strip():
             raise LLMError("empty model name; give a litellm model string such as openai/gpt-4o-mini")
         self.model = model
+        self.api_base = api_base
         self.transport = transport or litellm_transport(api_base)
         self.cache = cache
         self.concurrency = max(1, int(concurrency))
@@ -285,8 +288,20 @@ class LLMClient:
             self._calls.append(rec)
 
     # -- calls ------------------------------------------------------------------------------------------------------
-    def cache_key(self, messages, max_tokens: int, temperature: float, top_logprobs: int) -> str:
-        payload = json.dumps([self.model, messages, max_tokens, temperature, top_logprobs], sort_keys=True)
+    def endpoint(self) -> str | None:
+        """The base URL the request goes to: the client's, the transport's, else the one litellm reads from the
+        environment (OPENAI_API_BASE, …) at call time."""
+        return self.api_base or getattr(self.transport, "api_base", None) or _env_api_base(self.model)
+
+    def cache_key(self, messages, max_tokens: int, temperature: float, top_logprobs: int, prompt=None) -> str:
+        """Everything that changes the answer: model, endpoint, prompt name/version/hash, messages and parameters."""
+        extra = getattr(self.transport, "completion_kwargs", None) or {}
+        payload = json.dumps(
+            {"model": self.model, "endpoint": self.endpoint(), "transport_kwargs": {k: repr(v) for k, v in extra.items()},
+             "prompt": [getattr(prompt, "name", None), getattr(prompt, "version", None), getattr(prompt, "hash", None)],
+             "messages": messages, "max_tokens": max_tokens, "temperature": temperature, "top_logprobs": top_logprobs},
+            sort_keys=True, default=str,
+        )
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def complete(
@@ -299,7 +314,7 @@ class LLMClient:
         top_logprobs: int = 0,
         prompt=None,
     ) -> Completion:
-        key = self.cache_key(messages, max_tokens, temperature, top_logprobs)
+        key = self.cache_key(messages, max_tokens, temperature, top_logprobs, prompt)
         rec = CallRecord(
             purpose=purpose,
             model=self.model,

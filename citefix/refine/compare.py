@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from citefix.costs import format_cost, summarise_calls
 from citefix.models import Case
 
 SIGNATURE_KEYS = ("strategy", "llm", "judge_llm", "verifier", "judge_verifier", "decomposer", "reviser", "max_rounds",
@@ -166,7 +167,9 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
             rows = _lineage_rows(store.rounds(run_id))
             if not rows:
                 continue
-            calls = [c for c in store.calls(run_id) if not c["cached"]]
+            all_calls = store.calls(run_id)
+            calls = [c for c in all_calls if not c["cached"]]
+            spent = summarise_calls(all_calls)
             best_n = run["best_round"] if run["best_round"] is not None else rows[-1]["n"]
             best = next((r for r in rows if r["n"] == best_n), rows[-1])
             per_run.append({
@@ -184,7 +187,9 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
                 "edit_orig": best["edit_orig"] or 0,
                 "tokens": sum((c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0) for c in calls),
                 "calls": len(calls),
-                "cost": sum(c["cost"] or 0.0 for c in calls),
+                "cached_calls": spent.cached,
+                "cost": spent.cost,  # None: a call had no price in litellm's table (unknown, not free)
+                "cost_unknown_why": spent.why_unknown,
                 "stop_reason": run["stop_reason"],
                 "status": run["status"],
             })
@@ -209,7 +214,9 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
             "mean_tokens": _mean([r["tokens"] for r in per_run]),
             "total_tokens": sum(r["tokens"] for r in per_run),
             "total_calls": sum(r["calls"] for r in per_run),
-            "total_cost": sum(r["cost"] for r in per_run),
+            "cached_calls": sum(r["cached_calls"] for r in per_run),
+            "total_cost": (None if any(r["cost"] is None for r in per_run) else sum(r["cost"] for r in per_run)),
+            "cost_unknown_why": next((r["cost_unknown_why"] for r in per_run if r["cost_unknown_why"]), None),
             "stop_reasons": stops,
             "runs": per_run,
         }
@@ -241,14 +248,15 @@ def render_markdown(data: dict[str, Any], *, title: str = "Strategy comparison",
             lines.append(f"| {s} | {d['cases']} | " + " | ".join(_f(x) for x in d["mean_judge_score"]) + " |")
     lines += ["", "## Outcome (best round of each run)", "",
               "| strategy | all supported before | all supported after | mean best score | mean edit distance (words) | "
-              "mean rounds | tokens (mean per case) | model calls | cost | stop reasons |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+              "mean rounds | tokens (mean per case) | model calls | answers from the cache | cost | stop reasons |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for s, d in strategies.items():
         stops = ", ".join(f"{k} {v}" for k, v in sorted(d["stop_reasons"].items(), key=lambda kv: -kv[1]))
         lines.append(
             f"| {s} | {_f(d['all_supported_before'], '{:.0%}')} | {_f(d['all_supported'], '{:.0%}')} | "
             f"{_f(d['mean_best_score'])} | {_f(d['mean_edit_distance'], '{:.1f}')} | {_f(d['mean_rounds_used'], '{:.2f}')} | "
-            f"{_f(d['mean_tokens'], '{:.0f}')} | {d['total_calls']} | {_f(d['total_cost'], '${:.4f}')} | {stops} |")
+            f"{_f(d['mean_tokens'], '{:.0f}')} | {d['total_calls']} | {d['cached_calls']} | "
+            f"{format_cost(d['total_cost'], d['cost_unknown_why'])} | {stops} |")
     lines += ["", "Scores of runs that stopped early are carried forward to later rounds. Edit distance: word-level "
               "Levenshtein distance between the original text and the best round's text. Tokens, calls and cost count "
               "model calls not answered from the cache. Runs behind every number: report.json.", ""]

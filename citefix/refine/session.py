@@ -67,7 +67,7 @@ class Round:
     edit_orig: int | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: a call had no price (unknown, not free)
     duration_s: float | None = None
 
     @property
@@ -80,7 +80,7 @@ class Round:
 
     @property
     def n_units(self) -> int:
-        return len(self.evaluation.units)
+        return len(self.evaluation.checked_units)
 
     @property
     def n_unsupported(self) -> int:
@@ -259,7 +259,7 @@ class RefineSession:
                 accepted=bool(r["accepted"] if r["accepted"] is not None else 1), status=r["status"] or "done",
                 strategy=r.get("strategy"), edit_prev=r["edit_prev"], edit_orig=r["edit_orig"],
                 prompt_tokens=r["prompt_tokens"] or 0, completion_tokens=r["completion_tokens"] or 0,
-                cost=r["cost"] or 0.0, duration_s=r["duration_s"]))
+                cost=r["cost"], duration_s=r["duration_s"]))
             if r["accepted"] is None or r["accepted"]:
                 prev_n = r["n"]
         accepted = [r for r in self.rounds if r.accepted]
@@ -344,7 +344,7 @@ class RefineSession:
                                accepted=r.accepted, parent=r.parent, strategy=r.strategy)
         row = next((x for x in self.store.rounds(self.run_id) if x["n"] == r.n), None)
         if row is not None:
-            r.prompt_tokens, r.completion_tokens, r.cost = row["prompt_tokens"] or 0, row["completion_tokens"] or 0, row["cost"] or 0.0
+            r.prompt_tokens, r.completion_tokens, r.cost = row["prompt_tokens"] or 0, row["completion_tokens"] or 0, row["cost"]
         self._emit("round_stored", {"round": r.n, "accepted": r.accepted})
 
     def _drain(self) -> list[CallRecord]:

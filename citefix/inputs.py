@@ -193,7 +193,7 @@ def _explain(exc: ValidationError) -> str:
     if kind == "extra_forbidden":
         import difflib
 
-        names = sorted(_CASE_FIELDS) if "." not in loc else ["id", "text", "title"]
+        names = sorted(_CASE_FIELDS) if "." not in loc else ["id", "title", "text"]
         allowed = ", ".join(names)
         guess = difflib.get_close_matches(str(err["loc"][-1]), names, n=1, cutoff=0.6)
         hint = f"did you mean '{guess[0]}'? " if guess else ""

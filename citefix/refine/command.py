@@ -261,6 +261,13 @@ def cmd_refine(args) -> int:
                 head = f"[{i}/{len(jobs)}] " if len(jobs) > 1 else ""
                 print(f"{head}refining {case.id} ({strategy}, up to {max_rounds} rounds)", file=sys.stderr)
             results.append(refine(case, input_path=str(path), **common))
+    if not args.json:
+        from citefix.costs import summarise_calls
+
+        for r in results:
+            spent = summarise_calls(store.calls(r.run_id)) if r.run_id is not None else None
+            if spent is not None and spent.calls:
+                print(f"run {r.run_id}: {spent.line()}", file=sys.stderr)
     if args.out:
         _write_out(args.out, results)
         if not args.json:

@@ -255,8 +255,8 @@ def render_markdown(data: dict[str, Any], *, title: str = "Strategy comparison",
         lines.append(
             f"| {s} | {_f(d['all_supported_before'], '{:.0%}')} | {_f(d['all_supported'], '{:.0%}')} | "
             f"{_f(d['mean_best_score'])} | {_f(d['mean_edit_distance'], '{:.1f}')} | {_f(d['mean_rounds_used'], '{:.2f}')} | "
-            f"{_f(d['mean_tokens'], '{:.0f}')} | {d['total_calls']} | {d['cached_calls']} | "
-            f"{format_cost(d['total_cost'], d['cost_unknown_why'])} | {stops} |")
+            f"{_f(d['mean_tokens'], '{:.0f}')} | {d['total_calls']} | {d.get('cached_calls', 0)} | "
+            f"{format_cost(d['total_cost'], d.get('cost_unknown_why'))} | {stops} |")
     lines += ["", "Scores of runs that stopped early are carried forward to later rounds. Edit distance: word-level "
               "Levenshtein distance between the original text and the best round's text. Tokens, calls and cost count "
               "model calls not answered from the cache. Runs behind every number: report.json.", ""]

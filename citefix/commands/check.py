@@ -72,8 +72,8 @@ def gather_cases(args) -> list[tuple]:
 
 
 def run(args) -> int:
+    from citefix.checking import check_case
     from citefix.config import load_settings
-    from citefix.evaluate import evaluate
     from citefix.factory import build_pipeline
     from citefix.report import render, to_json
     from citefix.store import Store
@@ -93,22 +93,7 @@ def run(args) -> int:
     many = len(cases) > 1
     cited = []  # cited answers' evaluations, for the corpus summary
     for i, (case, path) in enumerate(cases, 1):
-        decomposer = pipeline.decomposer_for(case.kind)
-        run_id = store.start_run(case, "check", input_path=str(path), llm=settings.llm, decomposer=decomposer.name,
-                                 verifier=pipeline.verifier.name, settings={"verifier": settings.verifier,
-                                                                            "decomposer": settings.decomposer})
-        try:
-            ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier)
-        except KeyboardInterrupt:
-            store.finish_run(run_id, "interrupted", stop_reason="interrupted")
-            raise
-        except UserError:
-            store.finish_run(run_id, "failed", stop_reason="error")
-            raise
-        store.write_round(run_id, 0, ev)
-        # "no units" because every model call failed is a failure too, not an empty text
-        failed = ev.status == "error" or (ev.status == "no_units" and bool(ev.errors))
-        store.finish_run(run_id, "failed" if failed else "finished", best_round=0, stop_reason=ev.status)
+        ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path))
         if failed:
             model_failure = True
         if args.json:

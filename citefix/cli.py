@@ -49,6 +49,27 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, help="parallel model calls (default 8)")
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
     p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
+    add_cost_options(p)
+
+
+def add_cost_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the number of model calls, tokens and cost (litellm's price table) and make no call")
+    p.add_argument("--max-cost", type=float, metavar="USD",
+                   help="stop before a model call that would take the spend past USD (completed rounds kept, exit 3)")
+
+
+def apply_budget(args, settings):
+    """--max-cost: a Budget shared by every LLM client the command builds (citefix.estimate)."""
+    if getattr(args, "max_cost", None) is None:
+        return None
+    from citefix.errors import InputError
+    from citefix.estimate import Budget
+
+    if args.max_cost <= 0:
+        raise InputError(f"--max-cost {args.max_cost}: give a positive amount in USD, e.g. --max-cost 0.50")
+    settings.budget = Budget(args.max_cost)
+    return settings.budget
 
 
 def main(argv: list[str] | None = None) -> int:

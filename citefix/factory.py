@@ -15,7 +15,9 @@ OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical
 
 def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLMClient:
     cache = store.llm_cache() if (store is not None and settings.cache) else None
-    return LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency)
+    client = LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency)
+    client.budget = getattr(settings, "budget", None)  # --max-cost, set on the settings by the command
+    return client
 
 
 def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | None = None, transport=None):

@@ -71,6 +71,20 @@ def gather_cases(args) -> list[tuple]:
     return cases
 
 
+def dry_run(cases, settings, *, json_out: bool = False) -> int:
+    """--dry-run: the model calls, tokens and cost the check would take; nothing is called or stored."""
+    import json
+
+    from citefix.estimate import Estimate, estimate_check
+
+    total = Estimate()
+    for case in cases:
+        total.merge(estimate_check(case, settings))
+    print(json.dumps({"dry_run": total.as_dict(), "cases": len(cases)}) if json_out else
+          f"{total.line()} ({len(cases)} case{'s' if len(cases) != 1 else ''})")
+    return 0
+
+
 def run(args) -> int:
     from citefix.checking import check_case
     from citefix.config import load_settings
@@ -85,6 +99,11 @@ def run(args) -> int:
         args.verifier = f"nli:{args.nli}"
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
                              concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None)
+    if args.dry_run:
+        return dry_run([c for c, _ in cases], settings, json_out=args.json)
+    from citefix.cli import apply_budget
+
+    budget = apply_budget(args, settings)
     store = Store(settings.db)
     pipeline = build_pipeline(settings, store)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
@@ -112,6 +131,9 @@ def run(args) -> int:
             failed_gate = True
         if ev.kind == "cited_answer":
             cited.append(ev.model_copy(update={"units": [], "verdicts": []}))
+        if budget is not None and budget.reached:
+            print(f"citefix: {budget.message()}; checked {i} of {len(cases)} cases", file=sys.stderr)
+            return 3
     if many and cited:
         import json
 

@@ -273,6 +273,7 @@ class LLMClient:
         self._calls: list[CallRecord] = []
         self._lock = threading.Lock()
         self._logprobs_supported: bool | None = None
+        self.budget = None  # a citefix.estimate.Budget shared by a command's clients (--max-cost), or None
         # The bound holds across threads: two map() calls at once (CLI + TUI worker) still share `concurrency` slots.
         self._slots = threading.BoundedSemaphore(self.concurrency)
 
@@ -338,6 +339,8 @@ class LLMClient:
                 rec.logprobs = _lp_json(comp.top_logprobs)
                 self._log(rec)
                 return comp
+        if self.budget is not None:  # --max-cost: refuse a call that would pass the limit, before it is made
+            self.budget.before(self.model, messages, max_tokens)
         started = time.perf_counter()
         attempts = 0
         from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
@@ -376,6 +379,8 @@ class LLMClient:
             self._log(rec)
             raise LLMError(rec.error) from exc
         latency = (time.perf_counter() - started) * 1000
+        if self.budget is not None:
+            self.budget.after(raw.cost)
         comp = Completion(
             text=raw.text,
             top_logprobs=raw.top_logprobs,

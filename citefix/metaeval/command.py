@@ -52,6 +52,9 @@ def register(sub) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
     p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
     p.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+    from citefix.cli import add_cost_options
+
+    add_cost_options(p)
     p.set_defaults(func=run)
 
 
@@ -120,6 +123,15 @@ def run(args) -> int:
                           "--verifier offline (or lexical, alignment, similarity) on a file with labels, not RoSE")
     settings = load_settings(llm=args.llm, decomposer=args.decomposer, concurrency=args.concurrency, db=args.db,
                              cache=False if args.no_cache else None)
+    if args.dry_run:
+        from citefix.estimate import estimate_meta_eval
+
+        est = estimate_meta_eval(args.path, names, settings, limit=args.limit, format=shape, decomposer=args.decomposer)
+        print(est.line())
+        return 0
+    from citefix.cli import apply_budget
+
+    budget = apply_budget(args, settings)
     if names:
         _torch_threads()
     store = None
@@ -165,6 +177,9 @@ def run(args) -> int:
         print(f"citefix: calibrated thresholds ({where}, {next(iter(cal['thresholds'].values()))['n']} items): {fitted}",
               file=sys.stderr)
         print(f"citefix: written to {cal['path']}; use them with: export CITEFIX_OFFLINE_PARAMS={shlex.quote(cal['path'])}",
+              file=sys.stderr)
+    if budget is not None and budget.reached:
+        print(f"citefix: {budget.message()}; calls past the limit were not made (their items are missing)",
               file=sys.stderr)
     errors = [r.error for r in result.scores if r.error] + [d.error for d in result.decompositions if d.error]
     if errors:

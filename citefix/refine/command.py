@@ -237,9 +237,25 @@ def cmd_refine(args) -> int:
         saved.setdefault("strategy", run.get("strategy"))
         probe.close()
     settings = _settings(args, saved)
-    store = Store(settings.db)
     reviser = args.reviser or saved.get("reviser")
     judge_verifier = args.judge_verifier or saved.get("judge_verifier")
+    if args.dry_run:
+        if args.resume is not None:
+            raise InputError("--dry-run estimates new runs; give case files, not --resume")
+        from citefix.estimate import Estimate, estimate_refine
+
+        total = Estimate()
+        rounds = args.rounds if args.rounds is not None else DEFAULT_ROUNDS
+        for case, _ in jobs:
+            total.merge(estimate_refine(case, settings, strategy=args.strategy or settings.strategy, rounds=rounds,
+                                        reviser=reviser, judge_llm=settings.judge_llm, judge_verifier=judge_verifier))
+        print(json.dumps({"dry_run": total.as_dict(), "cases": len(jobs)}) if args.json
+              else f"{total.line()} ({len(jobs)} case(s), up to {rounds} rounds)")
+        return 0
+    from citefix.cli import apply_budget
+
+    budget = apply_budget(args, settings)
+    store = Store(settings.db)
     pipeline, reviser, judge = _collaborators(settings, store, reviser=reviser, judge_verifier=judge_verifier)
     strategy = args.strategy or saved.get("strategy") or settings.strategy
     max_rounds = args.rounds if args.rounds is not None else saved.get("max_rounds", DEFAULT_ROUNDS)
@@ -261,6 +277,8 @@ def cmd_refine(args) -> int:
                 head = f"[{i}/{len(jobs)}] " if len(jobs) > 1 else ""
                 print(f"{head}refining {case.id} ({strategy}, up to {max_rounds} rounds)", file=sys.stderr)
             results.append(refine(case, input_path=str(path), **common))
+            if budget is not None and budget.reached:
+                break
     if not args.json:
         from citefix.costs import summarise_calls
 
@@ -274,6 +292,9 @@ def cmd_refine(args) -> int:
             print(f"wrote {args.out}", file=sys.stderr)
     elif not args.json and len(results) == 1:
         print(results[0].best_text)
+    if budget is not None and budget.reached:
+        print(f"citefix: {budget.message()}", file=sys.stderr)
+        return 3
     if any(r.failed for r in results):
         bad = next(r for r in results if r.failed)
         print(f"citefix: run {bad.run_id} ended on {bad.stop_reason}: {bad.message or ''}".rstrip(": "), file=sys.stderr)
@@ -323,6 +344,20 @@ def cmd_compare(args) -> int:
     settings = _settings(args)
     if "critique" in strategies and not settings.llm:
         raise InputError("strategy 'critique' needs an LLM to write the critique: pass --llm MODEL or drop it")
+    if args.dry_run:
+        from citefix.estimate import Estimate, estimate_refine
+
+        total = Estimate()
+        for case in cases:
+            for strategy in strategies:
+                total.merge(estimate_refine(case, settings, strategy=strategy, rounds=args.rounds, reviser=args.reviser,
+                                            judge_llm=settings.judge_llm, judge_verifier=args.judge_verifier))
+        print(f"{total.line()} ({len(cases)} cases × {len(strategies)} strategies, up to {args.rounds} rounds; "
+              "finished runs in the store would be reused)")
+        return 0
+    from citefix.cli import apply_budget
+
+    budget = apply_budget(args, settings)
     store = Store(settings.db)
     pipeline, reviser, judge = _collaborators(settings, store, reviser=args.reviser, judge_verifier=args.judge_verifier)
     run_settings = _run_settings(settings, reviser=reviser, judge_verifier=args.judge_verifier)
@@ -346,6 +381,8 @@ def cmd_compare(args) -> int:
             bar.line(f"[{i}/{total}] {case.id} · {strategy}: {f(first)} → {f(res.best_score)} "
                      f"(best round {res.best_round}, {res.stop_reason}) run {res.run_id}")
         bar.advance()
+        if budget is not None and budget.reached:
+            cancel.set()  # --max-cost: no further run; the report covers what was done
 
     cancel = threading.Event()
     try:
@@ -366,6 +403,9 @@ def cmd_compare(args) -> int:
     paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes)
     print(paths["markdown"].read_text(encoding="utf-8"))
     print(f"wrote {paths['markdown']}, {paths['json']}, {paths['plot']}", file=sys.stderr)
+    if budget is not None and budget.reached:
+        print(f"citefix: {budget.message()}; the report covers the runs done", file=sys.stderr)
+        return 3
     return 0
 
 

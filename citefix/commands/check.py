@@ -33,6 +33,8 @@ def register(sub) -> None:
     p.add_argument("--skip-invalid", action="store_true",
                    help="in a JSONL file, leave out lines that are not valid cases (each named on stderr) instead of stopping")
     p.add_argument("--limit", type=int, help="check at most N cases from the files")
+    p.add_argument("--html", metavar="FILE",
+                   help="also write a self-contained HTML report (several cases: FILE's name gets each run's id)")
     p.add_argument("--nli", metavar="MODEL",
                    help="judge with a transformers NLI model (hub id or local folder); same as --verifier nli:MODEL")
     add_common(p)
@@ -115,6 +117,11 @@ def run(args) -> int:
         ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path))
         if failed:
             model_failure = True
+        if args.html:
+            from citefix.html_report import html_path, write_run_html
+
+            out = write_run_html(store, run_id, html_path(args.html, run_id, many))
+            print(f"citefix: wrote {out}", file=sys.stderr)
         if args.json:
             print(to_json(ev, run_id=run_id, store_path=str(store.path)), flush=True)
         else:

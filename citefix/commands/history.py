@@ -30,9 +30,9 @@ def register(sub) -> None:
     p.add_argument("--db")
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("export", help="export a run as JSON or Markdown")
+    p = sub.add_parser("export", help="export a run as JSON, Markdown or a self-contained HTML report")
     p.add_argument("run", type=int)
-    p.add_argument("--format", choices=("json", "md"), default="json")
+    p.add_argument("--format", choices=("json", "md", "html"), default="json")
     p.add_argument("--out", help="write to this file instead of standard output")
     p.add_argument("--db")
     p.set_defaults(func=cmd_export)
@@ -151,6 +151,11 @@ def best_round_of(run: dict, rows: list[dict]) -> int | None:
 
 def export_run(store, run_id: int, fmt: str) -> str:
     from citefix.report import marked_plain
+
+    if fmt == "html":
+        from citefix.html_report import render_run_html
+
+        return render_run_html(store, run_id)
 
     run = store.run(run_id)
     case = store.case_for_run(run_id)

@@ -65,6 +65,7 @@ def register(sub) -> None:
     p.add_argument("--judge-verifier", help="score every round also with this verifier (offline, nli:<model>, llm, …)")
     p.add_argument("--out", help="write the best round's text here (several cases: one JSON object per line)")
     p.add_argument("--json", action="store_true", help="one JSON line per event on standard output")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report of the run (rounds, diff)")
     p.add_argument("--fail-under", type=float, metavar="SCORE", help="exit 1 if a run's best score is below SCORE")
     add_common(p)
     p.set_defaults(func=cmd_refine)
@@ -286,6 +287,13 @@ def cmd_refine(args) -> int:
             spent = summarise_calls(store.calls(r.run_id)) if r.run_id is not None else None
             if spent is not None and spent.calls:
                 print(f"run {r.run_id}: {spent.line()}", file=sys.stderr)
+    if args.html:
+        from citefix.html_report import html_path, write_run_html
+
+        for r in results:
+            if r.run_id is not None:
+                out = write_run_html(store, r.run_id, html_path(args.html, r.run_id, len(results) > 1))
+                print(f"citefix: wrote {out}", file=sys.stderr)
     if args.out:
         _write_out(args.out, results)
         if not args.json:
@@ -400,9 +408,11 @@ def cmd_compare(args) -> int:
              f"rounds: {args.rounds}; target: {args.target if args.target is not None else 'none'}; patience: "
              f"{args.patience or 'off'}",
              f"store: {store.path}"]
-    paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes)
+    title = (f"{', '.join(Path(p).name for p in args.inputs)} · LLM {settings.llm or 'none (offline)'} · verifier "
+             f"{getattr(pipeline.verifier, 'name', settings.verifier)} · {len(cases)} cases")
+    paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes, title=title)
     print(paths["markdown"].read_text(encoding="utf-8"))
-    print(f"wrote {paths['markdown']}, {paths['json']}, {paths['plot']}", file=sys.stderr)
+    print(f"wrote {', '.join(str(p) for k, p in paths.items())}", file=sys.stderr)
     if budget is not None and budget.reached:
         print(f"citefix: {budget.message()}; the report covers the runs done", file=sys.stderr)
         return 3

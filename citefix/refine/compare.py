@@ -316,43 +316,54 @@ def plots(data: dict[str, Any], out_dir: Path, *, title: str = "") -> dict[str, 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    R = data["max_rounds"]
-    xs = list(range(R + 1))
     out: dict[str, Path] = {}
-    names = list(data["strategies"])
     for fname, (key, ylabel, ylim) in METRICS.items():
-        fig, ax = plt.subplots(figsize=(7.0, 4.4), dpi=120)
-        for i, (s, d) in enumerate(data["strategies"].items()):
-            marker, ls = STYLES[i % len(STYLES)]
-            shift = (i - (len(names) - 1) / 2) * 0.04
-            xx = [x + shift for x in xs]
-            ys = [float("nan") if v is None else v for v in d.get(key) or [None] * (R + 1)]
-            (line,) = ax.plot(xx, ys, marker=marker, linestyle=ls, label=f"{s} (n={d['cases']})")
-            if key == "mean_score":
-                lo = [float("nan") if v is None else v for v in d["q25"]]
-                hi = [float("nan") if v is None else v for v in d["q75"]]
-                ax.fill_between(xx, lo, hi, alpha=0.15, color=line.get_color(), linewidth=0)
-            active = d.get("active_runs") or [d["cases"]] * (R + 1)
-            for x, y, n in zip(xx, ys, active):
-                if n < d["cases"] and y == y:  # some runs stopped before this round: their last value is carried
-                    ax.plot([x], [y], marker=marker, markersize=9, markerfacecolor="white",
-                            markeredgecolor=line.get_color(), linestyle="none")
-                    ax.annotate(f"{n}/{d['cases']} running", (x, y), textcoords="offset points", xytext=(4, 6),
-                                fontsize=7, color=line.get_color())
-        ax.set_xlabel("round (0 = original text)")
-        ax.set_ylabel(ylabel)
-        ax.set_xticks(xs)
-        if ylim:
-            ax.set_ylim(*ylim)
-        ax.set_title(title or "Strategy comparison", fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.legend(loc="best", fontsize=8, title="hollow: runs stopped early, last value carried", title_fontsize=7)
-        fig.tight_layout()
+        fig = metric_figure(data, key, ylabel, ylim, title=title)
         out_dir.mkdir(parents=True, exist_ok=True)
         fig.savefig(out_dir / fname)
         plt.close(fig)
         out[fname] = out_dir / fname
     return out
+
+
+def metric_figure(data: dict[str, Any], key: str, ylabel: str, ylim=None, *, title: str = ""):
+    """The figure of one metric (see plots)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    R = data["max_rounds"]
+    xs = list(range(R + 1))
+    names = list(data["strategies"])
+    fig, ax = plt.subplots(figsize=(7.0, 4.4), dpi=120)
+    for i, (s, d) in enumerate(data["strategies"].items()):
+        marker, ls = STYLES[i % len(STYLES)]
+        shift = (i - (len(names) - 1) / 2) * 0.04
+        xx = [x + shift for x in xs]
+        ys = [float("nan") if v is None else v for v in d.get(key) or [None] * (R + 1)]
+        (line,) = ax.plot(xx, ys, marker=marker, linestyle=ls, label=f"{s} (n={d['cases']})")
+        if key == "mean_score":
+            lo = [float("nan") if v is None else v for v in d["q25"]]
+            hi = [float("nan") if v is None else v for v in d["q75"]]
+            ax.fill_between(xx, lo, hi, alpha=0.15, color=line.get_color(), linewidth=0)
+        active = d.get("active_runs") or [d["cases"]] * (R + 1)
+        for x, y, n in zip(xx, ys, active):
+            if n < d["cases"] and y == y:  # some runs stopped before this round: their last value is carried
+                ax.plot([x], [y], marker=marker, markersize=9, markerfacecolor="white",
+                        markeredgecolor=line.get_color(), linestyle="none", gid="early-stop")
+                ax.annotate(f"{n}/{d['cases']} running", (x, y), textcoords="offset points", xytext=(4, 6),
+                            fontsize=7, color=line.get_color())
+    ax.set_xlabel("round (0 = original text)")
+    ax.set_ylabel(ylabel)
+    ax.set_xticks(xs)
+    if ylim:
+        ax.set_ylim(*ylim)
+    ax.set_title(title or "Strategy comparison", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize=8, title="hollow: runs stopped early, last value carried", title_fontsize=7)
+    fig.tight_layout()
+    return fig
 
 
 def write_report(store, runs_by_strategy: dict[str, list[int]], max_rounds: int, out_dir: str | Path, *,

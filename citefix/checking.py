@@ -7,9 +7,39 @@ from citefix.evaluate import evaluate
 from citefix.models import Case, Evaluation
 
 
-def run_settings(settings, pipeline) -> dict:
+def signature(pipeline, decomposer) -> dict:
+    """Everything that changes a check's result besides the case: the verifier with its parameters (fingerprint),
+    the decomposer, the LLM and citefix's version. A batch reuses a stored check only when all of it matches."""
+    import citefix
+    from citefix.refine.incremental import verifier_fingerprint
+
+    return {"verifier": verifier_fingerprint(pipeline.verifier), "decomposer": getattr(decomposer, "name", None),
+            "llm": pipeline.settings.llm, "version": citefix.__version__}
+
+
+def run_settings(settings, pipeline, decomposer=None) -> dict:
     """What a check run records about how it was judged (compared when a batch resumes)."""
-    return {"verifier": settings.verifier, "decomposer": settings.decomposer}
+    out = {"verifier": settings.verifier, "decomposer": settings.decomposer}
+    if decomposer is not None:
+        out["signature"] = signature(pipeline, decomposer)
+    return out
+
+
+def find_checked(case: Case, pipeline, store) -> tuple[Evaluation, int] | None:
+    """The newest finished check of this case (same content) with the same signature, if the store holds one."""
+    import json
+
+    want = signature(pipeline, pipeline.decomposer_for(case.kind))
+    for row in store.find_runs(content_hash=case.content_hash(), command="check"):
+        if row["status"] != "finished":
+            continue
+        try:
+            sig = json.loads(row.get("settings") or "{}").get("signature")
+        except json.JSONDecodeError:
+            continue
+        if sig == want and store.rounds(row["id"]):
+            return store.evaluation(row["id"], 0), row["id"]
+    return None
 
 
 def check_case(case: Case, pipeline, store, *, input_path: str | None = None, command: str = "check",
@@ -18,7 +48,7 @@ def check_case(case: Case, pipeline, store, *, input_path: str | None = None, co
     settings = pipeline.settings
     decomposer = pipeline.decomposer_for(case.kind)
     run_id = store.start_run(case, command, input_path=input_path, llm=settings.llm, decomposer=decomposer.name,
-                             verifier=pipeline.verifier.name, settings=run_settings(settings, pipeline))
+                             verifier=pipeline.verifier.name, settings=run_settings(settings, pipeline, decomposer))
     try:
         ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier, on_event=on_event)
     except KeyboardInterrupt:

@@ -33,6 +33,9 @@ def register(sub) -> None:
     p.add_argument("--skip-invalid", action="store_true",
                    help="in a JSONL file, leave out lines that are not valid cases (each named on stderr) instead of stopping")
     p.add_argument("--limit", type=int, help="check at most N cases from the files")
+    p.add_argument("--fresh", action="store_true",
+                   help="check every case again; by default a batch (several cases) reuses the stored result of a case "
+                        "already checked with the same settings, so an interrupted batch continues where it stopped")
     p.add_argument("--html", metavar="FILE",
                    help="also write a self-contained HTML report (several cases: FILE's name gets each run's id)")
     p.add_argument("--nli", metavar="MODEL",
@@ -88,7 +91,7 @@ def dry_run(cases, settings, *, json_out: bool = False) -> int:
 
 
 def run(args) -> int:
-    from citefix.checking import check_case
+    from citefix.checking import check_case, find_checked
     from citefix.config import load_settings
     from citefix.factory import build_pipeline
     from citefix.report import render, to_json
@@ -113,8 +116,14 @@ def run(args) -> int:
     model_failure = False
     many = len(cases) > 1
     cited = []  # cited answers' evaluations, for the corpus summary
+    reused = 0
     for i, (case, path) in enumerate(cases, 1):
-        ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path))
+        hit = find_checked(case, pipeline, store) if (many and not args.fresh) else None
+        if hit is not None:
+            (ev, run_id), failed = hit, False
+            reused += 1
+        else:
+            ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path))
         if failed:
             model_failure = True
         if args.html:
@@ -132,8 +141,9 @@ def run(args) -> int:
                 f = lambda x: "-" if x is None else "%.2f" % x  # noqa: E731
                 extra = (f" recall {f(ev.scores.get('aliice_recall'))} precision {f(ev.scores.get('aliice_precision'))}"
                          f" cvcp {f(ev.scores.get('cvcp'))}" + (f" [{ev.status}]" if ev.status != "ok" else ""))
-            print(f"[{i}/{len(cases)}] {case.id}: score {('%.2f' % ev.score) if ev.score is not None else '—'}{extra} (run {run_id})",
-                  file=sys.stderr, flush=True)
+            again = ", stored earlier: reused" if hit is not None else ""
+            print(f"[{i}/{len(cases)}] {case.id}: score {('%.2f' % ev.score) if ev.score is not None else '—'}{extra} "
+                  f"(run {run_id}{again})", file=sys.stderr, flush=True)
         if args.fail_under is not None and ev.score is not None and ev.score < args.fail_under:
             failed_gate = True
         if ev.kind == "cited_answer":
@@ -141,6 +151,9 @@ def run(args) -> int:
         if budget is not None and budget.reached:
             print(f"citefix: {budget.message()}; checked {i} of {len(cases)} cases", file=sys.stderr)
             return 3
+    if reused:
+        print(f"citefix: {reused} of {len(cases)} cases reused from earlier checks with the same settings "
+              "(--fresh checks them again)", file=sys.stderr)
     if many and cited:
         import json
 

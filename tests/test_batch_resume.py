@@ -39,3 +39,23 @@ def test_a_batch_continues_where_it_stopped(tmp_path):
 
     other = cli("check", str(path), "--json", "--verifier", "offline:lexical", "--db", db, tmp_path=tmp_path)
     assert other.returncode == 0 and "reused" not in other.stderr  # other settings: checked anew
+
+
+def test_meta_eval_reuses_a_stored_result_with_the_same_file_and_settings(tmp_path):
+    recs = [{"id": f"s{i}", "document": ARTICLE, "summary": s, "label": lab} for i, (s, lab) in enumerate(
+        [("The depot closed in 1987.", 1), ("The depot closed in 1990.", 0), ("Councillors voted 9 to 4.", 1),
+         ("The plan will cost £9 million.", 0)])]
+    path = tmp_path / "labels.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    db = str(tmp_path / "m.db")
+    args = ("meta-eval", str(path), "--verifier", "lexical", "--bootstrap", "50", "--json", "--db", db)
+    first = cli(*args, tmp_path=tmp_path)
+    assert first.returncode == 0, first.stderr
+    second = cli(*args, tmp_path=tmp_path)
+    assert second.returncode == 0 and "reused meta-eval run 1" in second.stderr
+    a, b = json.loads(first.stdout), json.loads(second.stdout)
+    assert b["stats"] == a["stats"] and b["scores"] == a["scores"]  # the stored result, items included
+    assert len(rows(tmp_path / "m.db", "select * from metaeval_runs")) == 1
+    assert "reused" not in cli(*args, "--fresh", tmp_path=tmp_path).stderr
+    assert "reused" not in cli(*args, "--limit", "3", tmp_path=tmp_path).stderr  # other settings: scored anew
+    assert len(rows(tmp_path / "m.db", "select * from metaeval_runs")) == 3

@@ -804,6 +804,38 @@ def write_report(result: MetaEvalResult, directory: str | Path, command: str) ->
 # ----------------------------------------------------------------------------------------------- store
 
 
+def result_signature(path: str | Path, command: str, verifiers: Mapping[str, Any], decomposer: Any = None) -> str:
+    """What a stored meta-eval result depends on: the file's bytes, the command's settings, each verifier's name
+    and parameters (fingerprint), the decomposer and citefix's version."""
+    import hashlib
+
+    from citefix.refine.incremental import verifier_fingerprint
+
+    h = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    parts = {"file": h, "command": command.split(" ", 3)[-1], "version": citefix.__version__,
+             "verifiers": {n: verifier_fingerprint(v) for n, v in verifiers.items()},
+             "decomposer": getattr(decomposer, "name", None)}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def load_stored_result(store: Any, signature: str) -> tuple[int, MetaEvalResult] | None:
+    """The newest complete stored meta-eval with this signature, rebuilt with its per-item scores."""
+    row = next(iter(store.db.query("select * from metaeval_runs where signature = ? order by id desc limit 1",
+                                   [signature])), None)
+    if row is None:
+        return None
+    result = MetaEvalResult.model_validate_json(row["result"])
+    if result.cancelled or result.shape == "rose":
+        return None
+    scores = []
+    for it in store.db.query("select * from metaeval_items where metaeval_run_id = ? order by id", [row["id"]]):
+        human = json.loads(it["human"] or "{}")
+        scores.append(ItemScore.model_validate({**json.loads(it["details"] or "{}"), "item_id": it["item_id"],
+                                                "verifier": it["verifier"], "score": it["score"], **human}))
+    result.scores = scores
+    return int(row["id"]), result
+
+
 def store_rows(result: MetaEvalResult, command: str = "") -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Rows for the store's ``metaeval_runs`` (one) and ``metaeval_items`` (many; ``metaeval_run_id`` left out).
 

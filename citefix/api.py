@@ -98,7 +98,8 @@ def _cases(text: Any, sources: Sequence[str | Source | dict] | None, *, question
 def check(text: Any, sources: Sequence[str | Source | dict] | None = None, *, llm: str | None = None,
           verifier: str | None = None, decomposer: str | None = None, question: str | None = None,
           id: str | None = None, kind: str | None = None, db: str | os.PathLike | None = None,
-          cache: bool | None = None, concurrency: int | None = None) -> CheckResult | list[CheckResult]:
+          cache: bool | None = None, concurrency: int | None = None, aggregation: str | None = None,
+          acu_granularity: str | None = None) -> CheckResult | list[CheckResult]:
     """Check a text against its sources (or a Case, or a case file) and store the run.
 
     Returns a CheckResult (an Evaluation plus `run_id`); a list of them when a file holds several cases.
@@ -110,7 +111,7 @@ def check(text: Any, sources: Sequence[str | Source | dict] | None = None, *, ll
 
     cases = _cases(text, sources, question=question, case_id=id, kind=kind)
     settings = _settings(llm=llm, verifier=verifier, decomposer=decomposer, db=str(db) if db else None,
-                         cache=cache, concurrency=concurrency)
+                         cache=cache, concurrency=concurrency, aggregation=aggregation, acu_granularity=acu_granularity)
     store = Store(settings.db)
     try:
         pipeline = build_pipeline(settings, store)
@@ -128,6 +129,7 @@ def refine(text: Any, sources: Sequence[str | Source | dict] | None = None, *, l
            reviser: str | None = None, verifier: str | None = None, decomposer: str | None = None,
            judge_llm: str | None = None, judge_verifier: str | None = None, question: str | None = None,
            id: str | None = None, db: str | os.PathLike | None = None, cache: bool | None = None,
+           aggregation: str | None = None, acu_granularity: str | None = None,
            on_event=None) -> RefineReport | list[RefineReport]:
     """Refine a text round by round (what `citefix refine` does); every round is stored. Without an LLM the offline
     deletion-only reviser edits. Returns the best round, not the last."""
@@ -137,7 +139,8 @@ def refine(text: Any, sources: Sequence[str | Source | dict] | None = None, *, l
 
     cases = _cases(text, sources, question=question, case_id=id, kind=None)
     settings = _settings(llm=llm, verifier=verifier, decomposer=decomposer, judge_llm=judge_llm, strategy=strategy,
-                         db=str(db) if db else None, cache=cache)
+                         db=str(db) if db else None, cache=cache, aggregation=aggregation,
+                         acu_granularity=acu_granularity)
     store = Store(settings.db)
     try:
         pipeline, rev, judge = _collaborators(settings, store, reviser=reviser, judge_verifier=judge_verifier)

@@ -14,12 +14,14 @@ def signature(pipeline, decomposer) -> dict:
     from citefix.refine.incremental import verifier_fingerprint
 
     return {"verifier": verifier_fingerprint(pipeline.verifier), "decomposer": getattr(decomposer, "name", None),
-            "llm": pipeline.settings.llm, "version": citefix.__version__}
+            "llm": pipeline.settings.llm, "version": citefix.__version__,
+            "acu_granularity": pipeline.settings.acu_granularity, "aggregation": pipeline.settings.aggregation}
 
 
 def run_settings(settings, pipeline, decomposer=None) -> dict:
     """What a check run records about how it was judged (compared when a batch resumes)."""
-    out = {"verifier": settings.verifier, "decomposer": settings.decomposer}
+    out = {"verifier": settings.verifier, "decomposer": settings.decomposer,
+           "acu_granularity": settings.acu_granularity, "aggregation": settings.aggregation}
     if decomposer is not None:
         out["signature"] = signature(pipeline, decomposer)
     return out
@@ -50,7 +52,8 @@ def check_case(case: Case, pipeline, store, *, input_path: str | None = None, co
     run_id = store.start_run(case, command, input_path=input_path, llm=settings.llm, decomposer=decomposer.name,
                              verifier=pipeline.verifier.name, settings=run_settings(settings, pipeline, decomposer))
     try:
-        ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier, on_event=on_event)
+        ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier, on_event=on_event,
+                      aggregation=settings.aggregation)
     except KeyboardInterrupt:
         store.finish_run(run_id, "interrupted", stop_reason="interrupted")
         raise

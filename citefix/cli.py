@@ -48,6 +48,10 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decomposer", help="auto | acu | clauses | aliice | sentence")
     p.add_argument("--concurrency", type=int, help="parallel model calls (default 8)")
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
+    p.add_argument("--granularity", dest="acu_granularity", choices=("sentence", "text"),
+                   help="LLM ACUs written per sentence (default) or from the whole text (pronouns resolved)")
+    p.add_argument("--aggregation", choices=("mean", "all_supported", "min"),
+                   help="unit scores → the text's score: mean (default, ACUEval), all_supported (1 or 0), min")
     p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
     add_cost_options(p)
 

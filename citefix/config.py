@@ -18,7 +18,12 @@ ENV = {
     "strategy": "CITEFIX_STRATEGY",
     "concurrency": "CITEFIX_CONCURRENCY",
     "nli_device": "CITEFIX_NLI_DEVICE",
+    "acu_granularity": "CITEFIX_ACU_GRANULARITY",
+    "aggregation": "CITEFIX_AGGREGATION",
 }
+
+GRANULARITIES = ("sentence", "text")
+AGGREGATIONS = ("mean", "all_supported", "min")
 
 
 @dataclass
@@ -32,6 +37,8 @@ class Settings:
     cache: bool = True
     window_words: int = 1500  # source window per LLM verification call
     nli_device: str = "auto"
+    acu_granularity: str = "sentence"  # LLM ACUs written per sentence, or from the whole text (pronouns resolved)
+    aggregation: str = "mean"  # unit scores → text score: mean (ACUEval) | all_supported (1 or 0) | min
     db: str | None = None
 
     def replace(self, **overrides: Any) -> "Settings":
@@ -71,6 +78,10 @@ def load_settings(**cli: Any) -> Settings:
         raise ConfigError(f"concurrency and window_words must be whole numbers ({exc})") from exc
     if values["concurrency"] < 1:
         raise ConfigError("concurrency must be at least 1")
+    if values.get("acu_granularity", "sentence") not in GRANULARITIES:
+        raise ConfigError(f"acu_granularity {values['acu_granularity']!r}: use {' or '.join(GRANULARITIES)}")
+    if values.get("aggregation", "mean") not in AGGREGATIONS:
+        raise ConfigError(f"aggregation {values['aggregation']!r}: use one of {', '.join(AGGREGATIONS)}")
     return Settings(**values)
 
 

@@ -34,8 +34,29 @@ def models_used(decomposer, verifier) -> list[str]:
     return list(dict.fromkeys(m for m in names if m))
 
 
-def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None) -> Evaluation:
-    """Decompose case.text into units, verify them against the sources, score.
+def aggregate_score(ev: Evaluation, aggregation: str) -> None:
+    """Replace the mean unit score by another aggregation of the same unit scores (the mean stays in scores):
+    all_supported = 1.0 when every unit is judged supported, else 0.0; min = the lowest unit score."""
+    if aggregation in (None, "", "mean") or ev.score is None:
+        return
+    verdicts = [v for u in ev.checked_units if (v := ev.verdict_for(u.id)) is not None and v.score is not None]
+    if not verdicts:
+        return
+    if aggregation == "all_supported":
+        ev.score = 1.0 if all(v.label == "supported" for v in verdicts) else 0.0
+    elif aggregation == "min":
+        ev.score = min(v.score for v in verdicts)
+    else:
+        from citefix.errors import ConfigError
+
+        raise ConfigError(f"unknown aggregation {aggregation!r}; use mean, all_supported or min")
+    ev.scores[f"score_{aggregation}"] = ev.score
+    ev.metrics["aggregation"] = aggregation
+
+
+def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None, aggregation: str = "mean") -> Evaluation:
+    """Decompose case.text into units, verify them against the sources, score (the mean of the unit scores, or
+    another `aggregation`: all_supported, min).
 
     A text with no checkable units gets status "no_units" and score None, never NaN.
     """
@@ -46,6 +67,7 @@ def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None)
 
         ev = evaluate_cited(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
         ev.models = models_used(decomposer, verifier)
+        aggregate_score(ev, aggregation)
         ev.calls = collect_calls(decomposer, verifier)
         ev.duration_s = time.perf_counter() - started
         return ev
@@ -71,6 +93,7 @@ def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None)
             ev.status = "error"
             ev.message = "no unit could be verified: " + (ev.errors[0] if ev.errors else "unknown error")
     ev.models = models_used(decomposer, verifier)
+    aggregate_score(ev, aggregation)
     ev.calls = collect_calls(decomposer, verifier)
     ev.duration_s = time.perf_counter() - started
     return ev

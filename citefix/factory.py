@@ -58,7 +58,7 @@ def build_decomposer(name: str, settings: Settings, llm: LLMClient | None = None
             raise ConfigError("decomposer 'acu' needs an LLM: pass --llm MODEL or set CITEFIX_LLM")
         from citefix.decompose.acu_llm import ACUDecomposer
 
-        return ACUDecomposer(llm)
+        return ACUDecomposer(llm, granularity=getattr(settings, "acu_granularity", "sentence"))
     if name == "clauses":
         from citefix.decompose.clauses import ClauseDecomposer
 

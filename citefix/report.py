@@ -137,7 +137,9 @@ def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str
     if ev.status == "no_units":
         con.print(f"No checkable units. {ev.message or ''}".strip(), markup=False)
     n_uns = len(ev.unsupported)
-    con.print(f"Score: {_fmt(ev.score)}   units: {len(units)}   unsupported or partial: {n_uns}", markup=False)
+    agg = ev.metrics.get("aggregation") if isinstance(ev.metrics, dict) else None
+    con.print(f"Score: {_fmt(ev.score)}" + (f" ({agg.replace('_', '-')})" if agg else "")
+              + f"   units: {len(units)}   unsupported or partial: {n_uns}", markup=False)
     extra = {k: v for k, v in ev.scores.items() if k not in ("unit_mean", "acueval")}
     if extra:
         con.print("Scores: " + "  ".join(f"{k}={_fmt(v)}" for k, v in extra.items()), markup=False)

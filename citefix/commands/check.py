@@ -103,7 +103,8 @@ def run(args) -> int:
             raise InputError("--nli and --verifier both choose the verifier; give one of them")
         args.verifier = f"nli:{args.nli}"
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
-                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None)
+                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None,
+                             acu_granularity=args.acu_granularity, aggregation=args.aggregation)
     if args.dry_run:
         return dry_run([c for c, _ in cases], settings, json_out=args.json)
     from citefix.cli import apply_budget

@@ -104,6 +104,7 @@ def _settings(args, saved: dict[str, Any] | None = None):
     pick = lambda name, attr=None: getattr(args, attr or name, None) if getattr(args, attr or name, None) is not None else saved.get(name)  # noqa: E731
     return load_settings(llm=pick("llm"), judge_llm=pick("judge_llm"), verifier=pick("verifier"),
                          decomposer=pick("decomposer"), strategy=pick("strategy"), concurrency=args.concurrency,
+                         acu_granularity=pick("acu_granularity"), aggregation=pick("aggregation"),
                          db=args.db, cache=False if args.no_cache else saved.get("cache"))
 
 
@@ -130,6 +131,7 @@ def _collaborators(settings, store, *, reviser: str | None, judge_verifier: str 
 def _run_settings(settings, *, reviser, judge_verifier) -> dict[str, Any]:
     return {"llm": settings.llm, "judge_llm": settings.judge_llm, "verifier": settings.verifier,
             "judge_verifier": judge_verifier, "decomposer": settings.decomposer, "reviser": reviser,
+            "acu_granularity": settings.acu_granularity, "aggregation": settings.aggregation,
             "cache": settings.cache}
 
 

@@ -57,6 +57,9 @@ def select_cases(cases: list[Case], *, seed: int | None = None, limit: int | Non
 
 def signature(strategy: str, base: dict[str, Any]) -> dict[str, Any]:
     sig = {k: base.get(k) for k in SIGNATURE_KEYS}
+    for k, default in (("acu_granularity", "sentence"), ("aggregation", "mean")):  # only when not the default, so
+        if base.get(k) not in (None, default):                                    # runs stored before still match
+            sig[k] = base[k]
     sig["strategy"] = strategy
     return sig
 

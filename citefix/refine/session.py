@@ -315,7 +315,9 @@ class RefineSession:
     def _evaluate(self, text: str, n: int) -> tuple[Evaluation, Evaluation | None]:
         case = self.case.with_text(text)
         before = (self.verifier.total.units, self.verifier.total.reused) if isinstance(self.verifier, CachingVerifier) else None
-        ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"))
+        aggregation = getattr(getattr(self.pipeline, "settings", None), "aggregation", "mean")
+        ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"),
+                      aggregation=aggregation)
         if before is not None:
             units = self.verifier.total.units - before[0]
             reused = self.verifier.total.reused - before[1]
@@ -326,7 +328,8 @@ class RefineSession:
             dec = self.judge_decomposer
             if dec is None:
                 dec = self.decomposer if case.kind == "cited_answer" else _FixedUnits(ev.units, getattr(self.decomposer, "name", "units"))
-            judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"))
+            judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"),
+                             aggregation=aggregation)
         return ev, judge
 
     def _scored(self, r: Round) -> None:

@@ -66,7 +66,7 @@ function renderSources(ev) {
     if (ev && ev.source_id === src.id && ev.start !== null && ev.end !== null) {
       el.innerHTML = esc(src.text.slice(0, ev.start)) + '<mark class="ev">' + esc(src.text.slice(ev.start, ev.end))
         + '</mark>' + esc(src.text.slice(ev.end));
-      const m = el.querySelector('mark.ev'); if (m && m.scrollIntoView) m.scrollIntoView({block: 'nearest'});
+      const m = el.querySelector('mark.ev'); if (m) el.scrollTop = Math.max(0, m.offsetTop - el.offsetTop - 40);
     } else { el.textContent = src.text; }
   }
 }

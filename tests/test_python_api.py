@@ -56,3 +56,13 @@ def test_import_citefix_loads_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_refine_is_the_api_function_even_after_the_refine_package_is_imported(tmp_path):
+    import citefix
+    import citefix.refine.session  # noqa: F401 - the package now shadows the lazy attribute
+
+    r = citefix.refine("The depot closed in 1987.", sources=["The depot closed in 1987."], db=tmp_path / "r.db",
+                       rounds=1)
+    assert isinstance(r, citefix.RefineReport) and r.best_text and r.run_id >= 1
+    assert callable(citefix.refine.session.refine)  # the package is still the package

@@ -186,7 +186,7 @@ class RoundsPanel(Vertical):
 
     def on_mount(self) -> None:
         t = self.query_one("#rounds-table", DataTable)
-        for name, width in (("round", 5), ("score", 5), ("uns", 3), ("how", 15), ("cost", 6)):
+        for name, width in (("round", 5), ("score", 5), ("uns", 3), ("how", 14), ("cost", 7)):
             t.add_column(name, key=name, width=width)
 
     @staticmethod

@@ -73,6 +73,12 @@ def apply_budget(args, settings):
     if args.max_cost <= 0:
         raise InputError(f"--max-cost {args.max_cost}: give a positive amount in USD, e.g. --max-cost 0.50")
     settings.budget = Budget(args.max_cost)
+    from citefix.estimate import price
+
+    for model in dict.fromkeys(m for m in (settings.llm, settings.judge_llm) if m):
+        if price(model, 1000, 100) is None:
+            print(f"citefix: note: litellm's price table has no price for {model!r}; --max-cost cannot count its "
+                  "calls", file=sys.stderr)
     return settings.budget
 
 

@@ -89,3 +89,13 @@ def test_max_cost_stops_cleanly_keeping_completed_rounds(tmp_path):
 def test_max_cost_must_be_positive(tmp_path):
     r = run(tmp_path, None, "check", "--example", "summary", "--max-cost", "0")
     assert r.returncode == 2 and "--max-cost" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_max_cost_says_when_it_cannot_count_a_model(tmp_path):
+    from conftest import acu_responder
+
+    with LoopbackLLM(messages_responder(acu_responder())) as srv:
+        r = run(tmp_path, srv, "check", "--example", "summary", "--llm", UNPRICED, "--max-cost", "0.01",
+                "--db", str(tmp_path / "u.db"))
+    assert r.returncode == 0, r.stderr
+    assert "no price for 'openai/test-model'; --max-cost cannot count its calls" in r.stderr

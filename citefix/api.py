@@ -16,9 +16,6 @@ from pydantic import BaseModel, Field
 from citefix.errors import InputError
 from citefix.models import Case, Evaluation, Source
 
-CaseLike = "Case | str | os.PathLike"
-
-
 class CheckResult(Evaluation):
     """An Evaluation (score, units, verdicts, scores, metrics) with the run it was stored as."""
 

@@ -297,7 +297,8 @@ def render_compare_html(markdown: str, pngs: dict[str, Path], *, title: str = "S
         if line.startswith("# "):
             continue
         body.append(line)
-    tables, out, rows = [], [], []
+    out: list[str] = []
+    rows: list[str] = []
 
     def flush():
         if rows:
@@ -321,7 +322,6 @@ def render_compare_html(markdown: str, pngs: dict[str, Path], *, title: str = "S
         elif line.strip():
             out.append(f"<p>{_e(line)}</p>")
     flush()
-    del tables
     imgs = "".join(f'<figure><img alt="{_e(name)}" src="data:image/png;base64,'
                    f'{base64.b64encode(Path(p).read_bytes()).decode()}" style="max-width:100%"><figcaption>{_e(name)}'
                    f'</figcaption></figure>' for name, p in pngs.items())

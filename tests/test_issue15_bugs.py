@@ -11,7 +11,7 @@ import pytest
 from conftest import acu_responder
 from helpers import rows, write
 from loopback import LoopbackLLM, messages_responder
-from test_check_llm import KEY, MODEL, run_cli
+from test_check_llm import MODEL, run_cli
 from test_cli import cli
 
 from citefix.models import CallRecord, Case, Evaluation, Source

@@ -7,7 +7,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from citefix.errors import InputError, UserError
+from citefix.errors import InputError
 
 EXAMPLES = ("summary", "cited_answer")
 

@@ -22,7 +22,12 @@ ENV = {
     "llm_attempts": "CITEFIX_LLM_ATTEMPTS",
     "llm_backoff_max": "CITEFIX_LLM_BACKOFF_MAX",
     "run_deadline": "CITEFIX_RUN_DEADLINE",
+    "acu_granularity": "CITEFIX_ACU_GRANULARITY",
+    "aggregation": "CITEFIX_AGGREGATION",
 }
+
+GRANULARITIES = ("sentence", "text")
+AGGREGATIONS = ("mean", "all_supported", "min")
 
 
 @dataclass
@@ -36,6 +41,8 @@ class Settings:
     cache: bool = True
     window_words: int = 1500  # source window per LLM verification call
     nli_device: str = "auto"
+    acu_granularity: str = "sentence"  # LLM ACUs written per sentence, or from the whole text (pronouns resolved)
+    aggregation: str = "mean"  # unit scores → text score: mean (ACUEval) | all_supported (1 or 0) | min
     db: str | None = None
     llm_timeout: float = 60.0  # seconds one model call may take before it is abandoned (and retried)
     llm_attempts: int = 5  # attempts per model call on transient faults (rate limit, timeout, 5xx, malformed 200)
@@ -90,6 +97,12 @@ def load_settings(**cli: Any) -> Settings:
     _check_choices(values, origin)
     if values.get("llm_timeout") == 0:
         raise ConfigError(f"{origin.get('llm_timeout')} = 0: a model call needs some time; give seconds, e.g. 60")
+    if values.get("acu_granularity", "sentence") not in GRANULARITIES:
+        raise ConfigError(f"acu_granularity {values['acu_granularity']!r} (from {origin.get('acu_granularity')}): use "
+                          f"{' or '.join(GRANULARITIES)}")
+    if values.get("aggregation", "mean") not in AGGREGATIONS:
+        raise ConfigError(f"aggregation {values['aggregation']!r} (from {origin.get('aggregation')}): use one of "
+                          f"{', '.join(AGGREGATIONS)}")
     return Settings(**values)
 
 

@@ -25,18 +25,48 @@ def collect_calls(*parts) -> list:
     return calls
 
 
-def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None) -> Evaluation:
-    """Decompose case.text into units, verify them against the sources, score.
+def models_used(decomposer, verifier) -> list[str]:
+    """The models behind an evaluation: LLMs of the decomposer and verifier, and a verifier's own model (NLI)."""
+    names = [getattr(getattr(decomposer, "llm", None), "model", None), getattr(getattr(verifier, "llm", None), "model", None)]
+    own = getattr(verifier, "model_name", None)
+    if isinstance(own, str):
+        names.append(own)
+    return list(dict.fromkeys(m for m in names if m))
+
+
+def aggregate_score(ev: Evaluation, aggregation: str) -> None:
+    """Replace the mean unit score by another aggregation of the same unit scores (the mean stays in scores):
+    all_supported = 1.0 when every unit is judged supported, else 0.0; min = the lowest unit score."""
+    if aggregation in (None, "", "mean") or ev.score is None:
+        return
+    verdicts = [v for u in ev.checked_units if (v := ev.verdict_for(u.id)) is not None and v.score is not None]
+    if not verdicts:
+        return
+    if aggregation == "all_supported":
+        ev.score = 1.0 if all(v.label == "supported" for v in verdicts) else 0.0
+    elif aggregation == "min":
+        ev.score = min(v.score for v in verdicts)
+    else:
+        from citefix.errors import ConfigError
+
+        raise ConfigError(f"unknown aggregation {aggregation!r}; use mean, all_supported or min")
+    ev.scores[f"score_{aggregation}"] = ev.score
+    ev.metrics["aggregation"] = aggregation
+
+
+def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None, aggregation: str = "mean") -> Evaluation:
+    """Decompose case.text into units, verify them against the sources, score (the mean of the unit scores, or
+    another `aggregation`: all_supported, min).
 
     A text with no checkable units gets status "no_units" and score None, never NaN. A round in which some unit could
     not be generated or verified (a model fault that outlived its retries) is evaluated once more as a whole; if it is
     still incomplete its status is "partial" and its message names the units: never a score passed off as whole.
     """
-    first = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
+    first = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event, aggregation=aggregation)
     if not _incomplete(first):
         return first
     (on_event or _noop)("round_retried", {"reason": first.message})
-    second = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
+    second = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event, aggregation=aggregation)
     second.calls = first.calls + second.calls  # both tries' calls are spent and logged
     second.metrics["retried_round"] = {"first_status": first.status, "first_message": first.message}
     second.duration_s = (first.duration_s or 0) + (second.duration_s or 0)
@@ -72,13 +102,16 @@ def _mark_partial(ev: Evaluation) -> None:
     ev.metrics["incomplete_units"] = failed_units
 
 
-def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None = None) -> Evaluation:
+def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None = None,
+                   aggregation: str = "mean") -> Evaluation:
     on_event = on_event or _noop
     started = time.perf_counter()
     if case.kind == "cited_answer":
         from citefix.cited import evaluate_cited
 
         ev = evaluate_cited(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
+        ev.models = models_used(decomposer, verifier)
+        aggregate_score(ev, aggregation)
         ev.calls = collect_calls(decomposer, verifier)
         _mark_partial(ev)
         ev.duration_s = time.perf_counter() - started
@@ -104,8 +137,8 @@ def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None =
         else:
             ev.status = "error"
             ev.message = "no unit could be verified: " + (ev.errors[0] if ev.errors else "unknown error")
-    ev.models = list(dict.fromkeys(m for m in (getattr(getattr(decomposer, "llm", None), "model", None),
-                                               getattr(getattr(verifier, "llm", None), "model", None)) if m))
+    ev.models = models_used(decomposer, verifier)
+    aggregate_score(ev, aggregation)
     ev.calls = collect_calls(decomposer, verifier)
     _mark_partial(ev)
     ev.duration_s = time.perf_counter() - started

@@ -235,13 +235,20 @@ def _longest_sentence(text: str) -> int:
 
 def _explain(exc: ValidationError) -> str:
     """The first validation problem as 'field: problem; fix'."""
-    err = exc.errors()[0]
+    errors = exc.errors()
+    # An unknown field usually explains a missing one ("txt" for "text"): name it first.
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = ".".join(str(p) for p in err["loc"]) or "case"
     kind = err["type"]
     if kind == "missing":
         return f"missing field '{loc}'; a case needs id, sources [{{id, title, text}}] and text (see docs/input-format.md)"
     if kind == "extra_forbidden":
-        allowed = ", ".join(sorted(_CASE_FIELDS)) if "." not in loc else "id, title, text"
-        return f"unknown field '{loc}'; allowed fields are {allowed} (put anything else under 'metadata')"
+        import difflib
+
+        names = sorted(_CASE_FIELDS) if "." not in loc else ["id", "title", "text"]
+        allowed = ", ".join(names)
+        guess = difflib.get_close_matches(str(err["loc"][-1]), names, n=1, cutoff=0.6)
+        hint = f"did you mean '{guess[0]}'? " if guess else ""
+        return f"unknown field '{loc}'; {hint}allowed fields are {allowed} (put anything else under 'metadata')"
     msg = err["msg"].removeprefix("Value error, ")
     return f"field '{loc}': {msg}; fix that value"

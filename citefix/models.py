@@ -197,6 +197,12 @@ class Evaluation(BaseModel):
         return first
 
     @property
+    def checked_units(self) -> list[Unit]:
+        """The units the score rests on: a cited answer's ALiiCE claims, not the ALCE sentence units kept beside them
+        for comparison. Every view counts these (check, the store's n_units, refine)."""
+        return [u for u in self.units if u.meta.get("method") != "alce"]
+
+    @property
     def unsupported(self) -> list[Unit]:
         out = []
         for u in self.units:

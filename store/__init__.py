@@ -307,8 +307,8 @@ class Store:
             where.append("r.strategy = ?")
             params.append(strategy)
         if model:
-            where.append("(r.llm = ? OR r.judge_llm = ? OR r.verifier = ?)")
-            params += [model, model, model]
+            where.append("(r.llm LIKE ? OR r.judge_llm LIKE ? OR r.verifier LIKE ?)")  # a substring, like --case
+            params += [f"%{model}%"] * 3
         if command:
             where.append("r.command = ?")
             params.append(command)
@@ -346,6 +346,9 @@ class Store:
         Refinement rounds also give `parent` (the round this one revised) and `strategy`; a proposal the writer rejected
         is kept with accepted=False."""
         calls = list(calls) + list(evaluation.calls) + (list(judge.calls) if judge else [])
+        from citefix.costs import summarise_calls
+
+        spent = summarise_calls(calls)  # cost None (unknown) when a paid call has no price, never a silent 0
         n_unsupported = len(evaluation.unsupported)
         with self.write():
             round_id = self.db["rounds"].insert(
@@ -357,13 +360,13 @@ class Store:
                     "comment": comment,
                     "score": evaluation.score,
                     "judge_score": judge.score if judge else None,
-                    "n_units": len(evaluation.units),
+                    "n_units": len(evaluation.checked_units),
                     "n_unsupported": n_unsupported,
                     "edit_prev": edit_prev,
                     "edit_orig": edit_orig,
                     "prompt_tokens": sum(c.prompt_tokens or 0 for c in calls if not c.cached),
                     "completion_tokens": sum(c.completion_tokens or 0 for c in calls if not c.cached),
-                    "cost": sum(c.cost or 0.0 for c in calls if not c.cached),
+                    "cost": spent.cost,
                     "duration_s": duration_s if duration_s is not None else evaluation.duration_s,
                     "accepted": int(bool(accepted)),
                     "parent": parent,

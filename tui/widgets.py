@@ -186,7 +186,7 @@ class RoundsPanel(Vertical):
 
     def on_mount(self) -> None:
         t = self.query_one("#rounds-table", DataTable)
-        for name, width in (("round", 5), ("score", 5), ("uns", 3), ("how", 15), ("cost", 6)):
+        for name, width in (("round", 5), ("score", 5), ("uns", 3), ("how", 14), ("cost", 7)):
             t.add_column(name, key=name, width=width)
 
     @staticmethod
@@ -223,14 +223,15 @@ class RoundsPanel(Vertical):
             marker = "▶ " if r.n == current else "  "
             t.add_row(Text(f"{marker}{r.n}", style="bold" if r.n == current else ""), render.score_cell(r.score),
                       Text(str(r.n_unsupported), justify="right"), self.how(r),
-                      "—" if not r.cost else f"${r.cost:.4f}", key=str(r.n))
+                      ("unknown" if r.cost is None else "—" if not r.cost else f"${r.cost:.4f}"), key=str(r.n))
         if proposal is not None:
             ev = proposal.evaluation
             t.add_row(Text("  new", style="bold yellow"), render.score_cell(ev.score if ev else None),
                       Text(str(len(ev.unsupported)) if ev else "—", justify="right"),
                       Text(f"{run.get('strategy') or '?'} · a/n", style="yellow"), "—", key="proposal")
         total = sum(r.cost or 0.0 for r in rounds)
-        self.border_subtitle = f"model {run.get('llm') or 'offline'}" + (f" · ${total:.4f}" if total else "") if run else ""
+        spent = " · cost unknown (no price)" if any(r.cost is None for r in rounds) else (f" · ${total:.4f}" if total else "")
+        self.border_subtitle = f"model {run.get('llm') or 'offline'}" + spent if run else ""
         focus_key = "proposal" if proposal is not None else (str(current) if current is not None else None)
         if focus_key is not None:
             try:

@@ -284,6 +284,8 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
             cost=cost,
         )
 
+    call.api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)
+    call.completion_kwargs = dict(completion_kwargs)
     return call
 
 
@@ -326,6 +328,7 @@ class LLMClient:
         if not model or not model.strip():
             raise LLMError("empty model name; give a litellm model string such as openai/gpt-4o-mini")
         self.model = model
+        self.api_base = api_base
         self.transport = transport or litellm_transport(api_base)
         self.cache = cache
         self.concurrency = max(1, int(concurrency))
@@ -336,6 +339,7 @@ class LLMClient:
         self._calls: list[CallRecord] = []
         self._lock = threading.Lock()
         self._logprobs_supported: bool | None = None
+        self.budget = None  # a citefix.estimate.Budget shared by a command's clients (--max-cost), or None
         # The bound holds across threads: two map() calls at once (CLI + TUI worker) still share `concurrency` slots.
         self._slots = threading.BoundedSemaphore(self.concurrency)
         self.run_deadline = run_deadline or None  # seconds per run (begin_run() restarts the clock); None: no deadline
@@ -376,8 +380,20 @@ class LLMClient:
             sink(rec)
 
     # -- calls ------------------------------------------------------------------------------------------------------
-    def cache_key(self, messages, max_tokens: int, temperature: float, top_logprobs: int) -> str:
-        payload = json.dumps([self.model, messages, max_tokens, temperature, top_logprobs], sort_keys=True)
+    def endpoint(self) -> str | None:
+        """The base URL the request goes to: the client's, the transport's, else the one litellm reads from the
+        environment (OPENAI_API_BASE, …) at call time."""
+        return self.api_base or getattr(self.transport, "api_base", None) or _env_api_base(self.model)
+
+    def cache_key(self, messages, max_tokens: int, temperature: float, top_logprobs: int, prompt=None) -> str:
+        """Everything that changes the answer: model, endpoint, prompt name/version/hash, messages and parameters."""
+        extra = getattr(self.transport, "completion_kwargs", None) or {}
+        payload = json.dumps(
+            {"model": self.model, "endpoint": self.endpoint(), "transport_kwargs": {k: repr(v) for k, v in extra.items()},
+             "prompt": [getattr(prompt, "name", None), getattr(prompt, "version", None), getattr(prompt, "hash", None)],
+             "messages": messages, "max_tokens": max_tokens, "temperature": temperature, "top_logprobs": top_logprobs},
+            sort_keys=True, default=str,
+        )
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def complete(
@@ -390,7 +406,7 @@ class LLMClient:
         top_logprobs: int = 0,
         prompt=None,
     ) -> Completion:
-        key = self.cache_key(messages, max_tokens, temperature, top_logprobs)
+        key = self.cache_key(messages, max_tokens, temperature, top_logprobs, prompt)
         rec = CallRecord(
             purpose=purpose,
             model=self.model,
@@ -415,6 +431,8 @@ class LLMClient:
                 rec.logprobs = _lp_json(comp.top_logprobs)
                 self._log(rec)
                 return comp
+        if self.budget is not None:  # --max-cost: refuse a call that would pass the limit, before it is made
+            self.budget.before(self.model, messages, max_tokens)
         started = time.perf_counter()
         attempts = 0
         while True:
@@ -463,6 +481,8 @@ class LLMClient:
                     "attempts": attempts, "latency_ms": (time.perf_counter() - t0) * 1000, "response": None}))
                 time.sleep(wait)
         latency = (time.perf_counter() - started) * 1000
+        if self.budget is not None:
+            self.budget.after(raw.cost)
         comp = Completion(
             text=raw.text,
             top_logprobs=raw.top_logprobs,

@@ -56,6 +56,11 @@ def register(sub) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
     p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
     p.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+    p.add_argument("--fresh", action="store_true",
+                   help="score again even when the store holds a result for the same file and settings")
+    from citefix.cli import add_cost_options
+
+    add_cost_options(p)
     p.set_defaults(func=run)
 
 
@@ -137,6 +142,15 @@ def run(args) -> int:
                           "--verifier offline (or lexical, alignment, similarity) on a file with labels, not RoSE")
     settings = load_settings(llm=args.llm, decomposer=args.decomposer, concurrency=args.concurrency, db=args.db,
                              cache=False if args.no_cache else None)
+    if args.dry_run:
+        from citefix.estimate import estimate_meta_eval
+
+        est = estimate_meta_eval(args.path, names, settings, limit=args.limit, format=shape, decomposer=args.decomposer)
+        print(est.line())
+        return 0
+    from citefix.cli import apply_budget
+
+    budget = apply_budget(args, settings)
     if names:
         _torch_threads()
     store = None
@@ -161,13 +175,23 @@ def run(args) -> int:
     elif args.decomposer:
         print(f"citefix: note: --decomposer is not used for {shape} files (their units are given)", file=sys.stderr)
 
-    result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
-                           bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
-                           skip_invalid=not args.strict, by=by)
     command = command_line(args)
+    from citefix.metaeval.runner import load_stored_result, result_signature
+
+    signature = result_signature(args.path, command, verifiers, decomposer)
+    stored = load_stored_result(store, signature) if (store is not None and not args.fresh) else None
+    if stored is not None:
+        result = stored[1]
+        print(f"citefix: reused meta-eval run {stored[0]} (same file and settings; --fresh scores again)",
+              file=sys.stderr)
+    else:
+        result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
+                               bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
+                               skip_invalid=not args.strict, by=by)
     print(to_json(result) if args.json else render_table(result), end="" if not args.json else "\n", flush=True)
-    if store is not None:
+    if store is not None and stored is None:
         run_id = _store_result(store, result, command)
+        store.db["metaeval_runs"].update(run_id, {"signature": signature})
         print(f"citefix: stored as meta-eval run {run_id} in {store.path}", file=sys.stderr)
     if args.report:
         paths = write_report(result, args.report, command)
@@ -182,6 +206,9 @@ def run(args) -> int:
         print(f"citefix: calibrated thresholds ({where}, {next(iter(cal['thresholds'].values()))['n']} items): {fitted}",
               file=sys.stderr)
         print(f"citefix: written to {cal['path']}; use them with: export CITEFIX_OFFLINE_PARAMS={shlex.quote(cal['path'])}",
+              file=sys.stderr)
+    if budget is not None and budget.reached:
+        print(f"citefix: {budget.message()}; calls past the limit were not made (their items are missing)",
               file=sys.stderr)
     errors = [r.error for r in result.scores if r.error] + [d.error for d in result.decompositions if d.error]
     if errors:

@@ -29,7 +29,10 @@ fields are in ``LabelledSentence.metadata``. Bring your own data in any of these
 ``attributionbench`` (cited answers, per-sentence binary labels)
     ``answer`` str with ``[n]`` marks, ``passages`` list of ``{id, title?, text}``, ``human.labelled_sentences`` list
     of ``{text, cited: [n, …], attributable: 1/0}``; optional ``question``. Only labelled sentences are scored; each is
-    located in ``answer`` (its span is None if it cannot be found). Detected by ``answer`` + ``passages``.
+    located in ``answer`` (its span is None if it cannot be found). A sentence without marks (``cited`` empty or
+    absent) is judged against all passages of its answer, as AttributionBench does; a sentence citing a passage the
+    record lacks cannot be scored: it is listed (``MetaItem.unscorable``), and the answer's other sentences are
+    scored. Detected by ``answer`` + ``passages``.
 
 ``rose`` (gold atomic content units for decomposition)
     ``reference`` str (the summary to decompose), ``acus`` list of str (expert ACUs). There is no document: the
@@ -94,6 +97,17 @@ class LabelledSentence(BaseModel):
     label: int = Field(description="1 attributable, 0 not.")
     ref: str | None = Field(default=None, description="The dataset's own id for this sentence, if any.")
     metadata: dict[str, Any] = Field(default_factory=dict, description="The sentence record's other fields.")
+    scope: Literal["cited", "all_passages"] = Field(
+        default="cited", description="'all_passages': the sentence has no mark and is judged against every passage.")
+
+
+class UnscorableSentence(BaseModel):
+    """A labelled sentence that cannot be scored (it cites a passage the record lacks); listed, not scored."""
+
+    index: int
+    text: str
+    label: int
+    problem: str
 
 
 class EvidenceAnnotation(BaseModel):
@@ -120,6 +134,7 @@ class MetaItem(BaseModel):
     unlocated_spans: int = 0
     evidence: EvidenceAnnotation | None = None
     sentences: list[LabelledSentence] = Field(default_factory=list)
+    unscorable: list[UnscorableSentence] = Field(default_factory=list)
     gold_acus: list[str] | None = None
 
     def field(self, name: str, sentence: int | None = None) -> Any:
@@ -224,7 +239,8 @@ def iter_items(
     skip_invalid: bool = False,
     skipped: list[SkippedRecord] | None = None,
 ) -> Iterator[MetaItem]:
-    """Yield typed items from a JSONL file, in file order; ``limit`` caps the number of items yielded.
+    """Yield typed items from a JSONL file, in file order; ``limit`` caps the number of records read (valid or not,
+    as ``--limit`` says), so an invalid record counts toward it.
 
     An invalid record raises :class:`DataFileError`, unless ``skip_invalid`` is set: then it is left out and, when a
     ``skipped`` list is given, appended to it. Invalid JSON always raises.
@@ -244,6 +260,7 @@ def iter_items(
             if not raw.strip():
                 continue
             rec = _parse_line(p, lineno, raw)
+            count += 1
             try:
                 item = parse(_Rec(p, lineno, rec))
             except DataFileError as exc:
@@ -254,7 +271,6 @@ def iter_items(
                     skipped.append(SkippedRecord(line=lineno, problem=exc.problem))
                 continue
             yield item
-            count += 1
 
 
 def load(path: str | Path, format: str = "auto", limit: int | None = None, *, skip_invalid: bool = False) -> Loaded:
@@ -434,6 +450,7 @@ def _attributionbench(rec: _Rec) -> MetaItem:
         raise rec.error("missing field 'human.labelled_sentences'",
                         "add human: {labelled_sentences: [{text, cited, attributable}]}")
     sentences: list[LabelledSentence] = []
+    unscorable: list[UnscorableSentence] = []
     search_from = 0
     for k, s in enumerate(labelled):
         if not isinstance(s, dict) or not isinstance(s.get("text"), str) or not s["text"].strip():
@@ -443,14 +460,22 @@ def _attributionbench(rec: _Rec) -> MetaItem:
             raise rec.error(f"human.labelled_sentences[{k}].attributable must be 0 or 1, found {label!r}",
                             "write attributable as 1 or 0")
         cited = s.get("cited")
-        if not isinstance(cited, list) or not cited:
-            raise rec.error(f"human.labelled_sentences[{k}].cited must be a non-empty list of passage ids",
-                            "list the [n] numbers the sentence cites")
-        cited_ids = list(dict.fromkeys(str(c) for c in cited))
+        scope = "cited"
+        if cited is None or cited == []:
+            # no citation mark: judged against every passage of its answer, as AttributionBench does
+            cited_ids, scope = list(ids), "all_passages"
+        elif not isinstance(cited, list):
+            unscorable.append(UnscorableSentence(index=k, text=s["text"].strip(), label=int(label),
+                                                 problem=f"'cited' must be a list of passage ids, found {cited!r}"))
+            continue
+        else:
+            cited_ids = list(dict.fromkeys(str(c) for c in cited))
         unknown = [c for c in cited_ids if c not in ids]
         if unknown:
-            raise rec.error(f"human.labelled_sentences[{k}] cites {unknown} but passages hold only {ids}",
-                            "add the cited passages or fix the ids")
+            unscorable.append(UnscorableSentence(
+                index=k, text=s["text"].strip(), label=int(label),
+                problem=f"cites {', '.join(f'[{c}]' for c in unknown)}, not among the record's passages {ids}"))
+            continue
         text = s["text"].strip()
         start = answer.find(text, search_from)
         if start < 0:
@@ -461,14 +486,15 @@ def _attributionbench(rec: _Rec) -> MetaItem:
         unit_text = strip_citations(text).strip() or text
         sentences.append(LabelledSentence(index=k, text=text, unit_text=unit_text,
                                           start=start if start >= 0 else None, end=end, cited=cited_ids,
-                                          label=int(label), ref=s.get("ab_id"),
+                                          label=int(label), ref=s.get("ab_id"), scope=scope,
                                           metadata={k: v for k, v in s.items()
                                                     if k not in ("text", "cited", "attributable")}))
-    if not sentences:
+    if not sentences and not unscorable:
         raise rec.error("no labelled sentences", "label at least one sentence or remove the record")
     case = rec.case(sources=sources, text=answer, question=question, kind="cited_answer",
                     consumed=("answer", "passages", "question"))
-    return MetaItem(shape="attributionbench", id=case.id, line=rec.line, case=case, sentences=sentences)
+    return MetaItem(shape="attributionbench", id=case.id, line=rec.line, case=case, sentences=sentences,
+                    unscorable=unscorable)
 
 
 def _rose(rec: _Rec) -> MetaItem:

@@ -110,6 +110,9 @@ class MetaEvalResult(BaseModel):
     records: int = Field(description="Records read from the file.")
     items: int = Field(description="Evaluation items (records, or labelled sentences for cited answers).")
     skipped: list[SkippedRecord] = Field(default_factory=list)
+    unscorable: list[dict[str, Any]] = Field(
+        default_factory=list, description="Labelled sentences that could not be scored: {item_id, line, index, text, "
+                                          "problem} (cited answers whose mark names a passage the record lacks).")
     limit: int | None = None
     aggregate: Aggregate = "min"
     decomposer: str | None = None
@@ -410,7 +413,8 @@ def run_meta_eval(
     dec_name = getattr(decomposer, "name", type(decomposer).__name__) if decomposer is not None else None
     clock = _Clock(names + ([dec_name] if dec_name else []))
     result = MetaEvalResult(
-        path=str(path), shape=shape, records=len(loaded.items), items=0, skipped=loaded.skipped, limit=limit,
+        path=str(path), shape=shape, records=len(loaded.items) + len(loaded.skipped), items=0, skipped=loaded.skipped,
+        limit=limit,
         aggregate=aggregate, decomposer=dec_name, verifiers=names if shape != "rose" else [], seed=seed,
         bootstrap=bootstrap, chunk_words=chunk_words if shape == "wice" and rank_chunks else None,
         started_at=started_at, by=by,
@@ -462,6 +466,16 @@ def run_meta_eval(
                             f"{loaded.skipped[0].problem})")
     if result.cancelled:
         result.notes.append(f"cancelled after {len(result.scores) // max(1, len(names))} items")
+    result.unscorable = [{"item_id": f"{i.id}#{u.index + 1}", "line": i.line, "index": u.index, "text": u.text,
+                          "problem": u.problem} for i in loaded.items for u in i.unscorable]
+    if result.unscorable:
+        first = result.unscorable[0]
+        result.notes.append(f"{len(result.unscorable)} labelled sentences could not be scored and are left out "
+                            f"(first: {first['item_id']}, line {first['line']}: {first['problem']})")
+    unmarked = sum(1 for i in loaded.items for s_ in i.sentences if s_.scope == "all_passages")
+    if unmarked:
+        result.notes.append(f"{unmarked} labelled sentences carry no citation mark: judged against all passages of "
+                            "their answer")
     unlocated = sum(i.unlocated_spans for i in loaded.items)
     if unlocated:
         result.notes.append(f"{unlocated} annotated spans had no character offsets and were ignored")
@@ -571,6 +585,8 @@ def _rank_chunks(
 
 def _score_cited(item: MetaItem, index: int, verifiers: Mapping[str, Any], clock: _Clock,
                  result: MetaEvalResult, by: Sequence[str] = ()) -> int:
+    if not item.sentences:  # every labelled sentence was unscorable: listed in result.unscorable
+        return index
     units = [
         Unit(id=f"s{s.index + 1}", text=s.unit_text, kind="sentence", decomposer="labelled", start=s.start, end=s.end,
              cited=s.cited, sentence=s.index)
@@ -859,6 +875,10 @@ def render_table(result: MetaEvalResult) -> str:
     for reason, k in notes.items():
         out.append(f"[{k}] {reason}")
     out += [f"note: {n}" for n in _extra_notes(result)]
+    for u in result.unscorable[:20]:
+        out.append(f"not scored: {u['item_id']} (line {u['line']}): {u['problem']}")
+    if len(result.unscorable) > 20:
+        out.append(f"not scored: … and {len(result.unscorable) - 20} more (all in the JSON result, key 'unscorable')")
     return "\n".join(out) + "\n"
 
 
@@ -932,6 +952,38 @@ def write_report(result: MetaEvalResult, directory: str | Path, command: str) ->
 
 
 # ----------------------------------------------------------------------------------------------- store
+
+
+def result_signature(path: str | Path, command: str, verifiers: Mapping[str, Any], decomposer: Any = None) -> str:
+    """What a stored meta-eval result depends on: the file's bytes, the command's settings, each verifier's name
+    and parameters (fingerprint), the decomposer and citefix's version."""
+    import hashlib
+
+    from citefix.refine.incremental import verifier_fingerprint
+
+    h = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    parts = {"file": h, "command": command.split(" ", 3)[-1], "version": citefix.__version__,
+             "verifiers": {n: verifier_fingerprint(v) for n, v in verifiers.items()},
+             "decomposer": getattr(decomposer, "name", None)}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def load_stored_result(store: Any, signature: str) -> tuple[int, MetaEvalResult] | None:
+    """The newest complete stored meta-eval with this signature, rebuilt with its per-item scores."""
+    row = next(iter(store.db.query("select * from metaeval_runs where signature = ? order by id desc limit 1",
+                                   [signature])), None)
+    if row is None:
+        return None
+    result = MetaEvalResult.model_validate_json(row["result"])
+    if result.cancelled or result.shape == "rose":
+        return None
+    scores = []
+    for it in store.db.query("select * from metaeval_items where metaeval_run_id = ? order by id", [row["id"]]):
+        human = json.loads(it["human"] or "{}")
+        scores.append(ItemScore.model_validate({**json.loads(it["details"] or "{}"), "item_id": it["item_id"],
+                                                "verifier": it["verifier"], "score": it["score"], **human}))
+    result.scores = scores
+    return int(row["id"]), result
 
 
 def store_rows(result: MetaEvalResult, command: str = "") -> tuple[dict[str, Any], list[dict[str, Any]]]:

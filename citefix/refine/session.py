@@ -67,7 +67,7 @@ class Round:
     edit_orig: int | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: a call had no price (unknown, not free)
     duration_s: float | None = None
 
     @property
@@ -80,7 +80,7 @@ class Round:
 
     @property
     def n_units(self) -> int:
-        return len(self.evaluation.units)
+        return len(self.evaluation.checked_units)
 
     @property
     def n_unsupported(self) -> int:
@@ -264,7 +264,7 @@ class RefineSession:
                 accepted=bool(r["accepted"] if r["accepted"] is not None else 1), status=r["status"] or "done",
                 strategy=r.get("strategy"), edit_prev=r["edit_prev"], edit_orig=r["edit_orig"],
                 prompt_tokens=r["prompt_tokens"] or 0, completion_tokens=r["completion_tokens"] or 0,
-                cost=r["cost"] or 0.0, duration_s=r["duration_s"]))
+                cost=r["cost"], duration_s=r["duration_s"]))
             if r["accepted"] is None or r["accepted"]:
                 prev_n = r["n"]
         # a round that could not be checked whole (partial, or every unit failed on a model fault) is not a completed
@@ -327,7 +327,9 @@ class RefineSession:
     def _evaluate(self, text: str, n: int) -> tuple[Evaluation, Evaluation | None]:
         case = self.case.with_text(text)
         before = (self.verifier.total.units, self.verifier.total.reused) if isinstance(self.verifier, CachingVerifier) else None
-        ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"))
+        aggregation = getattr(getattr(self.pipeline, "settings", None), "aggregation", "mean")
+        ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"),
+                      aggregation=aggregation)
         if before is not None:
             units = self.verifier.total.units - before[0]
             reused = self.verifier.total.reused - before[1]
@@ -338,7 +340,8 @@ class RefineSession:
             dec = self.judge_decomposer
             if dec is None:
                 dec = self.decomposer if case.kind == "cited_answer" else _FixedUnits(ev.units, getattr(self.decomposer, "name", "units"))
-            judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"))
+            judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"),
+                             aggregation=aggregation)
         return ev, judge
 
     def _scored(self, r: Round) -> None:
@@ -358,7 +361,7 @@ class RefineSession:
                                accepted=r.accepted, parent=r.parent, strategy=r.strategy)
         row = next((x for x in self.store.rounds(self.run_id) if x["n"] == r.n), None)
         if row is not None:
-            r.prompt_tokens, r.completion_tokens, r.cost = row["prompt_tokens"] or 0, row["completion_tokens"] or 0, row["cost"] or 0.0
+            r.prompt_tokens, r.completion_tokens, r.cost = row["prompt_tokens"] or 0, row["completion_tokens"] or 0, row["cost"]
         self._emit("round_stored", {"round": r.n, "accepted": r.accepted})
 
     def _drain(self) -> list[CallRecord]:

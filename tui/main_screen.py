@@ -6,6 +6,7 @@ touches the pipeline directly.
 
 from __future__ import annotations
 
+import threading
 import time
 import traceback
 from typing import Any, Callable
@@ -17,13 +18,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
-from textual.worker import get_current_worker
 
 from citefix.errors import LLMError, UserError
 from citefix.tui import messages as m
 from citefix.tui.render import VERDICT_STYLE
 from citefix.tui.session import Cancelled, Session, Snapshot
-from citefix.tui.widgets import RoundsPanel, SourcesPanel, StatusLine, TextPanel, UnitsTable
+from citefix.tui.widgets import RoundsPanel, SourcesPanel, StatusLine, TextBody, TextPanel, UnitsTable
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 STAGES = {  # events of citefix.evaluate and citefix.refine.session, as the status line words them
@@ -93,6 +93,8 @@ class MainScreen(Screen):
         self._job_seq = 0
         self._spin = 0
         self._pending_check = False
+        self._cancel: threading.Event | None = None  # the running job's cancel flag
+        self.threads: list[threading.Thread] = []  # every job thread started (tests wait on them)
 
     # -- layout -----------------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -123,8 +125,10 @@ class MainScreen(Screen):
 
     _warming = False
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="warm_up")
     def warm_up(self, kind: str) -> None:
+        self._spawn("warm-up", self._warm_up, kind, job=False)
+
+    def _warm_up(self, kind: str) -> None:
         """Model loading in the background: the first check then starts with the models in memory."""
         try:
             loaded = self.session.bench.warm_up(kind)
@@ -141,8 +145,10 @@ class MainScreen(Screen):
             self.query_one("#status", StatusLine).set_job("ready", busy=False)
 
     def on_unmount(self) -> None:
-        """Leaving the case (quit, or another case opened): record the run's best round and stop reason."""
-        self.workers.cancel_node(self)
+        """Leaving the case (quit, or another case opened): cancel the job (its thread is a daemon: nothing waits for
+        it), record the run's best round and stop reason, or mark it interrupted when a job still holds it."""
+        if self._cancel is not None:
+            self._cancel.set()
         try:
             self.session.close()
         except Exception as exc:  # closing must never keep the user in the app
@@ -266,6 +272,10 @@ class MainScreen(Screen):
             self.query_one("#text-panel", TextPanel).show(text, ev, uid, note=self._note(what, ev))
             self._detail(ev)
 
+    @on(TextBody.UnitClicked)
+    def _span_clicked(self, event: TextBody.UnitClicked) -> None:
+        self.action_select_unit(event.unit_id)
+
     def action_select_unit(self, uid: str) -> None:
         """A click on a unit's span in the text selects its row."""
         units = self.query_one("#units", UnitsTable)
@@ -325,10 +335,21 @@ class MainScreen(Screen):
         self.refresh_bindings()
         return job_id
 
-    def _run(self, job_id: str, fn: Callable[[Any, Callable], Any], done: Callable[[Any], Any]) -> None:
-        """Body of every worker: run fn(cancel, on_event) in this thread, post what happened."""
-        worker = get_current_worker()
-        cancel = worker.cancelled_event
+    def _spawn(self, name: str, target: Callable[..., Any], *args: Any, job: bool = True) -> threading.Thread:
+        """Start a job in a daemon thread. Not a Textual thread worker: those run in asyncio's default executor, whose
+        threads the interpreter joins at exit, so `q` during a check would leave a blank terminal until the model
+        call returned. A daemon thread is abandoned at exit; what it had stored stays stored."""
+        if job:
+            self._cancel = threading.Event()
+            args = (self._cancel, *args)
+        t = threading.Thread(target=target, args=args, name=f"citefix-{name}", daemon=True)
+        self.threads.append(t)
+        t.start()
+        return t
+
+    def _run(self, cancel: threading.Event, job_id: str, fn: Callable[[Any, Callable], Any],
+             done: Callable[[Any], Any]) -> None:
+        """Body of every job thread: run fn(cancel, on_event), post what happened."""
 
         def on_event(name: str, data: dict[str, Any]) -> None:
             advance = 1 if (name == "round_stored" and data.get("accepted", True)) else 0
@@ -353,19 +374,19 @@ class MainScreen(Screen):
         self.post_message(done(result))  # stored work is shown even when a cancel came late
         self.post_message(m.WorkCancelled(job_id) if cancel.is_set() else m.WorkFinished(job_id))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_check(self, job_id: str, text: str | None) -> None:
-        self._run(job_id, lambda cancel, ev: self.session.check(text, cancel=cancel, on_event=ev), m.Checked)
+        self._spawn("check", self._run, job_id, lambda cancel, ev: self.session.check(text, cancel=cancel, on_event=ev),
+                    m.Checked)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_refine(self, job_id: str, rounds: int) -> None:
         if rounds <= 0:
-            self._run(job_id, lambda cancel, ev: self.session.propose(cancel=cancel, on_event=ev), m.RevisionProposed)
+            self._spawn("refine", self._run, job_id, lambda cancel, ev: self.session.propose(cancel=cancel, on_event=ev),
+                        m.RevisionProposed)
         else:
-            self._run(job_id, lambda cancel, ev: self.session.auto_refine(rounds, cancel=cancel, on_event=ev),
-                      lambda s: m.RoundsChanged(s, "auto_refine"))
+            self._spawn("refine", self._run, job_id,
+                        lambda cancel, ev: self.session.auto_refine(rounds, cancel=cancel, on_event=ev),
+                        lambda s: m.RoundsChanged(s, "auto_refine"))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_decision(self, job_id: str, what: str, n: int | None = None) -> None:
         if what == "accept":
             fn = lambda cancel, ev: self.session.accept(cancel=cancel, on_event=ev)  # noqa: E731
@@ -373,19 +394,18 @@ class MainScreen(Screen):
             fn = lambda cancel, ev: self.session.reject(cancel=cancel, on_event=ev)  # noqa: E731
         else:
             fn = lambda cancel, ev: self.session.revert(n, cancel=cancel, on_event=ev)  # noqa: E731
-        self._run(job_id, fn, lambda s: m.RoundsChanged(s, what))
+        self._spawn(what, self._run, job_id, fn, lambda s: m.RoundsChanged(s, what))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_export(self, job_id: str, fmt: str, path: str | None) -> None:
-        self._run(job_id, lambda cancel, ev: self.session.export(fmt, path), lambda r: m.Exported(*r))
+        self._spawn("export", self._run, job_id, lambda cancel, ev: self.session.export(fmt, path),
+                    lambda r: m.Exported(*r))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_settings(self, job_id: str, settings) -> None:
         def fn(cancel, ev):
             path = self.session.apply_settings(settings)
             return self.session.describe(), (str(path) if path else None)
 
-        self._run(job_id, fn, lambda r: m.SettingsApplied(*r))
+        self._spawn("settings", self._run, job_id, fn, lambda r: m.SettingsApplied(*r))
 
     # -- message handlers -----------------------------------------------------------------------------------------------
     def _stale(self, job_id: str) -> bool:
@@ -496,7 +516,8 @@ class MainScreen(Screen):
                 self.view_n, self.show_proposal = None, False
                 self._paint()
             return
-        self.workers.cancel_group(self, "pipeline")
+        if self._cancel is not None:
+            self._cancel.set()
         self._end("cancelled (the current step finishes in the background; its result is dropped)")
 
     def action_diff(self) -> None:

@@ -16,29 +16,37 @@ from rich.text import Text
 from citefix.models import Evaluation
 from citefix.report import char_labels, runs_of
 
-# One colour per verdict; "not checked" is text no unit covers, or a unit without a verdict.
+# One colour per verdict, and a second cue that survives without colour (NO_COLOR, colour-blind readers): supported
+# text is plain, partial text italic, unsupported text bold, text nobody checked dim; after each partial or unsupported
+# stretch a marker (≈ / ✗) follows, and the words a verifier named as unsupported are underlined.
 VERDICT_STYLE = {
     "supported": Style(color="green"),
-    "partial": Style(color="yellow"),
+    "partial": Style(color="yellow", italic=True),
     "unsupported": Style(color="red", bold=True),
-    "error": Style(color="magenta"),
+    "error": Style(color="magenta", italic=True),
     None: Style(dim=True),
 }
 VERDICT_NAME = {"supported": "supported", "partial": "partial", "unsupported": "unsupported", "error": "error", None: "not checked"}
-UNSUPPORTED_TOKEN = Style(underline=True, bgcolor="color(52)")
+VERDICT_MARK = {"partial": "≈", "unsupported": "✗", "error": "!"}
+UNSUPPORTED_TOKEN = Style(underline=True)
 CITATION = Style(color="cyan", bold=True)
 SELECTED = Style(reverse=True)
-EVIDENCE = Style(bgcolor="color(22)", bold=True)
-EVIDENCE_WEAK = Style(bgcolor="color(58)", bold=True)
+EVIDENCE = Style(bgcolor="color(22)", bold=True, underline=True)
+EVIDENCE_WEAK = Style(bgcolor="color(58)", bold=True, underline=True)
+# The unit a span belongs to rides in the style's meta under a plain key: Textual draws spans whose meta holds
+# "@click" as links (its link colour and underline over the verdict colour), so clicks are resolved by the text
+# widget itself from the meta under the mouse (TextBody.on_click), never through "@click".
+UNIT_META = "citefix_unit"
 _MARK = re.compile(r"\[\s*\d+(?:\s*[-–,]\s*\d+)*\s*\]")
 
 
 def legend() -> Text:
-    t = Text("Verdicts: ")
+    t = Text("")
     for lab in ("supported", "partial", "unsupported", None):
-        t.append("■ " + VERDICT_NAME[lab], style=VERDICT_STYLE[lab])
+        mark = VERDICT_MARK.get(lab)
+        t.append(VERDICT_NAME[lab] + (mark or ""), style=VERDICT_STYLE[lab])
         t.append("  ")
-    t.append("unsupported words", style=UNSUPPORTED_TOKEN)
+    t.append("unsupported words", style=VERDICT_STYLE["unsupported"] + UNSUPPORTED_TOKEN)
     t.append("  ")
     t.append("[1]", style=CITATION)
     t.append(" citation")
@@ -91,17 +99,20 @@ def painted_text(text: str, ev: Evaluation | None, *, selected: str | None = Non
     sel = unit_chars(ev, selected)
     # Split the verdict runs further where the owner, the token mark or the selection changes.
     keys = [(labels[i], owners[i], i in bad, i in sel) for i in range(len(text))]
-    for a, b, key in runs_of(keys):  # type: ignore[arg-type]
+    runs = list(runs_of(keys))  # type: ignore[arg-type]
+    for k, (a, b, key) in enumerate(runs):
         lab, owner, is_bad, is_sel = key
         style = VERDICT_STYLE[lab]
         if is_bad:
             style = style + UNSUPPORTED_TOKEN
         if is_sel:
             style = style + SELECTED
-        if owner is not None:
-            style = style + Style(meta={"@click": f"screen.select_unit({owner!r})"})
-        out.append(text[a:b], style=style)
-    _style_marks(out, text)
+        meta = Style(meta={UNIT_META: owner}) if (owner is not None and clickable) else None
+        out.append(text[a:b], style=style + meta if meta else style)
+        nxt = runs[k + 1][2][0] if k + 1 < len(runs) else None
+        if lab in VERDICT_MARK and nxt != lab:  # the end of a partial / unsupported stretch: its marker
+            out.append(VERDICT_MARK[lab], style=VERDICT_STYLE[lab] + meta if meta else VERDICT_STYLE[lab])
+    _style_marks(out, out.plain)  # offsets in the painted text (the markers shift them)
     return out
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, ProgressBar, Sparkline, Static, TextArea
 
@@ -15,6 +17,22 @@ _SOURCE_TITLE_MAX = 70
 
 def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class TextBody(Static):
+    """The painted text. A click selects the unit under the mouse, read from the span's meta (render.UNIT_META):
+    no "@click" meta, which would make Textual draw every span as a grey link and hide the verdict colours."""
+
+    class UnitClicked(Message):
+        def __init__(self, unit_id: str) -> None:
+            super().__init__()
+            self.unit_id = unit_id
+
+    def on_click(self, event: events.Click) -> None:
+        uid = event.style.meta.get(render.UNIT_META) if event.style else None
+        if uid:
+            event.stop()
+            self.post_message(self.UnitClicked(uid))
 
 
 class TextPanel(Vertical):
@@ -32,7 +50,7 @@ class TextPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="text-scroll", can_focus=True):
-            yield Static("", id="text-body")
+            yield TextBody("", id="text-body")
         yield TextArea("", id="text-edit", soft_wrap=True, show_line_numbers=False)
         yield Static(render.legend(), id="legend")
 

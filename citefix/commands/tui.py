@@ -16,7 +16,8 @@ def register(sub) -> None:
     p.add_argument("path", nargs="?", help="case file (.json or .jsonl)")
     p.add_argument("--run", type=int, metavar="RUN", help="reopen a stored run (from check, refine or the TUI)")
     p.add_argument("--case", type=int, default=1, metavar="N", help="which case of a multi-case file (1-based, default 1)")
-    p.add_argument("--example", action="store_true", help="open the bundled example summary")
+    p.add_argument("--example", nargs="?", const="summary", choices=("summary", "cited_answer"),
+                   help="open a bundled example: summary (the default) or cited_answer")
     p.add_argument("--strategy", help="refinement feedback strategy (acu, critique, none, citation)")
     p.add_argument("--judge-llm", help="a second model that scores refinement rounds")
     add_common(p)
@@ -34,7 +35,7 @@ def run(args) -> int:
     if args.example:
         from citefix.commands.check import example_path
 
-        path = example_path("summary")
+        path = example_path(args.example)
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer, strategy=args.strategy,
                              judge_llm=args.judge_llm, concurrency=args.concurrency, db=args.db,
                              cache=False if args.no_cache else None)

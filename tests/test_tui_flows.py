@@ -349,7 +349,7 @@ async def test_refine_accept_reject_revert_edit_recheck_export(store, example_pa
         await settle(pilot, app)
         run_id = main.snap.run_id
         assert main.snap.evaluation.unsupported  # something to fix
-        assert main.check_action("accept", ()) is None  # nothing proposed yet
+        assert not main.check_action("accept", ())  # nothing proposed yet (hidden from the footer)
         # refine one round: a proposal, evaluated, nothing stored yet
         await pilot.press("r")
         await settle(pilot, app)

@@ -40,23 +40,28 @@ STEP = {"feedback": "writing feedback", "revise": "revising", "evaluate": "check
 
 # (key, action, footer label, help text); the help screen lists these, the footer shows the short labels.
 KEYS: list[tuple[str, str, str, str]] = [
-    ("c", "check", "Check", "check the working text (stored as the next round)"),
-    ("r", "refine", "Refine", "refine one round: the reviser proposes a revision, checked, waiting for accept/reject"),
-    ("R", "auto_refine", "Auto×N", "auto-refine N rounds (asks N), accepting each revision"),
-    ("escape", "cancel", "Cancel", "cancel the running work (or leave the editor without saving)"),
-    ("d", "diff", "Diff", "diff between any two rounds (or the current text and the proposal)"),
-    ("a", "accept", "Accept", "accept the proposed revision"),
-    ("n", "reject", "Reject", "reject the proposed revision"),
-    ("v", "revert", "Revert", "revert to the round selected in the rounds table"),
-    ("e", "edit", "Edit", "edit the text in place; ctrl+s saves and re-checks, escape discards"),
-    ("ctrl+s", "save_edit", "Save+check", "save the edit and re-check it"),
-    ("s", "settings", "Settings", "strategy, LLM, judge, verifier, decomposer (saved to the config file)"),
-    ("x", "export", "Export", "export the run as JSON or Markdown"),
-    ("o", "open", "Open", "open another case (a file or a stored run)"),
+    ("question_mark", "help", "help", "this help (also F1)"),
+    ("q", "quit", "quit", "quit: cancels a running job; rounds already stored are kept (asks first about a pending proposal or an unsaved edit)"),
+    ("c", "check", "check", "check the working text (stored as the next round)"),
+    ("r", "refine", "refine", "refine one round: the reviser proposes a revision, checked, shown as a diff in the text; a accepts, n rejects"),
+    ("R", "auto_refine", "auto×N", "auto-refine N rounds (asks N), accepting each revision"),
+    ("escape", "cancel", "cancel", "cancel the running work (or leave the editor, asking before a draft is dropped)"),
+    ("a", "accept", "accept", "accept the proposed revision (all of its edits)"),
+    ("n", "reject", "reject", "reject the proposed revision (all of its edits)"),
+    ("d", "diff", "diff", "diff between any two rounds (or the current text and the proposal)"),
+    ("v", "revert", "revert", "revert to the round selected in the rounds table"),
+    ("e", "edit", "edit", "edit the text in place; ctrl+s saves and re-checks, escape asks before discarding"),
+    ("ctrl+s", "save_edit", "save+check", "save the edit and re-check it"),
+    ("s", "settings", "settings", "strategy, LLM, judge, verifier, decomposer (saved to the config file)"),
+    ("x", "export", "export", "export the run as JSON or Markdown"),
+    ("o", "open", "open", "open another case (a file or a stored run)"),
+    ("1", "pane('units')", "", "show the units (narrow layout) / focus them"),
+    ("2", "pane('sources')", "", "show the sources (narrow layout) / focus them"),
+    ("3", "pane('rounds')", "", "show the rounds (narrow layout) / focus them"),
+    ("m", "messages", "", "messages: every warning and error of this session, kept after the toast fades"),
     ("tab", "focus_next", "", "move between panes (text, sources, units, rounds)"),
-    ("question_mark", "help", "Help", "this help"),
-    ("q", "quit", "Quit", "quit (work already stored is kept)"),
 ]
+NARROW = 100  # below this many columns the panes stack: the text on top, one of units / sources / rounds below
 
 
 class MainScreen(Screen):
@@ -67,14 +72,28 @@ class MainScreen(Screen):
     MainScreen SourcesPanel { width: 1fr; }
     MainScreen #units-box { width: 1fr; border: round $primary; padding: 0 1; }
     MainScreen #units-box:focus-within { border: round $accent; }
-    MainScreen #unit-detail { height: 3; color: $text-muted; }
+    MainScreen #unit-detail { height: auto; max-height: 5; color: $text-muted; }
     MainScreen RoundsPanel { width: 48; }
+    MainScreen #pane-tabs { display: none; height: 1; padding: 0 1; background: $panel; }
+    MainScreen.narrow #pane-tabs { display: block; }
+    MainScreen.narrow #top { layout: vertical; height: 1fr; }
+    MainScreen.narrow #bottom { height: 1fr; }
+    MainScreen.narrow TextPanel { width: 100%; height: 1fr; }
+    MainScreen.narrow SourcesPanel { width: 100%; height: 1fr; display: none; }
+    MainScreen.narrow.pane-sources SourcesPanel { display: block; }
+    MainScreen.narrow.pane-sources #bottom { display: none; }
+    MainScreen.narrow #units-box { width: 100%; }
+    MainScreen.narrow RoundsPanel { width: 100%; display: none; }
+    MainScreen.narrow.pane-rounds RoundsPanel { display: block; }
+    MainScreen.narrow.pane-rounds #units-box { display: none; }
+    MainScreen.narrow #unit-detail { max-height: 3; }
     """
 
+    # The footer shows `? help` and `q quit` first, so they are on screen at any width.
     BINDINGS = [
         Binding(k, a, label or a, show=bool(label) and k not in ("ctrl+s",), key_display="?" if k == "question_mark" else None)
         for k, a, label, _ in KEYS if a != "focus_next"
-    ]
+    ] + [Binding("f1", "help", "help", show=False)]
 
     AUTO_FOCUS = "#units"
 
@@ -95,6 +114,7 @@ class MainScreen(Screen):
         self._pending_check = False
         self._cancel: threading.Event | None = None  # the running job's cancel flag
         self.threads: list[threading.Thread] = []  # every job thread started (tests wait on them)
+        self.messages_log: list[tuple[str, str, str, str]] = []  # (time, severity, title, message)
 
     # -- layout -----------------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -107,10 +127,35 @@ class MainScreen(Screen):
                 yield UnitsTable(id="units")
                 yield Static("", id="unit-detail")
             yield RoundsPanel(id="rounds")
+        yield Static("", id="pane-tabs")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
+
+    # -- narrow layout -------------------------------------------------------------------------------------------------
+    pane = "units"
+
+    def on_resize(self, event) -> None:
+        self._layout(event.size.width)
+
+    def _layout(self, width: int) -> None:
+        self.set_class(width < NARROW, "narrow")
+        for p in ("units", "sources", "rounds"):
+            self.set_class(self.pane == p, f"pane-{p}")
+        tabs = Text()
+        for k, p in enumerate(("units", "sources", "rounds"), 1):
+            tabs.append(f" {k} {p} ", style="reverse bold" if p == self.pane else "")
+            tabs.append(" ")
+        self.query_one("#pane-tabs", Static).update(tabs)
+
+    def action_pane(self, which: str) -> None:
+        """1 / 2 / 3: the units, the sources or the rounds (the pane below the text in the narrow layout)."""
+        self.pane = which
+        self._layout(self.size.width)
+        target = {"units": "#units", "sources": "#sources", "rounds": "#rounds-table"}[which]
+        self.query_one(target).focus()
 
     def on_mount(self) -> None:
+        self._layout(self.app.size.width)
         self.query_one("#sources", SourcesPanel).border_title = "Sources"
         self.query_one("#units-box").border_title = "Units"
         self.query_one("#rounds", RoundsPanel).border_title = "Rounds"
@@ -297,26 +342,35 @@ class MainScreen(Screen):
 
     # -- bindings -------------------------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """True: shown and live; None: shown dimmed (a job runs, wait or esc); False: hidden (not applicable now),
+        so the footer keeps room for what can be done."""
         editing = self.query_one("#text-panel", TextPanel).editing if self.is_mounted else False
         has_case = self.snap is not None
         busy = self._job is not None
         if action == "save_edit":
-            return True if editing else None
-        if editing and action not in ("cancel", "quit", "help", "save_edit"):
-            return None
+            return True if editing else False
+        if editing and action not in ("cancel", "quit", "help", "save_edit", "messages"):
+            return False
         if action in ("check", "refine", "auto_refine", "edit"):
             return None if (busy or not has_case) else True
         if action in ("accept", "reject"):
-            return True if (has_case and self.snap.proposal is not None and not busy) else None
+            if not (has_case and self.snap.proposal is not None):
+                return False
+            return None if busy else True
         if action == "revert":
-            ok = has_case and not busy and self._revert_target() is not None
-            return True if ok else None
+            if not (has_case and self._revert_target() is not None):
+                return False
+            return None if busy else True
         if action == "diff":
-            return True if has_case and (len(self.snap.rounds) + (self.snap.proposal is not None)) >= 1 else None
+            return True if has_case and (len(self.snap.rounds) + (self.snap.proposal is not None)) >= 1 else False
         if action == "export":
-            return True if has_case and self.snap.run_id is not None and not busy else None
+            if not (has_case and self.snap.run_id is not None):
+                return False
+            return None if busy else True
+        if action == "settings":  # applying settings swaps the pipeline a running job uses: not while one runs
+            return None if busy else True
         if action == "cancel":
-            return True
+            return True if (busy or editing or self.show_proposal or self.view_n is not None) else False
         return True
 
     def _revert_target(self) -> int | None:
@@ -434,9 +488,15 @@ class MainScreen(Screen):
 
     def on_work_failed(self, msg: m.WorkFailed) -> None:
         title = "Internal error (please report it)" if msg.internal else "Could not finish"
-        self.notify(msg.message, title=title, severity="error", timeout=12, markup=False)
+        text = m.tui_wording(msg.message)
         if not self._stale(msg.job):
             self._end("failed")
+        if msg.job.startswith("settings#") and self._settings_attempt is not None and not msg.internal:
+            # the form comes back with everything typed and the reason, instead of closing and losing it
+            self.log_message("error", "Settings not applied", text)
+            self.action_settings(self._settings_attempt, error=text)
+            return
+        self.notify(text, title=title, severity="error", timeout=12, markup=False)
 
     def on_checked(self, msg: m.Checked) -> None:
         self._apply(msg.snapshot)
@@ -503,13 +563,40 @@ class MainScreen(Screen):
 
         self.app.push_screen(AskRounds(), go)
 
+    def _draft_changed(self) -> bool:
+        panel = self.query_one("#text-panel", TextPanel)
+        return panel.editing and self.snap is not None and panel.edited_text() != self.snap.text
+
+    def _leave_edit(self) -> None:
+        panel = self.query_one("#text-panel", TextPanel)
+        panel.stop_edit()
+        self.query_one("#units", UnitsTable).focus()
+        self.refresh_bindings()
+
+    def _confirm(self, question: str, then: Callable[[], Any], yes: str = "Discard") -> None:
+        from citefix.tui.dialogs import ConfirmScreen
+
+        self.app.push_screen(ConfirmScreen(question, yes=yes), lambda ok: then() if ok else None)
+
+    def _what_would_be_lost(self) -> str | None:
+        lost = []
+        if self._draft_changed():
+            lost.append("your unsaved edit")
+        if self.snap is not None and self.snap.proposal is not None:
+            lost.append("the pending proposal (not accepted or rejected)")
+        return " and ".join(lost) or None
+
     def action_cancel(self) -> None:
         panel = self.query_one("#text-panel", TextPanel)
         if panel.editing:
-            panel.stop_edit()
-            self.query_one("#units", UnitsTable).focus()
-            self.refresh_bindings()
-            self.notify("edit discarded")
+            if self._draft_changed():
+                def drop() -> None:
+                    self._leave_edit()
+                    self.notify("edit discarded", markup=False)
+
+                self._confirm("Discard your edit? The text you typed is lost.", drop)
+            else:
+                self._leave_edit()
             return
         if self._job is None:
             if self.show_proposal or self.view_n is not None:
@@ -587,15 +674,23 @@ class MainScreen(Screen):
         job = self._begin("check", "re-checking the edit", None)
         self.run_check(job, text)
 
-    def action_settings(self) -> None:
+    def action_settings(self, settings=None, error: str | None = None) -> None:
         from citefix.tui.dialogs import SettingsScreen
 
-        def go(settings) -> None:
-            if settings is not None:
-                job = self._begin("settings", "validating settings", None)
-                self.run_settings(job, settings)
+        if self._job is not None:  # the new settings would swap the pipeline under the running job
+            self.notify("a job is running: wait for it or press esc to cancel it, then change the settings",
+                        title="Settings", severity="warning", markup=False)
+            return
 
-        self.app.push_screen(SettingsScreen(self.session.settings), go)
+        def go(new) -> None:
+            if new is not None:
+                self._settings_attempt = new
+                job = self._begin("settings", "validating settings", None)
+                self.run_settings(job, new)
+
+        self.app.push_screen(SettingsScreen(settings or self.session.settings, error=error), go)
+
+    _settings_attempt = None
 
     def action_export(self) -> None:
         from citefix.tui.dialogs import ExportScreen
@@ -612,6 +707,10 @@ class MainScreen(Screen):
         self.app.push_screen(ExportScreen(self.snap.run_id), go)
 
     def action_open(self) -> None:
+        lost = self._what_would_be_lost()
+        if lost:
+            self._confirm(f"Open another case and drop {lost}?", self.app.action_open, yes="Drop and open")
+            return
         self.app.action_open()
 
     def action_help(self) -> None:
@@ -620,7 +719,33 @@ class MainScreen(Screen):
         self.app.push_screen(HelpScreen(KEYS))
 
     async def action_quit(self) -> None:
-        await self.app.action_quit()
+        """Quit at once: the running job is cancelled and abandoned (its thread dies with the process), completed
+        rounds stay stored, the run is marked finished or interrupted (on_unmount). Asks first only when something
+        not stored would be lost."""
+        lost = self._what_would_be_lost()
+        if lost:
+            self._confirm(f"Quit and drop {lost}?", self.app.exit, yes="Drop and quit")
+            return
+        if self._cancel is not None:
+            self._cancel.set()
+        self.app.exit()
+
+    # -- messages log -------------------------------------------------------------------------------------------------
+    def notify(self, message: str, *, title: str = "", severity="information", **kw) -> None:
+        """Every notification also goes to the messages log (m), where it stays after the toast fades."""
+        self.log_message(severity, title, message)
+        super().notify(message, title=title, severity=severity, **kw)
+
+    def log_message(self, severity: str, title: str, message: str) -> None:
+        self.messages_log.append((time.strftime("%H:%M:%S"), severity, title, message))
+        n = sum(1 for _, sev, _, _ in self.messages_log if sev in ("warning", "error"))
+        if self.is_mounted:
+            self.query_one("#status", StatusLine).set_messages(n)
+
+    def action_messages(self) -> None:
+        from citefix.tui.dialogs import MessagesScreen
+
+        self.app.push_screen(MessagesScreen(list(self.messages_log)))
 
 
 def _stage(name: str, data: dict[str, Any]) -> str:

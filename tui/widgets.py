@@ -271,12 +271,14 @@ class StatusLine(Horizontal):
     StatusLine { height: 1; background: $panel; padding: 0 1; }
     StatusLine #status-info { width: 1fr; }
     StatusLine #status-job { width: auto; max-width: 60; color: $warning; padding-right: 1; }
+    StatusLine #status-messages { width: auto; color: $error; padding-right: 1; }
     StatusLine ProgressBar { width: 22; display: none; }
     StatusLine.busy ProgressBar { display: block; }
     """
 
     def compose(self) -> ComposeResult:
         yield Static("", id="status-info")
+        yield Static("", id="status-messages")
         yield Static("idle", id="status-job")
         yield ProgressBar(id="status-progress", show_eta=False, show_percentage=False)
 
@@ -284,6 +286,10 @@ class StatusLine(Horizontal):
         self.query_one("#status-info", Static).update(Text.assemble(
             ("LLM ", "dim"), d["llm"], ("  verifier ", "dim"), d["verifier"], ("  strategy ", "dim"), d["strategy"],
             ("  store ", "dim"), store_label or d["store"]))
+
+    def set_messages(self, n: int) -> None:
+        """How many warnings and errors the messages log (m) holds."""
+        self.query_one("#status-messages", Static).update(f"⚠ {n} (m)" if n else "")
 
     def set_job(self, text: str, *, busy: bool, total: int | None | type(...) = ..., progress: float | None = None) -> None:
         """total: a count of steps, None for an indeterminate bar, ... to leave the bar as it is."""

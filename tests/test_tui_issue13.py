@@ -185,3 +185,199 @@ async def test_rejected_proposal_is_not_the_runs_current_text(store, example_pat
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["text"] == rows[0]["text"]
+
+
+# -- 80x24 ------------------------------------------------------------------------------------------------------------
+
+def _footer_text(screen):
+    from textual.widgets import Footer
+
+    footer = screen.query_one(Footer)
+    return " ".join(str(k.render()) if hasattr(k, "render") else "" for k in footer.query("FooterKey"))
+
+
+async def test_80x24_narrow_layout_footer_and_panes(store, example_path):
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("c")
+        await settle(pilot, app)
+        assert main.has_class("narrow")
+        keys = [k.key for k in main.query("FooterKey")]
+        assert keys[:2] == ["question_mark", "q"]  # ? help and q quit first: never cut off
+        for k in main.query("FooterKey")[:2]:
+            assert k.region.right <= 80 and k.region.width > 0
+        units = main.query_one("#units")
+        assert units.region.width >= 76  # the units pane has the full width
+        score_col = units.columns["verdict"]
+        assert units.region.x + sum(c.get_render_width(units) for c in list(units.columns.values())[:4]) <= 80, score_col
+        # 2 shows the sources in place of the lower pane, 3 the rounds, 1 the units again
+        await pilot.press("2")
+        await pilot.pause()
+        assert main.query_one("#sources").display and main.query_one("#sources").region.height > 3
+        assert not main.query_one("#bottom").display
+        await pilot.press("3")
+        await pilot.pause()
+        assert main.query_one("#rounds").region.height > 3 and not main.query_one("#units-box").display
+        await pilot.press("1")
+        await pilot.pause()
+        # the whole text of a selected unit is readable in the detail pane, not just its cut table cell
+        ev = main.snap.evaluation
+        longest = max(ev.units, key=lambda u: len(u.text))
+        units.move_cursor(row=units.get_row_index(longest.id))
+        await pilot.pause()
+        detail = main.query_one("#unit-detail")
+        assert longest.text in str(detail.render()).replace("\n", " ") or longest.text in detail.render().plain
+
+
+async def test_80x24_help_and_settings_scroll_to_their_last_line(store, example_path):
+    from citefix.tui.dialogs import HelpScreen, SettingsScreen
+
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        body = app.screen.query_one("#help-body")
+        assert body.region.bottom <= 24 and body.max_scroll_y > 0  # taller than the terminal: it scrolls
+        await pilot.press("end")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y
+        await pilot.press("escape")
+        await pilot.press("s")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        save = screen.query_one("#settings-save")
+        screen.query_one("#settings-body").scroll_to_widget(save, animate=False)
+        await pilot.pause()
+        assert 0 <= save.region.y and save.region.bottom <= 24 and save.region.width > 0  # Save can be reached
+        await pilot.click("#settings-save")
+        await settle(pilot, app)
+        assert app.screen is app.main
+
+
+# -- nothing dropped ---------------------------------------------------------------------------------------------------
+
+async def test_settings_blocked_while_a_check_runs(store, example_path):
+    from citefix.tui import messages as m
+    from citefix.tui.dialogs import SettingsScreen
+
+    gate = threading.Event()
+    inner = acu_responder()
+
+    def slow(messages):
+        gate.wait(20)
+        return inner(messages)
+
+    rec = Recorder()
+    app = make_app(store, path=example_path, responder=slow)
+    try:
+        async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+            await settle(pilot, app, until=lambda: app.main is not None)
+            main = app.main
+            await pilot.press("c")
+            await settle(pilot, app, until=lambda: bool(rec.of(m.WorkProgress)))
+            await pilot.press("s")
+            await pilot.pause()
+            assert not isinstance(app.screen, SettingsScreen)
+            assert any("job is running" in n.message for n in rec.notes("warning"))
+            gate.set()
+            await settle(pilot, app)
+            assert rec.of(m.Checked) and store.rounds(main.snap.run_id)  # the check was not dropped
+    finally:
+        gate.set()
+
+
+async def test_settings_error_keeps_the_form_and_speaks_tui(store, example_path):
+    """A settings error from the pipeline (strategy critique without an LLM) reopens the form with what was typed and
+    the fix in TUI words, not "pass --llm MODEL"."""
+    from citefix.config import Settings
+    from citefix.tui.dialogs import SettingsScreen
+
+    app = make_app(store, path=example_path, settings=Settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        await pilot.press("s")
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one("#set-judge").value = "fake/judge-model"
+        screen.query_one("#set-strategy").value = "critique"
+        await pilot.press("ctrl+s")
+        await settle(pilot, app, until=lambda: isinstance(app.screen, SettingsScreen) and app.screen is not screen)
+        again = app.screen
+        assert again.query_one("#set-judge").value == "fake/judge-model"
+        assert str(again.query_one("#set-strategy").value) == "critique"
+        err = str(again.query_one("#settings-error").render())
+        assert "LLM" in err and "--llm" not in err, err
+        assert any(sev == "error" for _, sev, _, _ in app.main.messages_log)  # kept in the messages log
+
+
+async def test_editor_escape_and_quit_with_a_proposal_ask_first(store, example_path):
+    from citefix.tui.dialogs import ConfirmScreen
+
+    app = make_app(store, path=example_path, responder=reviser_responder())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("c")
+        await settle(pilot, app)
+        await pilot.press("e")
+        main.query_one("#text-edit").insert(" A new sentence.")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and main.query_one("#text-panel").editing
+        await pilot.press("n")  # keep
+        await pilot.pause()
+        assert main.query_one("#text-panel").editing and "A new sentence." in main.query_one("#text-edit").text
+        await pilot.press("escape")
+        await pilot.press("y")  # discard
+        await pilot.pause()
+        assert not main.query_one("#text-panel").editing
+        await pilot.press("r")
+        await settle(pilot, app)
+        assert main.snap.proposal is not None
+        for key in ("q", "o"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen), key
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.is_running and app.screen is main and main.snap.proposal is not None
+        await pilot.press("q")
+        await pilot.press("y")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_failed_model_calls_show_a_failed_round(store, example_path):
+    """A re-check whose model calls fail is shown as failed (status line, rounds table, messages log), not "done"."""
+    state = {"fail": False}
+    inner = acu_responder()
+
+    class AuthenticationError(Exception):  # not retried: fails at once
+        pass
+
+    def flaky(messages):
+        if state["fail"]:
+            raise AuthenticationError("the key was revoked")
+        return inner(messages)
+
+    app = make_app(store, path=example_path, responder=flaky)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("c")
+        await settle(pilot, app)
+        state["fail"] = True
+        main.session.edit(main.snap.text + " The park opens in 2030.")
+        await pilot.press("c")
+        await settle(pilot, app)
+        status = str(main.query_one("#status-job").render())
+        assert "done" not in status and ("failed" in status or "partial" in status), status
+        table = main.query_one("#rounds-table")
+        how = str(table.get_row(str(main.snap.current))[3])
+        assert "failed" in how or "partial" in how, how
+        assert any(sev in ("error", "warning") for _, sev, _, _ in main.messages_log)

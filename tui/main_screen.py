@@ -72,7 +72,7 @@ class MainScreen(Screen):
     MainScreen SourcesPanel { width: 1fr; }
     MainScreen #units-box { width: 1fr; border: round $primary; padding: 0 1; }
     MainScreen #units-box:focus-within { border: round $accent; }
-    MainScreen #unit-detail { height: auto; max-height: 5; color: $text-muted; }
+    MainScreen #unit-detail { height: auto; max-height: 6; color: $text-muted; overflow-y: auto; }
     MainScreen RoundsPanel { width: 48; }
     MainScreen #pane-tabs { display: none; height: 1; padding: 0 1; background: $panel; }
     MainScreen.narrow #pane-tabs { display: block; }
@@ -86,7 +86,7 @@ class MainScreen(Screen):
     MainScreen.narrow RoundsPanel { width: 100%; display: none; }
     MainScreen.narrow.pane-rounds RoundsPanel { display: block; }
     MainScreen.narrow.pane-rounds #units-box { display: none; }
-    MainScreen.narrow #unit-detail { max-height: 3; }
+    MainScreen.narrow #unit-detail { max-height: 4; }
     """
 
     # The footer shows `? help` and `q quit` first, so they are on screen at any width.
@@ -209,7 +209,8 @@ class MainScreen(Screen):
         self.view_n = None
         self.selected = None  # unit ids are per evaluation: a selection does not carry over
         self.show_proposal = snap.proposal is not None
-        self.query_one("#rounds", RoundsPanel).fill(snap.rounds, current=snap.current, run=snap.run, proposal=snap.proposal)
+        self.query_one("#rounds", RoundsPanel).fill(snap.rounds, current=snap.current, run=snap.run, proposal=snap.proposal,
+                                                    evaluations=snap.evaluations)
         self._paint()
         self._refresh_status()
         self.refresh_bindings()
@@ -281,6 +282,7 @@ class MainScreen(Screen):
             return
         t = Text()
         t.append(f"{unit.id} ", style="bold")
+        t.append(f"“{unit.text}” ")  # the whole unit, wrapped (the table cell is cut to its column)
         if v is None:
             t.append("not checked")
         else:
@@ -367,8 +369,7 @@ class MainScreen(Screen):
             if not (has_case and self.snap.run_id is not None):
                 return False
             return None if busy else True
-        if action == "settings":  # applying settings swaps the pipeline a running job uses: not while one runs
-            return None if busy else True
+        # settings stays live while a job runs: action_settings refuses with a message (a dimmed key would say nothing)
         if action == "cancel":
             return True if (busy or editing or self.show_proposal or self.view_n is not None) else False
         return True
@@ -422,7 +423,10 @@ class MainScreen(Screen):
             self.post_message(m.WorkFailed(job_id, str(exc)))
             return
         except Exception as exc:  # a bug: report it, keep the app alive
-            self.log.error(traceback.format_exc())
+            try:
+                self.log.error(traceback.format_exc())
+            except Exception:  # the app has gone (quit while this thread ran): nobody to tell
+                return
             self.post_message(m.WorkFailed(job_id, f"{type(exc).__name__}: {exc}", internal=True))
             return
         self.post_message(done(result))  # stored work is shown even when a cancel came late
@@ -480,7 +484,17 @@ class MainScreen(Screen):
 
     def on_work_finished(self, msg: m.WorkFinished) -> None:
         if not self._stale(msg.job):
-            self._end(f"done in {time.perf_counter() - self._job_started:.1f} s")
+            took = f"{time.perf_counter() - self._job_started:.1f} s"
+            health = RoundsPanel.health(self._last_eval) if self._last_eval is not None else None
+            self._last_eval = None
+            if health == "failed":
+                self._end(f"failed: the model calls failed, round stored without verdicts ({took}) · m: messages")
+            elif health == "partial":
+                self._end(f"partial: some units could not be checked ({took}) · m: messages")
+            else:
+                self._end(f"done in {took}")
+
+    _last_eval = None  # the evaluation the finishing job produced (a check's or a proposal's)
 
     def on_work_cancelled(self, msg: m.WorkCancelled) -> None:
         if not self._stale(msg.job):
@@ -500,6 +514,7 @@ class MainScreen(Screen):
 
     def on_checked(self, msg: m.Checked) -> None:
         self._apply(msg.snapshot)
+        self._last_eval = msg.snapshot.evaluation
         self._report(msg.snapshot.evaluation)
 
     def _report(self, ev) -> None:
@@ -515,6 +530,9 @@ class MainScreen(Screen):
 
     def on_revision_proposed(self, msg: m.RevisionProposed) -> None:
         self._apply(msg.snapshot)
+        if msg.snapshot.proposal is not None:
+            self._last_eval = msg.snapshot.proposal.evaluation
+            self._report(msg.snapshot.proposal.evaluation)
 
     def on_rounds_changed(self, msg: m.RoundsChanged) -> None:
         self._apply(msg.snapshot)

@@ -208,6 +208,18 @@ class RoundsPanel(Vertical):
             t.add_column(name, key=name, width=width)
 
     @staticmethod
+    def health(ev) -> str | None:
+        """'failed' when the round's model calls all failed, 'partial' when some units could not be checked (the
+        CLI exits 3 on either); None for a whole round."""
+        if ev is None:
+            return None
+        if ev.status == "error" or (ev.status == "no_units" and ev.errors):
+            return "failed"
+        if ev.errors or any(v.label == "error" for v in ev.verdicts):
+            return "partial"
+        return None
+
+    @staticmethod
     def how(r) -> str:
         """How a round came about, in a word or two."""
         if r.n == 0:
@@ -224,7 +236,7 @@ class RoundsPanel(Vertical):
             return f"{base} · reverted"
         return base
 
-    def fill(self, rounds, *, current: int | None, run: dict, proposal=None) -> None:
+    def fill(self, rounds, *, current: int | None, run: dict, proposal=None, evaluations=None) -> None:
         scores = [r.score for r in rounds]
         spark = self.query_one("#rounds-spark", Sparkline)
         spark.data = [s for s in scores if s is not None] or [0.0]
@@ -239,8 +251,12 @@ class RoundsPanel(Vertical):
         t.clear()
         for r in rounds:
             marker = "▶ " if r.n == current else "  "
+            health = self.health((evaluations or {}).get(r.n))
+            how = Text(self.how(r))
+            if health:
+                how = Text(f"{health} · {self.how(r)}", style="bold red" if health == "failed" else "bold magenta")
             t.add_row(Text(f"{marker}{r.n}", style="bold" if r.n == current else ""), render.score_cell(r.score),
-                      Text(str(r.n_unsupported), justify="right"), self.how(r),
+                      Text(str(r.n_unsupported), justify="right"), how,
                       "—" if not r.cost else f"${r.cost:.4f}", key=str(r.n))
         if proposal is not None:
             ev = proposal.evaluation

@@ -16,8 +16,6 @@ from test_tui_flows import Recorder, make_app, reviser_responder, settle
 
 from conftest import acu_responder
 
-pytestmark = pytest.mark.asyncio
-
 SIZE = (120, 34)
 SMALL = (80, 24)
 
@@ -41,6 +39,7 @@ def _ink(style):
     return None if c is None else c.get_truecolor()
 
 
+@pytest.mark.asyncio
 async def test_text_pane_paints_verdict_colours_not_links(store, example_path):
     """Issue item 1: spans used to render as grey underlined links (the @click meta); now each unit has its verdict's
     colour, unsupported ones red and bold with a ✗ marker, and clicking still selects."""
@@ -77,7 +76,6 @@ async def test_text_pane_paints_verdict_colours_not_links(store, example_path):
         assert main.selected == st.meta["citefix_unit"]
 
 
-@pytest.mark.filterwarnings("ignore::pytest.PytestWarning")
 def test_verdicts_distinguishable_without_colour():
     """NO_COLOR / colour-blind readers: strip every colour and the four kinds of text still differ."""
     from citefix.models import Evaluation, Unit, Verdict
@@ -115,6 +113,7 @@ def _style_at(text, offset):
     return style
 
 
+@pytest.mark.asyncio
 async def test_quit_during_a_check_marks_the_run_and_leaves_no_thread_to_wait_for(store, example_path):
     """q while a model call hangs: the job runs in a daemon thread (nothing joins it at exit) and the run is stored
     as interrupted, not left running."""
@@ -149,6 +148,7 @@ async def test_quit_during_a_check_marks_the_run_and_leaves_no_thread_to_wait_fo
             t.join(20)
 
 
+@pytest.mark.asyncio
 async def test_quit_after_rounds_stores_finished_with_best_round(store, example_path):
     app = make_app(store, path=example_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -161,6 +161,7 @@ async def test_quit_after_rounds_stores_finished_with_best_round(store, example_
     assert run["status"] == "finished" and run["best_round"] == 0
 
 
+@pytest.mark.asyncio
 async def test_rejected_proposal_is_not_the_runs_current_text(store, example_path, tmp_path):
     """Issue item 7: after r then n, `citefix runs` / `show` present the accepted text (round 0), not the rejected one."""
     app = make_app(store, path=example_path, responder=reviser_responder())
@@ -196,6 +197,7 @@ def _footer_text(screen):
     return " ".join(str(k.render()) if hasattr(k, "render") else "" for k in footer.query("FooterKey"))
 
 
+@pytest.mark.asyncio
 async def test_80x24_narrow_layout_footer_and_panes(store, example_path):
     app = make_app(store, path=example_path)
     async with app.run_test(size=SMALL) as pilot:
@@ -231,6 +233,7 @@ async def test_80x24_narrow_layout_footer_and_panes(store, example_path):
         assert longest.text in str(detail.render()).replace("\n", " ") or longest.text in detail.render().plain
 
 
+@pytest.mark.asyncio
 async def test_80x24_help_and_settings_scroll_to_their_last_line(store, example_path):
     from citefix.tui.dialogs import HelpScreen, SettingsScreen
 
@@ -261,6 +264,7 @@ async def test_80x24_help_and_settings_scroll_to_their_last_line(store, example_
 
 # -- nothing dropped ---------------------------------------------------------------------------------------------------
 
+@pytest.mark.asyncio
 async def test_settings_blocked_while_a_check_runs(store, example_path):
     from citefix.tui import messages as m
     from citefix.tui.dialogs import SettingsScreen
@@ -291,6 +295,7 @@ async def test_settings_blocked_while_a_check_runs(store, example_path):
         gate.set()
 
 
+@pytest.mark.asyncio
 async def test_settings_error_keeps_the_form_and_speaks_tui(store, example_path):
     """A settings error from the pipeline (strategy critique without an LLM) reopens the form with what was typed and
     the fix in TUI words, not "pass --llm MODEL"."""
@@ -315,6 +320,7 @@ async def test_settings_error_keeps_the_form_and_speaks_tui(store, example_path)
         assert any(sev == "error" for _, sev, _, _ in app.main.messages_log)  # kept in the messages log
 
 
+@pytest.mark.asyncio
 async def test_editor_escape_and_quit_with_a_proposal_ask_first(store, example_path):
     from citefix.tui.dialogs import ConfirmScreen
 
@@ -352,6 +358,7 @@ async def test_editor_escape_and_quit_with_a_proposal_ask_first(store, example_p
     assert not app.is_running
 
 
+@pytest.mark.asyncio
 async def test_failed_model_calls_show_a_failed_round(store, example_path):
     """A re-check whose model calls fail is shown as failed (status line, rounds table, messages log), not "done"."""
     state = {"fail": False}
@@ -381,3 +388,110 @@ async def test_failed_model_calls_show_a_failed_round(store, example_path):
         how = str(table.get_row(str(main.snap.current))[3])
         assert "failed" in how or "partial" in how, how
         assert any(sev in ("error", "warning") for _, sev, _, _ in main.messages_log)
+
+
+# -- cited answers -----------------------------------------------------------------------------------------------------
+
+@pytest.mark.asyncio
+async def test_cited_answer_statements_citations_and_scores(store):
+    """Statement rows show their support level (not "not checked"); a claim's detail lists each citation's verdict;
+    the ALiiCE / ALCE figures are on screen."""
+    from citefix.commands.check import example_path as p
+
+    app = make_app(store, path=p("cited_answer"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("c")
+        await settle(pilot, app)
+        ev = main.snap.evaluation
+        units = main.query_one("#units")
+        statements = [u for u in ev.units if u.kind == "sentence"]
+        assert statements
+        levels = {s["statement_id"]: s["level"] for s in ev.metrics["support"]["statements"]}
+        for s in statements:
+            cell = str(units.get_row(s.id)[3])
+            assert "not checked" not in cell and levels[s.id] in cell, cell
+        summary = str(main.query_one("#cited-summary").render())
+        assert "ALiiCE" in summary and "ALCE" in summary and "CVCP" in summary
+        assert main.query_one("#cited-summary").region.height >= 1
+        claim = next(u for u in ev.units if u.kind == "claim" and len(u.cited) > 1)
+        units.move_cursor(row=units.get_row_index(claim.id))
+        await pilot.pause()
+        detail = str(main.query_one("#unit-detail").render())
+        for c in claim.cited:
+            assert f"[{c}] supported" in detail or f"[{c}] REDUNDANT" in detail or f"[{c}] unsupported" in detail, detail
+        stmt = statements[0]
+        units.move_cursor(row=units.get_row_index(stmt.id))
+        await pilot.pause()
+        assert "claims supported" in str(main.query_one("#unit-detail").render())
+
+
+def test_citations_text_marks_redundant_and_missing():
+    from citefix.tui.render import citations_text
+
+    row = {"citations": [{"id": "2", "label": "supported", "alone": 0.9}, {"id": "3", "label": "redundant", "alone": 0.4},
+                         {"id": "9", "label": "not_found"}]}
+    assert citations_text(row).plain == "[2] supported 0.90  [3] REDUNDANT 0.40  [9] NOT FOUND"
+
+
+def test_tui_example_cited_answer_opens_the_cited_example(tmp_path):
+    """`citefix tui --example cited_answer` used to open the summary example: the parsed path is the cited one."""
+    from citefix.cli import build_parser
+
+    args = build_parser().parse_args(["tui", "--example", "cited_answer"])
+    assert args.example == "cited_answer"
+    args = build_parser().parse_args(["tui", "--example"])
+    assert args.example == "summary"
+
+
+@pytest.mark.asyncio
+async def test_start_screen_ctrl_e_opens_the_example_and_q_quits(store):
+    from citefix.tui.start_screen import StartScreen
+
+    app = make_app(store)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, app, until=lambda: isinstance(app.screen, StartScreen) and app.screen.runs is not None)
+        app.screen.query_one("#open-path").focus()  # ctrl+e is also the input's end-of-line key
+        await pilot.press("ctrl+e")
+        await settle(pilot, app, until=lambda: app.main is not None)
+        assert app.main.snap.case.kind == "summary"
+    app = make_app(store)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, app, until=lambda: isinstance(app.screen, StartScreen) and app.screen.runs is not None)
+        keys = [k.key for k in app.screen.query("FooterKey")]
+        assert "q" in keys and "question_mark" in keys
+        await pilot.press("q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+@pytest.mark.asyncio
+async def test_multi_case_file_asks_which_case(store, tmp_path):
+    from citefix.tui.dialogs import CasePicker
+
+    src = {"id": "1", "title": "t", "text": "The depot closed in 1987. It cost £2.4 million."}
+    lines = [{"id": f"case-{k}", "sources": [src], "text": t}
+             for k, t in enumerate(["The depot closed in 1987.", "It cost £2.4 million."])]
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    app = make_app(store, path=str(path), run_id=None)
+    app.case_index = None  # as `citefix tui many.jsonl` without --case
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: isinstance(app.screen, CasePicker))
+        assert app.screen.query_one("#case-list").row_count == 2
+        await pilot.press("down", "enter")
+        await settle(pilot, app, until=lambda: app.main is not None)
+        assert app.main.snap.case.id == "case-1"
+
+
+@pytest.mark.asyncio
+async def test_path_completion_on_the_start_screen(store, tmp_path):
+    from citefix.tui.start_screen import PathSuggester
+
+    (tmp_path / "cases-folder").mkdir()
+    (tmp_path / "cases-folder" / "answer.jsonl").write_text("")
+    s = PathSuggester()
+    assert await s.get_suggestion(str(tmp_path / "cases-f")) == str(tmp_path / "cases-folder") + "/"
+    assert await s.get_suggestion(str(tmp_path / "cases-folder" / "an")) == str(tmp_path / "cases-folder" / "answer.jsonl")
+    assert await s.get_suggestion(str(tmp_path / "nothing-like-this")) is None

@@ -349,3 +349,39 @@ class MessagesScreen(ModalScreen[None]):
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
+
+
+class CasePicker(ModalScreen[int | None]):
+    """Pick one case of a multi-case file (JSONL or a JSON list): enter opens the highlighted one."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="CasePicker", w=100) + """
+    CasePicker DataTable { height: auto; max-height: 16; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#case-list"
+
+    def __init__(self, path: str, cases: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.path, self.cases = path, cases
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import DataTable
+
+        with Vertical():
+            yield Label(f"{self.path} holds {len(self.cases)} cases: pick one", classes="title")
+            yield DataTable(id="case-list", cursor_type="row", zebra_stripes=True)
+            yield Label("enter opens · esc cancels", classes="hint")
+
+    def on_mount(self) -> None:
+        from textual.widgets import DataTable
+
+        t = self.query_one("#case-list", DataTable)
+        t.add_columns("#", "case", "kind", "text")
+        for k, (cid, kind, words) in enumerate(self.cases):
+            t.add_row(str(k + 1), cid, kind.replace("_", " "), words + " …", key=str(k))
+
+    def on_data_table_row_selected(self, event) -> None:
+        self.dismiss(int(event.row_key.value))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

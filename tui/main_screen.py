@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from citefix.errors import LLMError, UserError
 from citefix.tui import messages as m
+from citefix.tui import render
 from citefix.tui.render import VERDICT_STYLE
 from citefix.tui.session import Cancelled, Session, Snapshot
 from citefix.tui.widgets import RoundsPanel, SourcesPanel, StatusLine, TextBody, TextPanel, UnitsTable
@@ -283,6 +284,29 @@ class MainScreen(Screen):
         t = Text()
         t.append(f"{unit.id} ", style="bold")
         t.append(f"“{unit.text}” ")  # the whole unit, wrapped (the table cell is cut to its column)
+        statement = render.statement_support(ev).get(unit.id) if ev.kind == "cited_answer" else None
+        group = render.citation_groups(ev).get(unit.id) if ev.kind == "cited_answer" else None
+        if v is None and unit.kind == "sentence" and ev.kind == "cited_answer":
+            t.append_text(render.statement_cell(statement))
+            if statement is not None:
+                t.append(f" · {statement.get('supported', 0)} of {statement.get('units', 0)} claims supported"
+                         + (f", {statement['partial']} partial" if statement.get("partial") else ""))
+                if statement.get("message"):
+                    t.append(f" · {statement['message']}", style="magenta")
+            box.update(t)
+            self.query_one("#sources", SourcesPanel).highlight(None)
+            return
+        if group is not None:
+            t.append(f"claim of {' '.join('[' + c + ']' for c in unit.cited)}: ", style="dim")
+            t.append_text(render.citations_text(group))
+            for c in group.get("citations") or []:
+                if c.get("label") == "redundant":
+                    t.append(f" · [{c.get('id')}] redundant: the other passages support the claim", style="yellow")
+            for msg in (group.get("messages") or []) + [f"passage [{x}] not found" for x in unit.meta.get("missing") or []]:
+                t.append(f" · {msg}", style="magenta")
+            if group.get("fallback"):
+                t.append(f" · whole sentence used: {group['fallback']}", style="yellow")
+            t.append(" · ")
         if v is None:
             t.append("not checked")
         else:

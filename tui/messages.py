@@ -49,6 +49,14 @@ class WorkFailed(Message):
         self.job, self.message, self.internal = job, message, internal
 
 
+class CasesListed(Message):
+    """A file with several cases was opened without saying which: the app asks (the case picker)."""
+
+    def __init__(self, path: str, cases: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.path, self.cases = path, cases  # (id, kind, first words of the text)
+
+
 class CaseOpened(Message):
     """A case (from a file or a stored run) is open; carries a Snapshot."""
 

@@ -198,3 +198,70 @@ def text_chart(scores: list[float | None], width: int = 30) -> Text:
         else:
             out.append(blocks[min(8, max(1, round(s * 8)))], style="green" if s >= 0.75 else "yellow" if s >= 0.5 else "red")
     return out
+
+
+# -- cited answers ------------------------------------------------------------------------------------------------------
+LEVEL_LABEL = {"full": "supported", "partial": "partial", "none": "unsupported"}  # statement support → verdict colour
+CITATION_WORD = {"supported": "supported", "redundant": "REDUNDANT", "unsupported": "unsupported",
+                 "not_found": "NOT FOUND", "not_judged": "not judged"}
+CITATION_LABEL = {"supported": "supported", "redundant": "partial", "unsupported": "unsupported",
+                  "not_found": "error", "not_judged": None}
+
+
+def _f(x) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def statement_support(ev: Evaluation) -> dict[str, dict]:
+    """Per statement (sentence unit id s1…), its row of metrics["support"]["statements"]: level, share, message."""
+    return {s.get("statement_id"): s for s in (ev.metrics.get("support") or {}).get("statements") or []}
+
+
+def citation_groups(ev: Evaluation) -> dict[str, dict]:
+    """Per claim unit id, its citation group row of metrics["citations"]["groups"] (claim, citations, messages)."""
+    return {g.get("unit_id"): g for g in (ev.metrics.get("citations") or {}).get("groups") or []}
+
+
+def statement_cell(row: dict | None) -> Text:
+    """The verdict cell of a statement row: its support level, as `citefix show` reports it."""
+    if row is None or row.get("level") is None:
+        return Text("no citation" if row is None else "not judged", style="dim")
+    level = row["level"]  # full / partial / none: the statement's support (the verifier column says "statement")
+    return Text(level + VERDICT_MARK.get(LEVEL_LABEL.get(level), ""), style=VERDICT_STYLE[LEVEL_LABEL.get(level)])
+
+
+def citations_text(row: dict) -> Text:
+    """Each citation of a group with its verdict: [2] supported 0.93  [3] REDUNDANT 0.41  [5] NOT FOUND."""
+    t = Text()
+    for c in row.get("citations") or []:
+        label = c.get("label", "")
+        t.append(f"[{c.get('id')}] ", style=CITATION)
+        word = CITATION_WORD.get(label, label)
+        score = c.get("alone")
+        t.append(word + ("" if score is None or label == "not_found" else f" {_f(score)}"),
+                 style=VERDICT_STYLE.get(CITATION_LABEL.get(label), Style()))
+        t.append("  ")
+    t.rstrip()
+    return t
+
+
+def cited_summary(ev: Evaluation) -> Text | None:
+    """ALiiCE / ALCE figures, CVCP, redundant and not-found counts and statement support: the summary line."""
+    m = ev.metrics.get("citations")
+    if ev.kind != "cited_answer" or not m:
+        return None
+    al, ac = m.get("aliice") or {}, m.get("alce") or {}
+    counts = (ev.metrics.get("support") or {}).get("counts") or {}
+    t = Text()
+    t.append("ALiiCE ", style="bold")
+    t.append(f"R {_f(al.get('recall'))} P {_f(al.get('precision'))} F1 {_f(al.get('f1'))}")
+    t.append(" · ALCE ", style="bold")
+    t.append(f"R {_f(ac.get('recall'))} P {_f(ac.get('precision'))} F1 {_f(ac.get('f1'))}")
+    t.append(" · CVCP ", style="bold")
+    t.append(_f(m.get("cvcp")))
+    t.append(f" · redundant {al.get('redundant', 0)} · not found {al.get('not_found', 0)}",
+             style="yellow" if (al.get("redundant") or al.get("not_found")) else "")
+    t.append(f" · statements full {counts.get('full', 0)} partial {counts.get('partial', 0)} none {counts.get('none', 0)}")
+    if m.get("status") == "uncited" or ev.status == "uncited":
+        t = Text(ev.message or "uncited answer: it carries no citation marks", style="yellow")
+    return t

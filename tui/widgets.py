@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -46,15 +47,21 @@ class TextPanel(Vertical):
     TextPanel.editing #text-edit { display: block; }
     TextPanel.editing #text-scroll { display: none; }
     TextPanel #legend { height: auto; color: $text-muted; }
+    TextPanel #cited-summary { height: auto; display: none; }
+    TextPanel.cited #cited-summary { display: block; }
     """
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="text-scroll", can_focus=True):
             yield TextBody("", id="text-body")
         yield TextArea("", id="text-edit", soft_wrap=True, show_line_numbers=False)
+        yield Static("", id="cited-summary")
         yield Static(render.legend(), id="legend")
 
     def show(self, text: str, ev: Evaluation | None, selected: str | None = None, *, note: str = "") -> None:
+        summary = render.cited_summary(ev) if ev is not None and ev.text == text else None
+        self.set_class(summary is not None, "cited")
+        self.query_one("#cited-summary", Static).update(summary or "")
         body = render.painted_text(text, ev, selected=selected)
         if note:
             body = Text.assemble(body, "\n\n", (note, "italic dim"))
@@ -174,14 +181,30 @@ class UnitsTable(DataTable):
         if ev is None:
             return
         unit_width = self._unit_width
+        statements = render.statement_support(ev)
+        groups = render.citation_groups(ev)
         for u in ev.units:
             v = ev.verdict_for(u.id)
             label = v.label if v is not None else None
             text = u.text if u.has_span else f"{u.text} (no span)"
+            if u.cited and u.kind == "claim":  # a cited answer's claim: its group's marks first
+                text = "".join(f"[{c}]" for c in u.cited) + " " + text
             if len(text) > unit_width:
                 text = text[: unit_width - 1] + "…"
+            if v is None and u.kind == "sentence" and ev.kind == "cited_answer":
+                # a statement: its support level from its claims (what `citefix show` reports), not "not checked"
+                row = statements.get(u.id)
+                level = render.LEVEL_LABEL.get((row or {}).get("level"))
+                self.add_row(Text(u.id, style="bold"), Text(text, style=render.VERDICT_STYLE[level] + Style(bold=True)),
+                             render.score_cell((row or {}).get("share")), render.statement_cell(row),
+                             "statement", key=u.id)
+                continue
+            cell = render.verdict_cell(label)
+            g = groups.get(u.id)
+            if g is not None and any(c.get("label") in ("redundant", "not_found") for c in g.get("citations") or []):
+                cell.append(" !", style="bold yellow")  # a redundant or missing citation: see the detail
             self.add_row(u.id, Text(text, style=render.VERDICT_STYLE[label] if label else ""),
-                         render.score_cell(v.score if v else None), render.verdict_cell(label),
+                         render.score_cell(v.score if v else None), cell,
                          _clip((v.verifier if v else ev.verifier) or "—", self.WIDTHS["verifier"]), key=u.id)
 
 

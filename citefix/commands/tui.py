@@ -15,7 +15,8 @@ def register(sub) -> None:
     )
     p.add_argument("path", nargs="?", help="case file (.json or .jsonl)")
     p.add_argument("--run", type=int, metavar="RUN", help="reopen a stored run (from check, refine or the TUI)")
-    p.add_argument("--case", type=int, default=1, metavar="N", help="which case of a multi-case file (1-based, default 1)")
+    p.add_argument("--case", type=int, metavar="N",
+                   help="which case of a multi-case file (1-based; without it the TUI lists the cases to pick from)")
     p.add_argument("--example", nargs="?", const="summary", choices=("summary", "cited_answer"),
                    help="open a bundled example: summary (the default) or cited_answer")
     p.add_argument("--strategy", help="refinement feedback strategy (acu, critique, none, citation)")
@@ -29,7 +30,7 @@ def run(args) -> int:
 
     if args.path and args.run is not None:
         raise InputError("give a case file or --run RUN, not both")
-    if args.case < 1:
+    if args.case is not None and args.case < 1:
         raise InputError("--case counts from 1")
     path = args.path
     if args.example:
@@ -42,6 +43,6 @@ def run(args) -> int:
     from citefix.tui.app import CitefixApp  # Textual loads here, never at `citefix --help`
 
     # the store opens in a worker after the first paint (the app reports a bad --db as a notification)
-    app = CitefixApp(settings, path=path, run_id=args.run, case_index=args.case - 1)
+    app = CitefixApp(settings, path=path, run_id=args.run, case_index=None if args.case is None else args.case - 1)
     app.run()
     return int(app.return_code or 0)

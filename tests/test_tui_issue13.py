@@ -495,3 +495,100 @@ async def test_path_completion_on_the_start_screen(store, tmp_path):
     assert await s.get_suggestion(str(tmp_path / "cases-f")) == str(tmp_path / "cases-folder") + "/"
     assert await s.get_suggestion(str(tmp_path / "cases-folder" / "an")) == str(tmp_path / "cases-folder" / "answer.jsonl")
     assert await s.get_suggestion(str(tmp_path / "nothing-like-this")) is None
+
+
+# -- the proposal in place ---------------------------------------------------------------------------------------------
+
+def test_proposal_hunks_kinds_and_partial_application():
+    from citefix.tui.render import apply_hunks, inline_diff, proposal_hunks
+
+    old = "The depot closed in 1987 and take two years [1]. It cost £2.4 million [2].\nLeary chairs the committee."
+    new = "The depot closed in 1987 [1]. It cost £2.4 million [3].\nLeary chairs the housing committee."
+    hunks = proposal_hunks(old, new)
+    assert [h.kind for h in hunks] == ["deletion", "re-citation", "insertion"]
+    assert apply_hunks(old, new, hunks, {h.k for h in hunks}) == new
+    assert apply_hunks(old, new, hunks, set()) == old
+    only_first = apply_hunks(old, new, hunks, {0})
+    assert only_first == "The depot closed in 1987 [1]. It cost £2.4 million [2].\nLeary chairs the committee."
+    shown = inline_diff(old, new, hunks, {0, 2}, current=1, feedback="Remove 'take two years'.")
+    plain = shown.plain
+    assert "⟨1⟩" in plain and "⟨3⟩" in plain and "✗ drop re-citation" in plain and "✓ keep deletion" in plain
+    assert "Feedback that produced it: Remove 'take two years'." in plain
+    struck = [shown.plain[sp.start:sp.end] for sp in shown.spans if getattr(sp.style, "strike", False)]
+    assert any("take two years" in x for x in struck)
+
+
+@pytest.mark.asyncio
+async def test_pending_proposal_is_an_inline_diff_accepted_edit_by_edit(store, example_path):
+    from citefix.tui.render import proposal_hunks
+
+    both = reviser_responder(cuts=())
+    inner = acu_responder()
+
+    def respond(messages):  # one revision that makes both cuts: two edits
+        last = messages[-1]["content"]
+        if "<<<FEEDBACK" in last:
+            text = last.split("<<<TEXT")[1].split("TEXT>>>")[0].strip()
+            return text.replace(" and take two years", "").replace(", who chairs the housing committee,", "")
+        return inner(messages)
+
+    assert both  # (the shared helper, unused here)
+    app = make_app(store, path=example_path, responder=respond)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("c")
+        await settle(pilot, app)
+        before = main.snap.text
+        await pilot.press("r")
+        await settle(pilot, app)
+        prop = main.snap.proposal
+        assert prop is not None and len(main.hunks) == 2
+        body = main.query_one("#text-body").render()
+        plain = str(body)
+        assert "⟨1⟩" in plain and "⟨2⟩" in plain and "deletion" in plain and "Feedback that produced it" in plain
+        assert "u" in plain.split("deletion", 1)[1]  # each edit names the flagged unit (its evidence)
+        # drop the second edit, accept the first
+        await pilot.press("right_square_bracket")
+        await pilot.press("space")
+        await pilot.pause()
+        assert main.keep == {0}
+        await pilot.press("a")
+        await settle(pilot, app)
+        run_id = main.snap.run_id
+    rows = store.rounds(run_id)
+    assert [r["n"] for r in rows] == [0, 1]
+    expected = before.replace(" and take two years", "")
+    assert rows[1]["text"] == expected and "who chairs the housing committee" in rows[1]["text"]
+    assert "in part" in (rows[1]["comment"] or "")
+    assert len(proposal_hunks(before, expected)) == 1
+
+
+@pytest.mark.asyncio
+async def test_evidence_in_a_long_source_with_single_newlines_is_scrolled_into_view(store, tmp_path):
+    """Paragraphs separated by one newline used to be one huge paragraph: its middle was centred, the evidence not."""
+    filler = "\n".join(f"Line {k} says something unrelated about the weather in the valley." for k in range(80))
+    source = filler + "\nThe depot closed in 1987 and has stood empty since.\n" + filler
+    case = {"id": "long", "sources": [{"id": "1", "title": "long", "text": source}],
+            "text": "The depot closed in 1987."}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(case))
+    app = make_app(store, path=str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("c")
+        await settle(pilot, app)
+        ev = main.snap.evaluation
+        v = next(v for v in ev.verdicts if v.evidence is not None)
+        units = main.query_one("#units")
+        units.move_cursor(row=units.get_row_index(v.unit_id))
+        await pilot.pause()
+        await pilot.pause(0.1)
+        sources = main.query_one("#sources")
+        lit = [(p, w) for p, w in sources._paras if p.start <= v.evidence.start < p.end]
+        assert lit, "the evidence paragraph"
+        p, w = lit[0]
+        y = w.virtual_region.y + sources._line_of(p, v.evidence.start - p.start, w)  # the evidence's own line
+        top, bottom = sources.scroll_y, sources.scroll_y + sources.scrollable_content_region.height
+        assert top <= y < bottom, (top, y, bottom)

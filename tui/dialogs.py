@@ -27,7 +27,8 @@ _MODAL_CSS = """
 
 
 def _key_name(k: str) -> str:
-    return {"question_mark": "?", "escape": "esc", "R": "R (shift+r)"}.get(k, k)
+    return {"question_mark": "?", "escape": "esc", "R": "R (shift+r)", "left_square_bracket": "[",
+            "right_square_bracket": "]"}.get(k, k)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -49,6 +49,9 @@ KEYS: list[tuple[str, str, str, str]] = [
     ("escape", "cancel", "cancel", "cancel the running work (or leave the editor, asking before a draft is dropped)"),
     ("a", "accept", "accept", "accept the proposed revision (all of its edits)"),
     ("n", "reject", "reject", "reject the proposed revision (all of its edits)"),
+    ("left_square_bracket", "edit_step(-1)", "", "a pending proposal: the previous edit"),
+    ("right_square_bracket", "edit_step(1)", "", "a pending proposal: the next edit"),
+    ("space", "toggle_edit", "", "a pending proposal: keep or drop the picked edit (a then accepts only the kept edits)"),
     ("d", "diff", "diff", "diff between any two rounds (or the current text and the proposal)"),
     ("v", "revert", "revert", "revert to the round selected in the rounds table"),
     ("e", "edit", "edit", "edit the text in place; ctrl+s saves and re-checks, escape asks before discarding"),
@@ -210,6 +213,7 @@ class MainScreen(Screen):
         self.view_n = None
         self.selected = None  # unit ids are per evaluation: a selection does not carry over
         self.show_proposal = snap.proposal is not None
+        self._diff_hunks()
         self.query_one("#rounds", RoundsPanel).fill(snap.rounds, current=snap.current, run=snap.run, proposal=snap.proposal,
                                                     evaluations=snap.evaluations)
         self._paint()
@@ -234,7 +238,9 @@ class MainScreen(Screen):
         """The line under the text: what is shown and what the writer can do with it."""
         note = ""
         if what == "proposed revision":
-            note = "Proposed revision: a accept · n reject · d diff"
+            kept = len(self.keep)
+            note = (f"Proposed revision, {len(self.hunks)} edit(s), {kept} kept: a accepts the kept edits · "
+                    "n rejects all · [ ] pick an edit · space keeps/drops it · the units below are the proposal's")
         elif what.startswith("round") and self.view_n is not None and self.view_n != self.snap.current:
             note = f"Viewing {what}; the working text is round {self.snap.current}. v reverts to {what}."
         elif what == "edited, not checked":
@@ -244,6 +250,44 @@ class MainScreen(Screen):
         if ev is not None and ev.status == "no_units":
             note = (note + "\n" if note else "") + (ev.message or "no checkable units")
         return note
+
+    # -- a pending proposal, edit by edit ------------------------------------------------------------------------------
+    hunks: list = []
+    keep: set = set()
+    edit_cur: int | None = None
+
+    def _diff_hunks(self) -> None:
+        """The edits of the pending proposal against the working text (all kept at first)."""
+        prop = self.snap.proposal if self.snap is not None else None
+        if prop is None:
+            self.hunks, self.keep, self.edit_cur = [], set(), None
+            return
+        handle = prop.handle
+        reasons = list(getattr(getattr(handle, "revision", None), "edits", None) or [])
+        self.hunks = render.proposal_hunks(self.snap.text, prop.text, self.snap.evaluation, reasons)
+        self.keep = {h.k for h in self.hunks}
+        self.edit_cur = 0 if self.hunks else None
+
+    def action_edit_step(self, step: int) -> None:
+        if not self.hunks:
+            return
+        self.edit_cur = ((self.edit_cur or 0) + step) % len(self.hunks)
+        self._paint()
+
+    def action_toggle_edit(self) -> None:
+        if self.edit_cur is None:
+            return
+        self.keep ^= {self.edit_cur}
+        self._paint()
+
+    def _show_text(self, text: str, ev, what: str) -> None:
+        """The text pane: a pending proposal as its inline diff, anything else painted by verdict."""
+        panel = self.query_one("#text-panel", TextPanel)
+        if what == "proposed revision":
+            panel.show_rich(render.inline_diff(self.snap.text, text, self.hunks, self.keep, self.edit_cur,
+                                               self.snap.proposal.comment), note=self._note(what, ev))
+        else:
+            panel.show(text, ev, self.selected, note=self._note(what, ev))
 
     def _round_text(self, n: int) -> str:
         return next(r.text for r in self.snap.rounds if r.n == n)
@@ -256,7 +300,7 @@ class MainScreen(Screen):
             return
         text, ev, what = self._shown()
         panel = self.query_one("#text-panel", TextPanel)
-        panel.show(text, ev, self.selected, note=self._note(what, ev))
+        self._show_text(text, ev, what)
         score = "" if ev is None or ev.score is None else f" · score {ev.score:.2f}"
         panel.border_title = f"Text · {what}{score}"
         units = self.query_one("#units", UnitsTable)
@@ -340,7 +384,7 @@ class MainScreen(Screen):
         if uid != self.selected:
             self.selected = uid
             text, ev, what = self._shown()
-            self.query_one("#text-panel", TextPanel).show(text, ev, uid, note=self._note(what, ev))
+            self._show_text(text, ev, what)
             self._detail(ev)
 
     @on(TextBody.UnitClicked)
@@ -379,6 +423,9 @@ class MainScreen(Screen):
             return False
         if action in ("check", "refine", "auto_refine", "edit"):
             return None if (busy or not has_case) else True
+        if action in ("edit_step", "toggle_edit"):
+            return True if (has_case and self.snap.proposal is not None and self.show_proposal and not busy
+                            and self.hunks) else False
         if action in ("accept", "reject"):
             if not (has_case and self.snap.proposal is not None):
                 return False
@@ -469,8 +516,11 @@ class MainScreen(Screen):
                         lambda cancel, ev: self.session.auto_refine(rounds, cancel=cancel, on_event=ev),
                         lambda s: m.RoundsChanged(s, "auto_refine"))
 
-    def run_decision(self, job_id: str, what: str, n: int | None = None) -> None:
-        if what == "accept":
+    def run_decision(self, job_id: str, what: str, n: int | None = None, *, text: str | None = None,
+                     comment: str | None = None) -> None:
+        if what == "accept_part":
+            fn = lambda cancel, ev: self.session.accept(text=text, comment=comment, cancel=cancel, on_event=ev)  # noqa: E731
+        elif what == "accept":
             fn = lambda cancel, ev: self.session.accept(cancel=cancel, on_event=ev)  # noqa: E731
         elif what == "reject":
             fn = lambda cancel, ev: self.session.reject(cancel=cancel, on_event=ev)  # noqa: E731
@@ -673,6 +723,16 @@ class MainScreen(Screen):
 
     def action_accept(self) -> None:
         if self.snap is None or self.snap.proposal is None or self._job is not None:
+            return
+        if self.hunks and self.keep != {h.k for h in self.hunks}:
+            if not self.keep:
+                self.notify("every edit is dropped: n rejects the proposal, or keep an edit (space)", title="Accept")
+                return
+            text = render.apply_hunks(self.snap.text, self.snap.proposal.text, self.hunks, self.keep)
+            kept = ", ".join(str(k + 1) for k in sorted(self.keep))
+            job = self._begin("accept", f"accepting edits {kept} of {len(self.hunks)} (re-checking)", None)
+            self.run_decision(job, "accept_part", text=text,
+                              comment=f"proposal accepted in part: edits {kept} of {len(self.hunks)}")
             return
         job = self._begin("accept", "accepting the revision", None)
         self.run_decision(job, "accept")

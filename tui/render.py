@@ -130,9 +130,10 @@ class Paragraph:
 
 
 def paragraphs(source_id: str, text: str) -> list[Paragraph]:
-    """Split a source at blank lines, keeping each paragraph's offset so evidence spans map onto it."""
+    """Split a source at line breaks (blank lines or single newlines: sources pasted from PDFs or web pages often
+    separate paragraphs by one newline), keeping each paragraph's offset so evidence spans map onto it."""
     out, pos = [], 0
-    for m in re.finditer(r"\n\s*\n", text):
+    for m in re.finditer(r"\n\s*", text):
         if text[pos:m.start()].strip():
             out.append(Paragraph(source_id, pos, m.start(), text[pos:m.start()]))
         pos = m.end()
@@ -265,3 +266,139 @@ def cited_summary(ev: Evaluation) -> Text | None:
     if m.get("status") == "uncited" or ev.status == "uncited":
         t = Text(ev.message or "uncited answer: it carries no citation marks", style="yellow")
     return t
+
+
+# -- a pending proposal as an inline diff, edit by edit -----------------------------------------------------------------
+_TOKENS = re.compile(r"\s+|\w+(?:[’'-]\w+)*|[^\w\s]")  # spaces, words, single punctuation marks
+
+
+@dataclass
+class Hunk:
+    """One edit of a proposal: old tokens a[i1:i2] become new tokens b[j1:j2] (whitespace kept, so applying a subset
+    of the edits rebuilds the text exactly)."""
+
+    k: int
+    i1: int
+    i2: int
+    j1: int
+    j2: int
+    old: str
+    new: str
+    start: int  # character offsets of the old part in the old text
+    end: int
+    kind: str = "correction"  # correction / deletion / insertion / re-citation
+    why: str = ""  # the verdicts (and evidence) of the units the edit touches, or the reviser's reason
+
+
+def proposal_hunks(old: str, new: str, ev: Evaluation | None = None, reasons: list[dict] | None = None) -> list[Hunk]:
+    """The edits between the current text and a proposal, with their kind and the evidence that motivated them."""
+    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    offs = [0]
+    for tok in a:
+        offs.append(offs[-1] + len(tok))
+    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    out: list[Hunk] = []
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            continue
+        o, n = "".join(a[i1:i2]), "".join(b[j1:j2])
+        if not o.strip() and not n.strip():
+            continue  # spacing only: follows the proposal (see apply_hunks)
+        h = Hunk(len(out), i1, i2, j1, j2, o, n, offs[i1], offs[i2])
+        bare_o, bare_n = _MARK.sub("", o).split(), _MARK.sub("", n).split()
+        in_mark = any(m.start() <= h.start and h.end <= m.end() for m in _MARK.finditer(old))
+        if bare_o == bare_n or (in_mark and set((o + n).strip()) <= set("0123456789[]–-, ")):
+            h.kind = "re-citation"
+        elif not n.strip():
+            h.kind = "deletion"
+        elif not o.strip():
+            h.kind = "insertion"
+        h.why = _why(h, old, ev, reasons or [])
+        out.append(h)
+    return out
+
+
+def _why(h: Hunk, old: str, ev: Evaluation | None, reasons: list[dict]) -> str:
+    parts = []
+    for r in reasons:  # the offline reviser's own account of a deletion
+        t = (r.get("text") or "").strip()
+        if t and t in h.old and r.get("why"):
+            parts.append(str(r["why"]))
+    if ev is not None and ev.text == old:
+        for u in ev.units:
+            if not u.has_span or u.end <= h.start or (h.end > h.start and u.start >= h.end) or \
+                    (h.end == h.start and not (u.start <= h.start <= u.end)):
+                continue
+            v = ev.verdict_for(u.id)
+            if v is None or v.label == "supported":
+                continue
+            ev_txt = (f"evidence [{v.evidence.source_id}] “{' '.join(v.evidence.text.split())[:90]}”"
+                      if v.evidence is not None else "no evidence in the sources")
+            parts.append(f"{u.id} {v.label} {_f(v.score)}: {ev_txt}")
+    return "; ".join(dict.fromkeys(parts)) or "no unit of the checked text flagged here"
+
+
+def apply_hunks(old: str, new: str, hunks: list[Hunk], keep: set[int]) -> str:
+    """The text with only the kept edits applied (all kept: the proposal; none kept: the old text, spacing aside)."""
+    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    by_pos = {(h.i1, h.i2, h.j1, h.j2): h for h in hunks}
+    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    out = []
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            out.extend(a[i1:i2])
+            continue
+        h = by_pos.get((i1, i2, j1, j2))
+        out.extend(b[j1:j2] if (h is None or h.k in keep) else a[i1:i2])
+    return "".join(out)
+
+
+KIND_STYLE = {"deletion": "red", "insertion": "green", "correction": "yellow", "re-citation": "cyan"}
+
+
+def inline_diff(old: str, new: str, hunks: list[Hunk], keep: set[int], current: int | None = None,
+                feedback: str | None = None) -> Text:
+    """The proposal in place: deletions struck, insertions underlined, each edit numbered; below, each edit with its
+    kind, its evidence and whether it is kept; above, the feedback that produced the proposal."""
+    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    by_pos = {(h.i1, h.i2, h.j1, h.j2): h for h in hunks}
+    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    out = Text()
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            out.append("".join(a[i1:i2]))
+            continue
+        h = by_pos.get((i1, i2, j1, j2))
+        if h is None:
+            out.append("".join(b[j1:j2]))
+            continue
+        kept = h.k in keep
+        sel = Style(reverse=True) if h.k == current else Style()
+        out.append(f"⟨{h.k + 1}⟩", style=Style(color=KIND_STYLE[h.kind], bold=True) + sel)
+        if h.old.strip():
+            out.append(h.old, style=Style(color="red", strike=True, dim=not kept) + sel)
+        if h.new.strip():
+            out.append(h.new, style=Style(color="green", underline=True, bold=kept, dim=not kept, strike=not kept) + sel)
+    out.append("\n\nEdits ([ ] pick, space keeps/drops, a accepts the kept ones, n rejects all):\n", style="bold")
+    for h in hunks:
+        kept = h.k in keep
+        line = Text()
+        line.append("▶ " if h.k == current else "  ")
+        line.append(f"⟨{h.k + 1}⟩ ", style=Style(color=KIND_STYLE[h.kind], bold=True))
+        line.append("✓ keep " if kept else "✗ drop ", style="green" if kept else "red")
+        line.append(f"{h.kind}: ", style=Style(color=KIND_STYLE[h.kind]))
+        if h.old.strip():
+            line.append(" ".join(h.old.split()), style=Style(strike=True))
+        if h.old.strip() and h.new.strip():
+            line.append(" → ")
+        if h.new.strip():
+            line.append(" ".join(h.new.split()), style=Style(underline=True))
+        line.append(f" — {h.why}\n", style="dim")
+        out.append_text(line)
+    if not hunks:
+        out.append("  (no change)\n", style="dim")
+    if feedback:  # what produced the proposal
+        out.append("\nFeedback that produced it: ", style="bold")
+        out.append(feedback.strip(), style="italic")
+    out.rstrip()
+    return out

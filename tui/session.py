@@ -377,13 +377,18 @@ class Session:
 
         return self._job(cancel, step)
 
-    def accept(self, *, cancel=None, on_event: Event | None = None) -> Snapshot:
+    def accept(self, *, text: str | None = None, comment: str | None = None, cancel=None,
+               on_event: Event | None = None) -> Snapshot:
+        """Accept the proposal; with `text`, only some of its edits (the text with those applied, checked anew)."""
         if self.proposal is None:
             raise InputError("no revision to accept: refine first (r)")
 
         def step() -> Snapshot:
             r = self._refiner(cancel, on_event)
-            r.accept(self.proposal.handle)
+            if text is not None:
+                r.accept(self.proposal.handle, text=text, comment=comment)
+            else:
+                r.accept(self.proposal.handle)
             self.proposal = None
             self._sync()
             return self.snapshot()

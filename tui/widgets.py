@@ -67,6 +67,13 @@ class TextPanel(Vertical):
             body = Text.assemble(body, "\n\n", (note, "italic dim"))
         self.query_one("#text-body", Static).update(body)
 
+    def show_rich(self, body: Text, *, note: str = "") -> None:
+        """A prebuilt text (the proposal's inline diff) in place of the painted text."""
+        self.set_class(False, "cited")
+        if note:
+            body = Text.assemble(body, "\n\n", (note, "italic dim"))
+        self.query_one("#text-body", Static).update(body)
+
     @property
     def editing(self) -> bool:
         return self.has_class("editing")
@@ -133,11 +140,28 @@ class SourcesPanel(VerticalScroll):
             if p.source_id == evidence.source_id and p.start < evidence.end and evidence.start < p.end:
                 w.update(render.painted_paragraph(p, (evidence.start, evidence.end), weak=weak))
                 self._lit.append(i)
-                first = w if first is None else first
+                first = (p, w) if first is None else first
         if first is not None:
-            self.scroll_to_widget(first, animate=False, center=True)
+            p, w = first
+            # scroll to the evidence's own line, not the paragraph's middle: a long paragraph is taller than the pane
+            self.call_after_refresh(self._scroll_to_line, w, self._line_of(p, max(evidence.start, p.start) - p.start, w))
             return True
         return False
+
+    @staticmethod
+    def _line_of(p: render.Paragraph, offset: int, w: Static) -> int:
+        """The wrapped line of the paragraph that holds character `offset`."""
+        from rich.console import Console
+
+        width = max(10, (w.content_region.width or w.size.width or 60))
+        lines = Text(p.text[:offset + 1]).wrap(Console(width=width), width)
+        return max(0, len(lines) - 1)
+
+    def _scroll_to_line(self, w: Static, line: int) -> None:
+        from textual.geometry import Region
+
+        y = w.virtual_region.y + line
+        self.scroll_to_region(Region(0, y, 1, 1), animate=False, center=True, force=True)
 
 
 class UnitsTable(DataTable):

@@ -592,3 +592,62 @@ async def test_evidence_in_a_long_source_with_single_newlines_is_scrolled_into_v
         y = w.virtual_region.y + sources._line_of(p, v.evidence.start - p.start, w)  # the evidence's own line
         top, bottom = sources.scroll_y, sources.scroll_y + sources.scrollable_content_region.height
         assert top <= y < bottom, (top, y, bottom)
+
+
+# -- palette, progress, themes -----------------------------------------------------------------------------------------
+
+@pytest.mark.asyncio
+async def test_command_palette_lists_and_runs_every_action(store, example_path):
+    from textual.command import CommandPalette
+
+    from citefix.tui.main_screen import KEYS
+
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        titles = [c.title for c in app.get_system_commands(main)]
+        for key, action, label, _ in KEYS:
+            if action != "focus_next" and main.check_action(action.split("(")[0], ()) is True:
+                word = (label or action.split("(")[0].replace("_", " ")).lower()
+                assert any(t.lower().startswith(word) for t in titles), action
+        assert any("theme" in t.lower() for t in titles)  # Textual's themes are in the palette too
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press(*"check")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot, app, until=lambda: main.snap.run_id is not None and main._job is None)
+        assert store.rounds(main.snap.run_id)
+
+
+@pytest.mark.asyncio
+async def test_llm_check_shows_k_of_n_units(store, example_path):
+    from citefix.tui import messages as m
+
+    gate = threading.Event()
+    inner = acu_responder()
+    seen = []
+
+    def slow(messages):  # verification calls (after the units are ready) wait for the gate
+        if app.main is not None and app.main._unit_count is not None:
+            gate.wait(20)
+        seen.append(1)
+        return inner(messages)
+
+    rec = Recorder()
+    app = make_app(store, path=example_path, responder=slow)
+    try:
+        async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+            await settle(pilot, app, until=lambda: app.main is not None)
+            main = app.main
+            await pilot.press("c")
+            await settle(pilot, app, until=lambda: main._unit_count is not None)
+            await pilot.pause(0.3)
+            status = str(main.query_one("#status-job").render())
+            assert " of " in status and "units" in status, status
+            gate.set()
+            await settle(pilot, app)
+    finally:
+        gate.set()

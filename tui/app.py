@@ -50,7 +50,27 @@ class CitefixApp(App):
     #splash { width: 100%; height: 100%; content-align: center middle; color: $text-muted; }
     """
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
-    ENABLE_COMMAND_PALETTE = False
+    ENABLE_COMMAND_PALETTE = True  # ctrl+p: every action of the screen, themes, quit
+
+    def get_system_commands(self, screen):
+        """The palette: Textual's own (themes, keys, quit …) and every key of the main screen, live ones first."""
+        from textual.app import SystemCommand
+
+        from citefix.tui.main_screen import KEYS, MainScreen
+
+        if isinstance(screen, MainScreen):
+            for key, action, label, text in KEYS:
+                if action in ("focus_next",):
+                    continue
+                name = action.split("(")[0]
+                if screen.check_action(name, ()) is not True:
+                    continue
+                shown = {"question_mark": "?", "escape": "esc", "left_square_bracket": "[",
+                         "right_square_bracket": "]"}.get(key, key)
+                word = label or name.replace("_", " ")
+                title = word[:1].upper() + word[1:] + f" ({shown})"
+                yield SystemCommand(title, text, lambda a=action, s=screen: self.call_later(s.run_action, a))
+        yield from super().get_system_commands(screen)
 
     def __init__(self, settings: Settings, store=None, *, transport=None, path: str | None = None,
                  run_id: int | None = None, case_index: int | None = 0, store_label: str | None = None) -> None:

@@ -478,6 +478,11 @@ class MainScreen(Screen):
         """Body of every job thread: run fn(cancel, on_event), post what happened."""
 
         def on_event(name: str, data: dict[str, Any]) -> None:
+            step = data.get("step") if name == "progress" else name
+            if step == "units_ready" and data.get("n"):
+                self._unit_count = (int(data["n"]), self._llm_calls())  # "k of n units" counts model calls from here
+            elif step in ("units_scored", "round_stored", "revision_proposed"):
+                self._unit_count = None
             advance = 1 if (name == "round_stored" and data.get("accepted", True)) else 0
             self.post_message(m.WorkProgress(job_id, name, _stage(name, data), advance=advance))
 
@@ -553,6 +558,7 @@ class MainScreen(Screen):
 
     def _end(self, text: str) -> None:
         self._job = None
+        self._unit_count = None
         self.query_one("#status", StatusLine).set_job(text, busy=False)
         self.refresh_bindings()
 
@@ -619,9 +625,22 @@ class MainScreen(Screen):
         where = f" to {msg.path}" if msg.path else ""
         self.notify(f"settings saved{where}", title="Settings", markup=False)
 
+    _unit_count: tuple[int, int | None] | None = None  # (units to verify, model calls logged when they were ready)
+
+    def _llm_calls(self) -> int | None:
+        llm = getattr(self.session.bench._pipeline, "llm", None)
+        calls = getattr(llm, "_calls", None)
+        return len(calls) if calls is not None else None
+
     def _job_line(self) -> str:
         elapsed = time.perf_counter() - self._job_started
-        return f"{SPINNER[self._spin % len(SPINNER)]} {self._job_label} ({elapsed:.1f} s) · esc cancels"
+        label = self._job_label
+        uc = self._unit_count
+        if uc is not None and uc[1] is not None:  # an LLM verifier: one call per unit, counted as they come back
+            now = self._llm_calls()
+            if now is not None:
+                label = f"{label} · {min(uc[0], max(0, now - uc[1]))} of {uc[0]} units"
+        return f"{SPINNER[self._spin % len(SPINNER)]} {label} ({elapsed:.1f} s) · esc cancels"
 
     def _tick(self) -> None:
         if self._job is not None:

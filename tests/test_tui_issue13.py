@@ -608,7 +608,7 @@ async def test_command_palette_lists_and_runs_every_action(store, example_path):
         main = app.main
         titles = [c.title for c in app.get_system_commands(main)]
         for key, action, label, _ in KEYS:
-            if action != "focus_next" and main.check_action(action.split("(")[0], ()) is True:
+            if action != "focus_next" and not action.startswith("app.") and main.check_action(action.split("(")[0], ()) is True:
                 word = (label or action.split("(")[0].replace("_", " ")).lower()
                 assert any(t.lower().startswith(word) for t in titles), action
         assert any("theme" in t.lower() for t in titles)  # Textual's themes are in the palette too

@@ -60,7 +60,7 @@ class CitefixApp(App):
 
         if isinstance(screen, MainScreen):
             for key, action, label, text in KEYS:
-                if action in ("focus_next",):
+                if action in ("focus_next",) or action.startswith("app."):
                     continue
                 name = action.split("(")[0]
                 if screen.check_action(name, ()) is not True:

@@ -18,7 +18,7 @@ from citefix.tui import render
 _MODAL_CSS = """
 {name} {{ align: center middle; }}
 {name} > Vertical, {name} > VerticalScroll {{ width: {w}; max-width: 100%; height: auto; max-height: 100%;
-    border: thick $accent; background: $surface; padding: 1 2; }}
+    border: thick $accent; background: $surface; padding: 0 1; }}
 {name} .title {{ text-style: bold; margin-bottom: 1; }}
 {name} .buttons {{ height: auto; margin-top: 1; align-horizontal: right; }}
 {name} .buttons Button {{ margin-left: 1; }}
@@ -146,6 +146,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         strategy_opts = list(dict.fromkeys(strategies() + [s.strategy]))
         with VerticalScroll(id="settings-body"):  # scrolls where the terminal is short: Save stays reachable
             yield Label("Settings (saved to the config file)", classes="title")
+            yield Label("ctrl+s saves · esc cancels · tab moves on · Save is at the bottom", classes="hint")
             with Grid():
                 yield Label("strategy")
                 yield Select([(x, x) for x in strategy_opts], value=s.strategy, allow_blank=False, id="set-strategy")

@@ -63,6 +63,7 @@ KEYS: list[tuple[str, str, str, str]] = [
     ("2", "pane('sources')", "", "show the sources (narrow layout) / focus them"),
     ("3", "pane('rounds')", "", "show the rounds (narrow layout) / focus them"),
     ("m", "messages", "", "messages: every warning and error of this session, kept after the toast fades"),
+    ("ctrl+p", "app.command_palette", "", "command palette: every action by name, themes (Textual's), keys"),
     ("tab", "focus_next", "", "move between panes (text, sources, units, rounds)"),
 ]
 NARROW = 100  # below this many columns the panes stack: the text on top, one of units / sources / rounds below
@@ -96,7 +97,7 @@ class MainScreen(Screen):
     # The footer shows `? help` and `q quit` first, so they are on screen at any width.
     BINDINGS = [
         Binding(k, a, label or a, show=bool(label) and k not in ("ctrl+s",), key_display="?" if k == "question_mark" else None)
-        for k, a, label, _ in KEYS if a != "focus_next"
+        for k, a, label, _ in KEYS if a != "focus_next" and not a.startswith("app.")
     ] + [Binding("f1", "help", "help", show=False)]
 
     AUTO_FOCUS = "#units"
@@ -143,6 +144,10 @@ class MainScreen(Screen):
 
     def _layout(self, width: int) -> None:
         self.set_class(width < NARROW, "narrow")
+        try:  # at 80 columns the footer's palette key would sit on top of the last keys
+            self.query_one(Footer).show_command_palette = width >= NARROW
+        except Exception:  # not composed yet
+            pass
         for p in ("units", "sources", "rounds"):
             self.set_class(self.pane == p, f"pane-{p}")
         tabs = Text()

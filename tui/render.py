@@ -53,6 +53,21 @@ def legend() -> Text:
     return t
 
 
+def diff_legend() -> Text:
+    """The legend under a pending proposal's inline diff."""
+    t = Text("")
+    t.append("⟨n⟩", style=Style(color="yellow", bold=True))
+    t.append(" edit  ")
+    t.append("deleted", style=Style(color="red", strike=True))
+    t.append("  ")
+    t.append("inserted", style=Style(color="green", underline=True, bold=True))
+    t.append("  ")
+    t.append("dropped edit", style=Style(dim=True, strike=True))
+    t.append("  ")
+    t.append("selected", style=SELECTED)
+    return t
+
+
 def unit_at_chars(ev: Evaluation) -> list[str | None]:
     """Per character, the id of the most specific unit covering it (the shortest span), for clicks."""
     owner: list[str | None] = [None] * len(ev.text)

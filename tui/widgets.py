@@ -62,6 +62,7 @@ class TextPanel(Vertical):
         summary = render.cited_summary(ev) if ev is not None and ev.text == text else None
         self.set_class(summary is not None, "cited")
         self.query_one("#cited-summary", Static).update(summary or "")
+        self.query_one("#legend", Static).update(render.legend())
         body = render.painted_text(text, ev, selected=selected)
         if note:
             body = Text.assemble(body, "\n\n", (note, "italic dim"))
@@ -73,6 +74,7 @@ class TextPanel(Vertical):
         if note:
             body = Text.assemble(body, "\n\n", (note, "italic dim"))
         self.query_one("#text-body", Static).update(body)
+        self.query_one("#legend", Static).update(render.diff_legend())
 
     @property
     def editing(self) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import textwrap
 from dataclasses import dataclass
 
 from rich.style import Style
@@ -347,7 +348,7 @@ def _why(h: Hunk, old: str, ev: Evaluation | None, reasons: list[dict]) -> str:
             v = ev.verdict_for(u.id)
             if v is None or v.label == "supported":
                 continue
-            ev_txt = (f"evidence [{v.evidence.source_id}] “{' '.join(v.evidence.text.split())[:90]}”"
+            ev_txt = (f"evidence [{v.evidence.source_id}] “{textwrap.shorten(v.evidence.text, 100, placeholder=' …')}”"
                       if v.evidence is not None else "no evidence in the sources")
             parts.append(f"{u.id} {v.label} {_f(v.score)}: {ev_txt}")
     return "; ".join(dict.fromkeys(parts)) or "no unit of the checked text flagged here"

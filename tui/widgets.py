@@ -358,7 +358,10 @@ class StatusLine(Horizontal):
 
     def set_job(self, text: str, *, busy: bool, total: int | None | type(...) = ..., progress: float | None = None) -> None:
         """total: a count of steps, None for an indeterminate bar, ... to leave the bar as it is."""
-        self.query_one("#status-job", Static).update(text)
+        # the spinner ticks 10 times a second while a job runs: re-layout the screen only when the width changes
+        same = len(text) == getattr(self, "_job_len", -1)
+        self._job_len = len(text)
+        self.query_one("#status-job", Static).update(text, layout=not same)
         self.set_class(busy, "busy")
         bar = self.query_one("#status-progress", ProgressBar)
         if total is not ...:

@@ -315,7 +315,8 @@ class Store:
         sql = (
             "select r.*, c.case_id, c.kind, "
             "(select count(*) from rounds x where x.run_id = r.id) as n_rounds, "
-            "(select score from rounds x where x.run_id = r.id order by n desc limit 1) as last_score, "
+            "(select score from rounds x where x.run_id = r.id and coalesce(x.accepted, 1) = 1 "
+            "order by n desc limit 1) as last_score, "  # the current text's: a rejected proposal is not the run's
             "(select score from rounds x where x.run_id = r.id order by n asc limit 1) as first_score "
             "from runs r join cases c on c.id = r.case_pk"
             + (" where " + " and ".join(where) if where else "")
@@ -497,7 +498,11 @@ class Store:
             from citefix.errors import InputError
 
             raise InputError(f"run {run_id} has no stored rounds")
-        row = rows[-1] if n is None else next((r for r in rows if r["n"] == n), None)
+        if n is None:  # the run's current text: its last accepted round (a rejected or reverted round is not it)
+            kept = [r for r in rows if r.get("accepted") is None or r["accepted"]]
+            row = (kept or rows)[-1]
+        else:
+            row = next((r for r in rows if r["n"] == n), None)
         if row is None:
             from citefix.errors import InputError
 

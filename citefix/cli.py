@@ -1,7 +1,9 @@
 """The `citefix` command: parses arguments, builds the collaborators, calls core, prints. No pipeline logic here.
 
 Exit codes: 0 success; 1 a --fail-under gate failed; 2 a user error (bad input or configuration), with one line on
-stderr naming the problem and the fix; 3 a model or verifier failure after retries; 130 interrupted (Ctrl-C).
+stderr naming the problem and the fix; 3 a model or verifier failure after retries (or a partly checked round); 4 the
+store stayed locked by another process past CITEFIX_STORE_WAIT; 5 an internal error (a bug: one line, the traceback
+with CITEFIX_DEBUG=1); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -48,11 +50,55 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decomposer", help="auto | acu | clauses | aliice | sentence")
     p.add_argument("--concurrency", type=int, help="parallel model calls (default 8)")
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
+    p.add_argument("--granularity", dest="acu_granularity", choices=("sentence", "text"),
+                   help="LLM ACUs written per sentence (default) or from the whole text (pronouns resolved)")
+    p.add_argument("--aggregation", choices=("mean", "all_supported", "min"),
+                   help="unit scores → the text's score: mean (default, ACUEval), all_supported (1 or 0), min")
     p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
+    p.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per model call before it is retried (default 60)")
+    p.add_argument("--llm-attempts", type=int, metavar="N", help="attempts per model call on transient faults (default 5)")
+    p.add_argument("--llm-backoff-max", type=float, metavar="S", help="longest wait between attempts (default 20)")
+    p.add_argument("--run-deadline", type=float, metavar="S",
+                   help="seconds a run may spend on model calls before it stops with llm_error (default: no limit)")
+    add_cost_options(p)
+
+
+def llm_options(args, saved: dict | None = None) -> dict:
+    """The model-fault settings given on the command line (or stored with a resumed run), for load_settings."""
+    saved = saved or {}
+    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline")
+    return {n: getattr(args, n, None) if getattr(args, n, None) is not None else saved.get(n) for n in names}
+
+
+def add_cost_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the number of model calls, tokens and cost (litellm's price table) and make no call")
+    p.add_argument("--max-cost", type=float, metavar="USD",
+                   help="stop before a model call that would take the spend past USD (completed rounds kept, exit 3)")
+
+
+def apply_budget(args, settings):
+    """--max-cost: a Budget shared by every LLM client the command builds (citefix.estimate)."""
+    if getattr(args, "max_cost", None) is None:
+        return None
+    from citefix.errors import InputError
+    from citefix.estimate import Budget
+
+    if args.max_cost <= 0:
+        raise InputError(f"--max-cost {args.max_cost}: give a positive amount in USD, e.g. --max-cost 0.50")
+    settings.budget = Budget(args.max_cost)
+    from citefix.estimate import price
+
+    for model in dict.fromkeys(m for m in (settings.llm, settings.judge_llm) if m):
+        if price(model, 1000, 100) is None:
+            print(f"citefix: note: litellm's price table has no price for {model!r}; --max-cost cannot count its "
+                  "calls", file=sys.stderr)
+    return settings.budget
 
 
 def main(argv: list[str] | None = None) -> int:
-    from citefix.errors import UserError
+    """Run one command; every exception ends here as a documented exit code and one line on stderr."""
+    from citefix.errors import EXIT_INTERNAL, UserError
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -62,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except UserError as exc:
-        print(f"citefix: error: {exc}", file=sys.stderr)
+        print(f"citefix: error: {_one_line(exc)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("citefix: interrupted; completed work is kept in the store", file=sys.stderr)
@@ -70,6 +116,28 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:  # noqa: BLE001 - the one boundary: anything else is a bug, said in one line
+        import sqlite3
+
+        from citefix.errors import EXIT_STORE_BUSY
+
+        if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc)):
+            print(f"citefix: error: the store is locked by another process ({exc}); wait for it to finish and run "
+                  "again, or raise CITEFIX_STORE_WAIT (seconds)", file=sys.stderr)
+            return EXIT_STORE_BUSY
+        if os.environ.get("CITEFIX_DEBUG", "").strip() not in ("", "0"):
+            import traceback
+
+            traceback.print_exc()
+        else:
+            print(f"citefix: internal error: {type(exc).__name__}: {_one_line(exc)}; this is a bug in citefix, please "
+                  "report it (run again with CITEFIX_DEBUG=1 to see the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text[:500] + ("…" if len(text) > 500 else "")
 
 
 if __name__ == "__main__":

@@ -17,3 +17,15 @@ class ConfigError(UserError):
 
 class LLMError(UserError):
     """A model call failed for a reason retrying will not fix."""
+
+
+# Exit codes beyond 0 (done), 1 (a --fail-under gate), 2 (a user error) and 130 (interrupted); README "Exit codes".
+EXIT_MODEL_FAILURE = 3  # a model failed after retries, or a round could only be partly checked
+EXIT_STORE_BUSY = 4  # another process held the store's write lock for longer than the configured wait
+EXIT_INTERNAL = 5  # a bug in citefix: one line on stderr, the traceback with CITEFIX_DEBUG=1
+
+
+class StoreBusyError(UserError):
+    """The store stayed locked by another writer for longer than the configured wait."""
+
+    exit_code = EXIT_STORE_BUSY

@@ -25,18 +25,95 @@ def collect_calls(*parts) -> list:
     return calls
 
 
-def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None) -> Evaluation:
-    """Decompose case.text into units, verify them against the sources, score.
+def models_used(decomposer, verifier) -> list[str]:
+    """The models behind an evaluation: LLMs of the decomposer and verifier, and a verifier's own model (NLI)."""
+    names = [getattr(getattr(decomposer, "llm", None), "model", None), getattr(getattr(verifier, "llm", None), "model", None)]
+    own = getattr(verifier, "model_name", None)
+    if isinstance(own, str):
+        names.append(own)
+    return list(dict.fromkeys(m for m in names if m))
 
-    A text with no checkable units gets status "no_units" and score None, never NaN.
+
+def aggregate_score(ev: Evaluation, aggregation: str) -> None:
+    """Replace the mean unit score by another aggregation of the same unit scores (the mean stays in scores):
+    all_supported = 1.0 when every unit is judged supported, else 0.0; min = the lowest unit score."""
+    if aggregation in (None, "", "mean") or ev.score is None:
+        return
+    verdicts = [v for u in ev.checked_units if (v := ev.verdict_for(u.id)) is not None and v.score is not None]
+    if not verdicts:
+        return
+    if aggregation == "all_supported":
+        ev.score = 1.0 if all(v.label == "supported" for v in verdicts) else 0.0
+    elif aggregation == "min":
+        ev.score = min(v.score for v in verdicts)
+    else:
+        from citefix.errors import ConfigError
+
+        raise ConfigError(f"unknown aggregation {aggregation!r}; use mean, all_supported or min")
+    ev.scores[f"score_{aggregation}"] = ev.score
+    ev.metrics["aggregation"] = aggregation
+
+
+def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None, aggregation: str = "mean") -> Evaluation:
+    """Decompose case.text into units, verify them against the sources, score (the mean of the unit scores, or
+    another `aggregation`: all_supported, min).
+
+    A text with no checkable units gets status "no_units" and score None, never NaN. A round in which some unit could
+    not be generated or verified (a model fault that outlived its retries) is evaluated once more as a whole; if it is
+    still incomplete its status is "partial" and its message names the units: never a score passed off as whole.
     """
+    first = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event, aggregation=aggregation)
+    if not _incomplete(first):
+        return first
+    (on_event or _noop)("round_retried", {"reason": first.message})
+    second = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event, aggregation=aggregation)
+    second.calls = first.calls + second.calls  # both tries' calls are spent and logged
+    second.metrics["retried_round"] = {"first_status": first.status, "first_message": first.message}
+    second.duration_s = (first.duration_s or 0) + (second.duration_s or 0)
+    return second
+
+
+def _model_failed(ev: Evaluation) -> bool:
+    """A model call of this evaluation failed after its retries (not a data problem such as a missing passage)."""
+    return any(getattr(c, "status", None) == "error" or (c.error and not c.cached) for c in ev.calls)
+
+
+def _incomplete(ev: Evaluation) -> bool:
+    return _model_failed(ev) and ev.status in ("partial", "error", "no_units")
+
+
+def _mark_partial(ev: Evaluation) -> None:
+    """An otherwise scored evaluation in which a model call failed (a unit not verified, a sentence not decomposed)
+    becomes 'partial', naming what is missing."""
+    if ev.status != "ok" or not _model_failed(ev):
+        return
+    failed_units = list(dict.fromkeys(v.unit_id for v in ev.verdicts if v.error))
+    other = [e for e in ev.errors if not any(e.startswith(f"{u}:") for u in failed_units)]
+    if not failed_units and not other:
+        return
+    ev.status = "partial"
+    parts = []
+    if failed_units:
+        parts.append(f"{len(failed_units)} unit(s) could not be verified ({', '.join(failed_units[:10])}"
+                     + (", …" if len(failed_units) > 10 else "") + ")")
+    if other:
+        parts.append(f"{len(other)} part(s) of the text could not be decomposed ({other[0]})")
+    ev.message = "partly checked: " + "; ".join(parts)
+    ev.metrics["incomplete_units"] = failed_units
+
+
+def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None = None,
+                   aggregation: str = "mean") -> Evaluation:
     on_event = on_event or _noop
     started = time.perf_counter()
     if case.kind == "cited_answer":
         from citefix.cited import evaluate_cited
 
         ev = evaluate_cited(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
+        ev.models = models_used(decomposer, verifier)
+        aggregate_score(ev, aggregation)
         ev.calls = collect_calls(decomposer, verifier)
+        _mark_partial(ev)
         ev.duration_s = time.perf_counter() - started
         return ev
     on_event("decompose_started", {"decomposer": decomposer.name})
@@ -60,8 +137,9 @@ def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None)
         else:
             ev.status = "error"
             ev.message = "no unit could be verified: " + (ev.errors[0] if ev.errors else "unknown error")
-    ev.models = list(dict.fromkeys(m for m in (getattr(getattr(decomposer, "llm", None), "model", None),
-                                               getattr(getattr(verifier, "llm", None), "model", None)) if m))
+    ev.models = models_used(decomposer, verifier)
+    aggregate_score(ev, aggregation)
     ev.calls = collect_calls(decomposer, verifier)
+    _mark_partial(ev)
     ev.duration_s = time.perf_counter() - started
     return ev

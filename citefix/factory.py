@@ -15,7 +15,11 @@ OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical
 
 def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLMClient:
     cache = store.llm_cache() if (store is not None and settings.cache) else None
-    return LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency)
+    client = LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency,
+                       timeout=settings.llm_timeout, max_attempts=settings.llm_attempts,
+                       backoff_max=settings.llm_backoff_max, run_deadline=settings.run_deadline or None)
+    client.budget = getattr(settings, "budget", None)  # --max-cost, set on the settings by the command
+    return client
 
 
 def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | None = None, transport=None):
@@ -56,7 +60,7 @@ def build_decomposer(name: str, settings: Settings, llm: LLMClient | None = None
             raise ConfigError("decomposer 'acu' needs an LLM: pass --llm MODEL or set CITEFIX_LLM")
         from citefix.decompose.acu_llm import ACUDecomposer
 
-        return ACUDecomposer(llm)
+        return ACUDecomposer(llm, granularity=getattr(settings, "acu_granularity", "sentence"))
     if name == "clauses":
         from citefix.decompose.clauses import ClauseDecomposer
 

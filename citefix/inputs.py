@@ -23,6 +23,10 @@ from citefix.models import Case, Source
 
 # Far beyond any model's window even after chunking: refuse rather than grind (2M characters ≈ 400k words).
 MAX_SOURCE_CHARS = 2_000_000
+# The text is cut into units sentence by sentence; a "sentence" this long is not prose (the clause walk is superlinear
+# in sentence length), so it is refused with a message rather than ground through for minutes.
+MAX_SENTENCE_CHARS = 3_000
+MAX_JSON_DEPTH = 64  # a case is at most ~5 levels deep; metadata gets room, a pathological nesting is refused
 _CASE_FIELDS = set(Case.model_fields)
 
 
@@ -84,7 +88,7 @@ def iter_cases(path: str, *, skipped: list[str] | None = None) -> Iterator[Case]
                 continue
             try:
                 try:
-                    rec = json.loads(line)
+                    rec = _parse_json(line, f"{name}: line {lineno}")
                 except json.JSONDecodeError as exc:
                     raise InputError(f"{name}: line {lineno}, column {exc.colno}: malformed JSON ({exc.msg}); fix that line") from exc
                 seen = True
@@ -99,10 +103,38 @@ def iter_cases(path: str, *, skipped: list[str] | None = None) -> Iterator[Case]
             raise InputError(f"{name}: no cases in the file; add one JSON object per line")
         return
     try:
-        data = json.loads(text)
+        data = _parse_json(text, name)
     except json.JSONDecodeError as exc:
         raise InputError(f"{name}: line {exc.lineno}, column {exc.colno}: malformed JSON ({exc.msg}); fix the file") from exc
     yield from _records(data, name, None)
+
+
+def _parse_json(text: str, where: str) -> Any:
+    """json.loads, refusing nesting deeper than MAX_JSON_DEPTH (a RecursionError otherwise, here or later)."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        data = None
+        depth = MAX_JSON_DEPTH + 1
+    else:
+        depth = _depth(data)
+    if depth > MAX_JSON_DEPTH:
+        raise InputError(f"{where}: JSON nested more than {MAX_JSON_DEPTH} levels deep; a case is a flat object "
+                         "(see docs/input-format.md): flatten it")
+    return data
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth of parsed JSON, iteratively (stops counting past the bound)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, d = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, d)
+            if d > MAX_JSON_DEPTH:
+                return d
+            stack.extend((child, d + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
 
 
 def _looks_jsonl(s: str) -> bool:
@@ -113,6 +145,8 @@ def _looks_jsonl(s: str) -> bool:
 def _records(data: Any, name: str, lineno: int | None) -> Iterator[Case]:
     if isinstance(data, dict) and isinstance(data.get("data"), list) and "sources" not in data:
         # ALCE-style results file: {"args": ..., "data": [{"question", "docs": [{"title", "text"}], "output"}]}
+        if not data["data"]:
+            raise InputError(f"{name}: the results file's 'data' list is empty; add at least one item")
         for i, item in enumerate(data["data"]):
             yield _alce_item(item, i, name)
         return
@@ -158,6 +192,13 @@ def _alce_item(item: Any, i: int, name: str) -> Case:
     where = f"{name}: data[{i}]"
     if not isinstance(item, dict) or "output" not in item or "docs" not in item:
         raise InputError(f"{where}: an ALCE results item needs 'output' and 'docs'; fix or remove it")
+    if not isinstance(item["docs"], list):
+        raise InputError(f"{where}: 'docs' must be a list of {{title, text}} objects, got {type(item['docs']).__name__}; fix it")
+    if not (item["output"] is None or isinstance(item["output"], str)):
+        raise InputError(f"{where}: 'output' must be the answer text, got {type(item['output']).__name__}; fix it")
+    bad = next((j for j, d in enumerate(item["docs"]) if not isinstance(d, dict)), None)
+    if bad is not None:
+        raise InputError(f"{where}: docs[{bad}] must be a {{title, text}} object, got {type(item['docs'][bad]).__name__}; fix it")
     sources = [{"id": str(j + 1), "title": d.get("title", ""), "text": d.get("text", "")} for j, d in enumerate(item["docs"])]
     rec = {"id": str(item.get("id", item.get("sample_id", i))), "sources": sources, "text": item["output"] or " ",
            "question": item.get("question"), "kind": "cited_answer",
@@ -174,6 +215,10 @@ def _build(rec: dict, name: str, lineno: int | None, index: int | None = None) -
     for s in case.sources:
         if len(s.text) > MAX_SOURCE_CHARS:
             raise InputError(f"{where}: source {s.id!r} has {len(s.text):,} characters, beyond {MAX_SOURCE_CHARS:,}; split it")
+    longest = _longest_sentence(case.text)
+    if longest > MAX_SENTENCE_CHARS:
+        raise InputError(f"{where}: the text has a sentence of {longest:,} characters (no '.', '!', '?' or line break), "
+                         f"beyond {MAX_SENTENCE_CHARS:,}; split it into sentences")
     ids = [s.id for s in case.sources]
     dup = [i for i in dict.fromkeys(ids) if ids.count(i) > 1]
     if dup:
@@ -181,15 +226,29 @@ def _build(rec: dict, name: str, lineno: int | None, index: int | None = None) -
     return case
 
 
+def _longest_sentence(text: str) -> int:
+    """Characters in the longest stretch of text without a sentence end or line break (linear)."""
+    import re
+
+    return max((len(m) for m in re.split(r"[.!?\n]", text)), default=0)
+
+
 def _explain(exc: ValidationError) -> str:
     """The first validation problem as 'field: problem; fix'."""
-    err = exc.errors()[0]
+    errors = exc.errors()
+    # An unknown field usually explains a missing one ("txt" for "text"): name it first.
+    err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = ".".join(str(p) for p in err["loc"]) or "case"
     kind = err["type"]
     if kind == "missing":
         return f"missing field '{loc}'; a case needs id, sources [{{id, title, text}}] and text (see docs/input-format.md)"
     if kind == "extra_forbidden":
-        allowed = ", ".join(sorted(_CASE_FIELDS)) if "." not in loc else "id, title, text"
-        return f"unknown field '{loc}'; allowed fields are {allowed} (put anything else under 'metadata')"
+        import difflib
+
+        names = sorted(_CASE_FIELDS) if "." not in loc else ["id", "title", "text"]
+        allowed = ", ".join(names)
+        guess = difflib.get_close_matches(str(err["loc"][-1]), names, n=1, cutoff=0.6)
+        hint = f"did you mean '{guess[0]}'? " if guess else ""
+        return f"unknown field '{loc}'; {hint}allowed fields are {allowed} (put anything else under 'metadata')"
     msg = err["msg"].removeprefix("Value error, ")
     return f"field '{loc}': {msg}; fix that value"

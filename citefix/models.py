@@ -155,6 +155,10 @@ class CallRecord(BaseModel):
     cached: bool = False
     error: str | None = None
     attempts: int = 1
+    status: str = "ok"  # ok | cached | retried (a failed attempt that was retried) | error (the call failed)
+    error_class: str | None = None  # rate_limit | timeout | connection | server_error | malformed_response | …
+    attempt: int | None = None  # which attempt this row is (1-based)
+    logged_id: int | None = Field(default=None, exclude=True)  # the calls row written as the call completed
 
 
 class Evaluation(BaseModel):
@@ -163,8 +167,9 @@ class Evaluation(BaseModel):
     case_id: str
     kind: CaseKind
     text: str
-    status: Literal["ok", "no_units", "uncited", "error"] = Field(
-        default="ok", description="'uncited': a cited answer without any citation mark (score None).")
+    status: Literal["ok", "no_units", "uncited", "error", "partial"] = Field(
+        default="ok", description="'uncited': a cited answer without any citation mark (score None); 'partial': some "
+                                  "unit could not be generated or verified (its score is never taken as whole).")
     message: str | None = None
     units: list[Unit] = Field(default_factory=list)
     verdicts: list[Verdict] = Field(default_factory=list)
@@ -190,6 +195,12 @@ class Evaluation(BaseModel):
             if first is None and not v.target:
                 first = v
         return first
+
+    @property
+    def checked_units(self) -> list[Unit]:
+        """The units the score rests on: a cited answer's ALiiCE claims, not the ALCE sentence units kept beside them
+        for comparison. Every view counts these (check, the store's n_units, refine)."""
+        return [u for u in self.units if u.meta.get("method") != "alce"]
 
     @property
     def unsupported(self) -> list[Unit]:

@@ -87,8 +87,9 @@ def _fmt(x: float | None) -> str:
 
 
 def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str | None = None, color: bool = False,
-           width: int = 110) -> str:
-    """The whole report as a string (ANSI colour when color=True)."""
+           width: int = 110, calls: list | None = None, round_note: str | None = None) -> str:
+    """The whole report as a string (ANSI colour when color=True). `calls` (CallRecords or store rows; default the
+    evaluation's own) give the line of model calls, answers from the cache and cost; `round_note` says which round."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -110,7 +111,7 @@ def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str
 
         render_cited(ev, con, color=color)
     # A cited answer's ALCE sentence units are shown by render_cited beside its claims; here only the claims.
-    units = [u for u in ev.units if u.meta.get("method") != "alce"]
+    units = ev.checked_units
     if units:
         table = Table(box=box.SIMPLE if color else box.ASCII, show_lines=False, expand=False, pad_edge=False)
         for col, kw in (("#", {"justify": "right"}), ("unit", {"overflow": "fold", "max_width": 44}),
@@ -137,7 +138,9 @@ def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str
     if ev.status == "no_units":
         con.print(f"No checkable units. {ev.message or ''}".strip(), markup=False)
     n_uns = len(ev.unsupported)
-    con.print(f"Score: {_fmt(ev.score)}   units: {len(units)}   unsupported or partial: {n_uns}", markup=False)
+    agg = ev.metrics.get("aggregation") if isinstance(ev.metrics, dict) else None
+    con.print(f"Score: {_fmt(ev.score)}" + (f" ({agg.replace('_', '-')})" if agg else "")
+              + f"   units: {len(units)}   unsupported or partial: {n_uns}", markup=False)
     extra = {k: v for k, v in ev.scores.items() if k not in ("unit_mean", "acueval")}
     if extra:
         con.print("Scores: " + "  ".join(f"{k}={_fmt(v)}" for k, v in extra.items()), markup=False)
@@ -145,10 +148,17 @@ def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str
               markup=False)
     if not ev.models:
         con.print(OFFLINE_HINT, markup=False)
+    calls = ev.calls if calls is None else calls
+    if calls:
+        from citefix.costs import summarise_calls
+
+        con.print(summarise_calls(calls).line().capitalize(), markup=False)
     for e in ev.errors[:5]:
         con.print(f"warning: {e}", markup=False)
     if len(ev.errors) > 5:
         con.print(f"warning: … and {len(ev.errors) - 5} more", markup=False)
+    if round_note:
+        con.print(round_note, markup=False)
     if run is not None:
         con.print(f"Stored as run {run['id']} in {store_path}  (reprint: citefix show {run['id']})", markup=False)
     return buf.getvalue()

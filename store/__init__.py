@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sqlite3
+import threading
+import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
-from citefix.errors import ConfigError
+from citefix.errors import ConfigError, InputError, StoreBusyError
 from citefix.models import CallRecord, Case, Evaluation
 
 
@@ -32,26 +36,205 @@ def default_db_path(explicit: str | os.PathLike | None = None) -> Path:
     return Path(data) / "citefix" / "citefix.db"
 
 
+def _host() -> str:
+    import socket
+
+    return socket.gethostname()
+
+
+STALE_HEARTBEAT_S = 6 * 3600  # a running run on another host with no sign of life for this long reads as interrupted
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def _liveness(row: dict) -> dict:
+    """A 'running' run whose process is gone (same host, pid not alive; elsewhere: no heartbeat for hours) is shown
+    as 'interrupted' (the stored row is left as it is; resuming it sets it running again)."""
+    if row.get("status") != "running" or not row.get("pid"):
+        return row
+    if row.get("host") == _host():
+        gone = not _pid_alive(int(row["pid"]))
+    else:
+        try:
+            beat = datetime.fromisoformat(row.get("heartbeat") or "")
+            gone = (datetime.now(timezone.utc) - beat).total_seconds() > STALE_HEARTBEAT_S
+        except ValueError:
+            gone = False
+    if gone:
+        row = {**row, "status": "interrupted"}
+    return row
+
+
 def _j(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
+STORE_WAIT_ENV = "CITEFIX_STORE_WAIT"
+DEFAULT_STORE_WAIT = 30.0  # seconds a writer waits for another process's write lock before giving up
+_BUSY_TRY_S = 5.0  # SQLite's own busy wait per attempt; attempts repeat, jittered, until the whole wait is spent
+_MAX_BUSY_ATTEMPTS = 60
+
+
+def store_wait() -> float:
+    """Seconds to wait for the write lock: $CITEFIX_STORE_WAIT, else 30."""
+    raw = os.environ.get(STORE_WAIT_ENV)
+    if raw is None or not raw.strip():
+        return DEFAULT_STORE_WAIT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not (0 <= value < float("inf")):
+        raise ConfigError(f"{STORE_WAIT_ENV}={raw!r} is not a number of seconds; set it to e.g. 30 or unset it")
+    return value
+
+
+def _is_busy(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def _is_readonly(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("readonly" in text or "read-only" in text)
+
+
+def _where_from(path: Path, explicit: bool) -> str:
+    """Which input chose the store path, for messages: --db, CITEFIX_HOME or the default."""
+    if explicit:
+        return "--db (or db in the config file)"
+    if os.environ.get("CITEFIX_HOME"):
+        return "CITEFIX_HOME"
+    return "the default store path"
+
+
 class Store:
-    def __init__(self, path: str | os.PathLike | None = None):
+    def __init__(self, path: str | os.PathLike | None = None, *, readonly: bool = False, wait: float | None = None):
+        """Open (and migrate) the store. readonly=True opens an existing store for reading only and creates nothing.
+
+        Every write goes through write(): BEGIN IMMEDIATE, so a writer waits for another process's write lock instead
+        of failing on a read-to-write upgrade, retried with jitter until `wait` seconds (CITEFIX_STORE_WAIT) are spent.
+        """
         from sqlite_utils import Database
 
+        self.path = default_db_path(path)
+        self.readonly = readonly
+        self.wait = store_wait() if wait is None else float(wait)
+        self._wlock = threading.RLock()  # one connection serves worker threads; a write transaction is theirs in turn
+        source = _where_from(self.path, bool(path))
+        if readonly:
+            if not self.path.is_file():
+                what = "is not a file" if self.path.exists() else "does not exist"
+                raise InputError(f"no store at {self.path} (it {what}); check {source}, or list runs where they are "
+                                 "with: citefix runs --db PATH")
+            try:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                       timeout=min(self.wait, _BUSY_TRY_S), check_same_thread=False)
+                self.db = Database(conn)
+                self.db.execute("select count(*) from sqlite_master").fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise ConfigError(f"cannot read the store at {self.path} ({exc}); check {source}") from exc
+            return
+        parent = self.path.parent
+        for folder in [parent, *parent.parents]:
+            if folder.exists():
+                if not folder.is_dir():
+                    raise ConfigError(f"{folder} is a file, not a folder, so the store {self.path} cannot be made "
+                                      f"there; point {source} at a folder path")
+                break
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(self.path), timeout=min(self.wait, _BUSY_TRY_S), check_same_thread=False)
+            self.db = Database(conn)
+            self._retry_busy(lambda: self.db.execute("PRAGMA journal_mode=WAL;"))
+            self.db.execute("PRAGMA foreign_keys=ON;")
+            self._migrate()
+        except StoreBusyError:
+            raise
+        except (sqlite3.DatabaseError, OSError) as exc:
+            if _is_readonly(exc) or isinstance(exc, PermissionError):
+                raise ConfigError(f"the store at {self.path} is read-only ({exc}); make it writable or point {source} "
+                                  "at a writable path") from exc
+            raise ConfigError(f"cannot open the store at {self.path}: {exc}; check {source} or pass another path "
+                              "with --db") from exc
+
+    def _migrate(self) -> None:
+        """Apply pending migrations inside one BEGIN IMMEDIATE transaction (two processes opening a new store at once
+        take turns; the second finds nothing pending)."""
         from citefix.store.migrations import migrations
 
-        self.path = default_db_path(path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
-            self.db = Database(conn)
-            self.db.execute("PRAGMA journal_mode=WAL;")
-            self.db.execute("PRAGMA foreign_keys=ON;")
+            pending = list(migrations.pending(self.db))
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise
+            pending = [True]
+        if not pending:
+            return
+        with self.write():
             migrations.apply(self.db)
-        except (sqlite3.DatabaseError, OSError) as exc:
-            raise ConfigError(f"cannot open the store at {self.path}: {exc}; pass another path with --db") from exc
+
+    def _retry_busy(self, fn):
+        """fn() retried with jitter while SQLite says busy, for at most self.wait seconds in all."""
+        deadline = time.monotonic() + self.wait
+        attempt = 0
+        while True:
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc):
+                    raise
+                attempt += 1
+                if time.monotonic() >= deadline or attempt >= _MAX_BUSY_ATTEMPTS:
+                    raise StoreBusyError(
+                        f"the store at {self.path} stayed locked by another process for {self.wait:g} s; wait for it "
+                        f"to finish and run again, or raise {STORE_WAIT_ENV} (seconds)") from exc
+                time.sleep(min(max(0.0, deadline - time.monotonic()), random.uniform(0.02, 0.1) * min(attempt, 10)))
+
+    @contextmanager
+    def write(self):
+        """One write transaction: BEGIN IMMEDIATE (waits for the write lock, bounded and jittered), commit on success,
+        roll back on any exception. Nested calls join the outer transaction."""
+        if self.readonly:
+            raise ConfigError(f"the store at {self.path} was opened read-only; this command cannot write to it")
+        with self._wlock:
+            if self.db.conn.in_transaction:
+                with self.db.atomic():
+                    yield self.db
+                return
+            try:
+                self._retry_busy(lambda: self.db.conn.execute("BEGIN IMMEDIATE"))
+            except sqlite3.OperationalError as exc:
+                if _is_readonly(exc):
+                    raise ConfigError(f"the store at {self.path} is read-only; make it writable or pass a writable "
+                                      "path with --db") from exc
+                raise
+            try:
+                yield self.db
+            except BaseException as exc:
+                if self.db.conn.in_transaction:
+                    self.db.conn.execute("ROLLBACK")
+                if _is_readonly(exc):
+                    raise ConfigError(f"the store at {self.path} is read-only; make it writable or pass a writable "
+                                      "path with --db") from exc
+                raise
+            try:
+                self.db.conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if self.db.conn.in_transaction:
+                    self.db.conn.execute("ROLLBACK")
+                if _is_readonly(exc):
+                    raise ConfigError(f"the store at {self.path} is read-only; make it writable or pass a writable "
+                                      "path with --db") from exc
+                raise
 
     def close(self) -> None:
         self.db.close()
@@ -59,17 +242,18 @@ class Store:
     # -- cases and runs ----------------------------------------------------------------------------------------------
     def upsert_case(self, case: Case) -> int:
         h = case.content_hash()
-        row = next(self.db["cases"].rows_where("content_hash = ?", [h], limit=1), None)
-        if row:
-            return row["id"]
-        return self.db["cases"].insert(
-            {"case_id": case.id, "kind": case.kind, "content_hash": h, "data": case.model_dump_json(), "created": now()}
-        ).last_pk
+        with self.write():  # the read and the insert in one IMMEDIATE transaction: no read-to-write upgrade
+            row = next(self.db["cases"].rows_where("content_hash = ?", [h], limit=1), None)
+            if row:
+                return row["id"]
+            return self.db["cases"].insert(
+                {"case_id": case.id, "kind": case.kind, "content_hash": h, "data": case.model_dump_json(), "created": now()}
+            ).last_pk
 
     def start_run(self, case: Case, command: str, *, input_path: str | None = None, llm: str | None = None,
                   judge_llm: str | None = None, decomposer: str | None = None, verifier: str | None = None,
                   strategy: str | None = None, settings: dict | None = None) -> int:
-        with self.db.atomic():
+        with self.write():
             case_pk = self.upsert_case(case)
             return self.db["runs"].insert(
                 {
@@ -84,18 +268,26 @@ class Store:
                     "verifier": verifier,
                     "strategy": strategy,
                     "settings": _j(settings or {}),
+                    "pid": os.getpid(),
+                    "host": _host(),
+                    "heartbeat": now(),
                 }
             ).last_pk
 
     def finish_run(self, run_id: int, status: str, *, best_round: int | None = None, stop_reason: str | None = None) -> None:
-        self.db["runs"].update(run_id, {"status": status, "finished": now(), "best_round": best_round, "stop_reason": stop_reason})
+        with self.write():
+            self.db["runs"].update(run_id, {"status": status, "finished": now(), "best_round": best_round,
+                                            "stop_reason": stop_reason})
 
     def update_run(self, run_id: int, **fields: Any) -> None:
-        self.db["runs"].update(run_id, fields)
+        if fields.get("status") == "running":  # (re)claimed by this process: its pid, host and a fresh heartbeat
+            fields = {"pid": os.getpid(), "host": _host(), "heartbeat": now(), **fields}
+        with self.write():
+            self.db["runs"].update(run_id, fields)
 
     def run(self, run_id: int) -> dict:
         try:
-            return self.db["runs"].get(run_id)
+            return _liveness(self.db["runs"].get(run_id))
         except Exception as exc:
             from citefix.errors import InputError
 
@@ -115,21 +307,22 @@ class Store:
             where.append("r.strategy = ?")
             params.append(strategy)
         if model:
-            where.append("(r.llm = ? OR r.judge_llm = ? OR r.verifier = ?)")
-            params += [model, model, model]
+            where.append("(r.llm LIKE ? OR r.judge_llm LIKE ? OR r.verifier LIKE ?)")  # a substring, like --case
+            params += [f"%{model}%"] * 3
         if command:
             where.append("r.command = ?")
             params.append(command)
         sql = (
             "select r.*, c.case_id, c.kind, "
             "(select count(*) from rounds x where x.run_id = r.id) as n_rounds, "
-            "(select score from rounds x where x.run_id = r.id order by n desc limit 1) as last_score, "
+            "(select score from rounds x where x.run_id = r.id and coalesce(x.accepted, 1) = 1 "
+            "order by n desc limit 1) as last_score, "  # the current text's: a rejected proposal is not the run's
             "(select score from rounds x where x.run_id = r.id order by n asc limit 1) as first_score "
             "from runs r join cases c on c.id = r.case_pk"
             + (" where " + " and ".join(where) if where else "")
             + " order by r.id desc limit ?"
         )
-        return list(self.db.query(sql, params + [limit]))
+        return [_liveness(r) for r in self.db.query(sql, params + [limit])]
 
     # -- rounds -------------------------------------------------------------------------------------------------------
     def write_round(
@@ -154,8 +347,11 @@ class Store:
         Refinement rounds also give `parent` (the round this one revised) and `strategy`; a proposal the writer rejected
         is kept with accepted=False."""
         calls = list(calls) + list(evaluation.calls) + (list(judge.calls) if judge else [])
+        from citefix.costs import summarise_calls
+
+        spent = summarise_calls(calls)  # cost None (unknown) when a paid call has no price, never a silent 0
         n_unsupported = len(evaluation.unsupported)
-        with self.db.atomic():
+        with self.write():
             round_id = self.db["rounds"].insert(
                 {
                     "run_id": run_id,
@@ -165,13 +361,13 @@ class Store:
                     "comment": comment,
                     "score": evaluation.score,
                     "judge_score": judge.score if judge else None,
-                    "n_units": len(evaluation.units),
+                    "n_units": len(evaluation.checked_units),
                     "n_unsupported": n_unsupported,
                     "edit_prev": edit_prev,
                     "edit_orig": edit_orig,
                     "prompt_tokens": sum(c.prompt_tokens or 0 for c in calls if not c.cached),
                     "completion_tokens": sum(c.completion_tokens or 0 for c in calls if not c.cached),
-                    "cost": sum(c.cost or 0.0 for c in calls if not c.cached),
+                    "cost": spent.cost,
                     "duration_s": duration_s if duration_s is not None else evaluation.duration_s,
                     "accepted": int(bool(accepted)),
                     "parent": parent,
@@ -181,6 +377,7 @@ class Store:
                     "created": now(),
                 }
             ).last_pk
+            self.db.execute("update runs set heartbeat = ? where id = ?", [now(), run_id])
             for role, ev in (("primary", evaluation), ("judge", judge)):
                 if ev is None:
                     continue
@@ -241,6 +438,18 @@ class Store:
     def write_calls(self, run_id: int | None, round_id: int | None, calls: Iterable[CallRecord]) -> None:
         from citefix.llm.client import redact
 
+        calls = list(calls)
+        if not calls:
+            return
+        with self.write():
+            self._insert_calls(run_id, round_id, calls, redact)
+
+    def _insert_calls(self, run_id, round_id, calls, redact) -> None:
+        logged = [c for c in calls if c.logged_id is not None]  # written as they completed: attach them to the round
+        for c in logged:
+            self.db.execute("update calls set round_id = ?, run_id = coalesce(run_id, ?) where id = ?",
+                            [round_id, run_id, c.logged_id])
+        calls = [c for c in calls if c.logged_id is None]
         self.db["calls"].insert_all(
             {
                 "run_id": run_id,
@@ -261,9 +470,24 @@ class Store:
                 "attempts": c.attempts,
                 "error": redact(c.error),
                 "created": now(),
+                "status": c.status,
+                "error_class": c.error_class,
+                "attempt": c.attempt,
             }
             for c in calls
         )
+
+    def call_logger(self, run_id: int | None):
+        """A sink for LLMClient.bind_log: writes each call or failed attempt as it completes, in its own short
+        transaction outside any round's, and remembers its row so the round can claim it later."""
+        from citefix.llm.client import redact
+
+        def log(rec: CallRecord) -> None:
+            with self.write():
+                self._insert_calls(run_id, None, [rec], redact)
+                rec.logged_id = int(self.db.execute("select last_insert_rowid()").fetchone()[0])
+
+        return log
 
     def rounds(self, run_id: int) -> list[dict]:
         return list(self.db["rounds"].rows_where("run_id = ?", [run_id], order_by="n"))
@@ -274,7 +498,11 @@ class Store:
             from citefix.errors import InputError
 
             raise InputError(f"run {run_id} has no stored rounds")
-        row = rows[-1] if n is None else next((r for r in rows if r["n"] == n), None)
+        if n is None:  # the run's current text: its last accepted round (a rejected or reverted round is not it)
+            kept = [r for r in rows if r.get("accepted") is None or r["accepted"]]
+            row = (kept or rows)[-1]
+        else:
+            row = next((r for r in rows if r["n"] == n), None)
         if row is None:
             from citefix.errors import InputError
 
@@ -288,7 +516,7 @@ class Store:
     def set_lineage(self, run_id: int, accepted: Iterable[int]) -> None:
         """Mark the rounds numbered in `accepted` as accepted and every other round of the run as not (a revert)."""
         keep = set(accepted)
-        with self.db.atomic():
+        with self.write():
             for r in self.db["rounds"].rows_where("run_id = ?", [run_id], select="id, n, accepted"):
                 flag = int(r["n"] in keep)
                 if r["accepted"] != flag:
@@ -309,7 +537,7 @@ class Store:
 
     def delete_rounds_from(self, run_id: int, n: int) -> None:
         """Remove rounds >= n of a run (used when a writer reverts and continues from an earlier round)."""
-        with self.db.atomic():
+        with self.write():
             ids = [r["id"] for r in self.db["rounds"].rows_where("run_id = ? and n >= ?", [run_id, n])]
             for rid in ids:
                 self.db.execute("delete from verdicts where round_id = ?", [rid])
@@ -321,7 +549,7 @@ class Store:
     # -- meta-evaluation --------------------------------------------------------------------------------------------
     def save_metaeval(self, run: dict, items: Iterable[dict]) -> int:
         """One meta-eval run and its per-item scores, in one transaction."""
-        with self.db.atomic():
+        with self.write():
             run_id = int(self.db["metaeval_runs"].insert(run).last_pk)
             self.db["metaeval_items"].insert_all({"metaeval_run_id": run_id, **row} for row in items)
         return run_id
@@ -335,7 +563,10 @@ class Store:
         return json.loads(row["value"]) if row else None
 
     def verdict_cache_put(self, key: str, verifier: str, value: dict) -> None:
-        self.db["verdict_cache"].insert({"key": key, "verifier": verifier, "value": _j(value), "created": now()}, replace=True)
+        if self.readonly:
+            return
+        with self.write():
+            self.db["verdict_cache"].insert({"key": key, "verifier": verifier, "value": _j(value), "created": now()}, replace=True)
 
 
 class LLMCache:
@@ -353,5 +584,5 @@ class LLMCache:
         return json.loads(row["value"]) if row else None
 
     def put(self, key: str, model: str, value: dict) -> None:
-        with self._lock:
+        with self._lock, self.store.write():
             self.store.db["llm_cache"].insert({"key": key, "model": model, "value": _j(value), "created": now()}, replace=True)

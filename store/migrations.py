@@ -168,3 +168,55 @@ def m003_refine_rounds(db: Database) -> None:
     """Refinement: the round a round revised (its parent; reverts make lineages branch) and the strategy used."""
     db["rounds"].add_column("parent", int)
     db["rounds"].add_column("strategy", str)
+
+
+@migrations(name="m_issue12_call_attempts")
+def m_issue12_call_attempts(db: Database) -> None:
+    """Every attempt in the call log: a row per failed attempt too, each with its status, error class and number."""
+    db["calls"].add_column("status", str)
+    db["calls"].add_column("error_class", str)
+    db["calls"].add_column("attempt", int)
+
+
+@migrations(name="m_issue12_run_liveness")
+def m_issue12_run_liveness(db: Database) -> None:
+    """The process that owns a running run (pid, host) and when it last showed life: a run whose process is gone
+    reads as interrupted."""
+    db["runs"].add_column("pid", int)
+    db["runs"].add_column("host", str)
+    db["runs"].add_column("heartbeat", str)
+
+
+@migrations(name="m_issue15_datasette_views")
+def m_issue15_datasette_views(db: Database) -> None:
+    """Datasette-ready (issue 15): foreign keys from calls to runs and rounds (the table is rebuilt, rows kept), views
+    for the common questions, and a signature column so meta-eval can reuse a stored result with the same settings."""
+    db.execute("update calls set round_id = null where round_id is not null and round_id not in (select id from rounds)")
+    db.execute("update calls set run_id = null where run_id is not null and run_id not in (select id from runs)")
+    db["calls"].add_foreign_key("run_id", "runs", "id")
+    db["calls"].add_foreign_key("round_id", "rounds", "id")
+    db["calls"].create_index(["round_id"], if_not_exists=True)
+    db["metaeval_runs"].add_column("signature", str)
+    db["metaeval_runs"].create_index(["signature"])
+    db.create_view("round_scores", """
+        select r.id as run_id, c.case_id, c.kind, r.command, r.strategy, r.llm, r.verifier, x.n as round,
+               x.score, x.judge_score, x.n_units, x.n_unsupported, x.edit_prev, x.edit_orig, x.cost,
+               x.n = r.best_round as best
+        from rounds x join runs r on r.id = x.run_id join cases c on c.id = r.case_pk
+        where coalesce(x.accepted, 1) = 1""")
+    db.create_view("strategy_round_scores", """
+        select r.strategy, x.n as round, count(*) as runs, avg(x.score) as mean_score,
+               avg(x.n_unsupported) as mean_unsupported
+        from rounds x join runs r on r.id = x.run_id
+        where r.strategy is not null and coalesce(x.accepted, 1) = 1 group by r.strategy, x.n""")
+    db.create_view("run_costs", """
+        select r.id as run_id, c.case_id, r.command, r.strategy, r.llm,
+               count(case when coalesce(k.status, '') != 'retried' then k.id end) as calls,
+               count(case when k.status = 'retried' then k.id end) as retried_attempts,
+               coalesce(sum(k.cached), 0) as cached_calls,
+               coalesce(sum(case when k.cached = 0 then k.prompt_tokens end), 0) as prompt_tokens,
+               coalesce(sum(case when k.cached = 0 then k.completion_tokens end), 0) as completion_tokens,
+               sum(case when k.cached = 0 and k.error is null and k.cost is null then 1 else 0 end) as unpriced_calls,
+               case when sum(case when k.cached = 0 and k.error is null and k.cost is null then 1 else 0 end) > 0
+                    then null else coalesce(sum(case when k.cached = 0 then k.cost end), 0) end as cost
+        from runs r join cases c on c.id = r.case_pk left join calls k on k.run_id = r.id group by r.id""")

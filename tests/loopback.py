@@ -2,6 +2,7 @@
 
     with LoopbackLLM(responder=fn) as srv:           # fn(request_json) -> str | Reply | RawResponse
         srv.inject("429", "500", ("slow", 3.0))      # faults applied to the next requests, in order
+        srv.chaos(0.3, seed=1)                         # or: each request faulty with probability 0.3 (random kind)
         ... OPENAI_API_BASE=srv.base_url ...
 
 Serves POST /v1/chat/completions and /chat/completions. When the request asks for logprobs, the answer carries them in
@@ -21,6 +22,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
 PATHS = ("/v1/chat/completions", "/chat/completions")
+# Faults a request can be given: HTTP errors; "slow"/"hang" (answer late / never); "close" (drop the connection
+# without an answer); malformed 200s: "truncated" (JSON cut in half), "empty_choices", "no_message".
+FAULT_KINDS = ("429", "500", "503", "401", "slow", "hang", "close", "truncated", "empty_choices", "no_message")
+CHAOS_KINDS = ("429", "500", "close", "truncated", "empty_choices", "no_message")
 
 
 @dataclass
@@ -42,7 +47,7 @@ def yes_reply(p_yes: float, variants: tuple[str, str] = ("Yes", "No")) -> Reply:
 
 @dataclass
 class Fault:
-    kind: str  # "429" | "500" | "503" | "401" | "slow"
+    kind: str  # "429" | "500" | "503" | "401" | "slow" | "hang" | "close" | "truncated" | "empty_choices" | "no_message"
     seconds: float = 0.0  # "slow": delay before answering; "429": the Retry-After value
     retry_after: float | None = None
 
@@ -54,8 +59,10 @@ def _fault(spec: Any) -> Fault:
         kind, seconds = spec
         return Fault(str(kind), float(seconds), retry_after=float(seconds) if str(kind) == "429" else None)
     kind = str(spec)
-    if kind not in ("429", "500", "503", "401", "slow"):
-        raise ValueError(f"unknown fault {spec!r}; use '429', '500', '503', '401' or ('slow', seconds)")
+    if kind not in FAULT_KINDS:
+        raise ValueError(f"unknown fault {spec!r}; use one of {', '.join(FAULT_KINDS)} or ('slow', seconds)")
+    if kind == "hang":
+        return Fault("slow", 3600.0)
     return Fault(kind, 0.0, retry_after=0 if kind == "429" else None)
 
 
@@ -109,6 +116,15 @@ class LoopbackLLM:
             self.faults.extend(_fault(f) for f in faults)
         return self
 
+    def chaos(self, rate: float, kinds: tuple[str, ...] = CHAOS_KINDS, *, seed: int = 0) -> "LoopbackLLM":
+        """From now on each request (after the queued faults) is given a fault with probability `rate`, its kind drawn
+        from `kinds`, reproducibly from `seed`."""
+        import random
+
+        with self._lock:
+            self._chaos = (float(rate), tuple(_fault(k) for k in kinds), random.Random(seed))
+        return self
+
     def start(self) -> "LoopbackLLM":
         handler = _make_handler(self)
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
@@ -136,7 +152,12 @@ class LoopbackLLM:
     # -- answering ----------------------------------------------------------------------------------------------------
     def _next_fault(self) -> Fault | None:
         with self._lock:
-            return self.faults.popleft() if self.faults else None
+            if self.faults:
+                return self.faults.popleft()
+            chaos = getattr(self, "_chaos", None)
+            if chaos and chaos[2].random() < chaos[0]:
+                return chaos[2].choice(chaos[1])
+            return None
 
     def _answer(self, req: dict[str, Any]) -> dict[str, Any]:
         out = self.responder(req)
@@ -226,6 +247,17 @@ def _make_handler(srv: LoopbackLLM):
             except (BrokenPipeError, ConnectionResetError, OSError):
                 return False  # the client gave up (timeout)
 
+        def _send_raw(self, status: int, data: bytes) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+            except OSError:
+                pass
+
         def _error(self, status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> None:
             self._send(status, {"error": {"message": message, "type": kind, "code": str(status)}}, headers)
 
@@ -277,6 +309,24 @@ def _make_handler(srv: LoopbackLLM):
                         return
                     if fault.kind in ("500", "503"):
                         self._error(int(fault.kind), "server error (injected)", "server_error")
+                        return
+                    if fault.kind == "close":  # no status line at all: the client sees the connection drop
+                        self.close_connection = True
+                        try:
+                            self.connection.shutdown(2)
+                        except OSError:
+                            pass
+                        return
+                    if fault.kind in ("truncated", "empty_choices", "no_message"):
+                        body = srv._answer(req)
+                        if fault.kind == "empty_choices":
+                            body["choices"] = []
+                        elif fault.kind == "no_message":
+                            del body["choices"][0]["message"]
+                        data = json.dumps(body).encode()
+                        if fault.kind == "truncated":
+                            data = data[: len(data) // 2]
+                        self._send_raw(200, data)
                         return
                     if fault.kind == "slow":
                         srv._stop.wait(fault.seconds)

@@ -71,8 +71,14 @@ def test_check_over_http_with_faults(server, tmp_path):
     assert any("two years" in u["text"] for u in units)
     assert {v["label"] for v in verdicts} == {"supported", "unsupported"}
 
-    # every call logged: one row per answered request, retries counted in attempts
-    calls = rows(db, "select * from calls")
+    # every attempt logged: one row per request served, answered (ok) or failed and retried (with its error class)
+    all_calls = rows(db, "select * from calls")
+    assert len(all_calls) == server.stats.requests
+    retried = [c for c in all_calls if c["status"] == "retried"]
+    assert len(retried) == len(faults) and all(c["error_class"] and c["latency_ms"] is not None for c in retried)
+    assert sorted(c["error_class"] for c in retried) == sorted({"429": "rate_limit", "500": "server_error",
+                                                                "503": "server_error"}[f] for f in faults)
+    calls = [c for c in all_calls if c["status"] == "ok"]
     assert len(calls) == server.stats.answered
     assert sum(c["attempts"] for c in calls) == server.stats.requests
     assert sum(c["attempts"] - 1 for c in calls) == len(faults)
@@ -99,7 +105,11 @@ def test_check_over_http_with_faults(server, tmp_path):
     assert server.stats.requests == before
     cached = rows(db, "select cached from calls where run_id = 2")
     assert cached and all(c["cached"] == 1 for c in cached)
-    assert again.stdout.replace("run 2", "run 1").replace("show 2", "show 1") == r.stdout
+    # the same report, except the line that says the answers came from the cache (issue 15)
+    calls_line = lambda out: "\n".join(ln for ln in out.replace("\n ", " ").splitlines()  # noqa: E731
+                                       if not ln.startswith(("Model calls:", "openai/")))
+    assert calls_line(again.stdout.replace("run 2", "run 1").replace("show 2", "show 1")) == calls_line(r.stdout)
+    assert f"Model calls: {len(cached)} ({len(cached)} answered from the cache)" in again.stdout
     fresh = run_cli("check", str(EXAMPLE), "--llm", MODEL, "--db", str(db), "--no-cache", srv=server, tmp_path=tmp_path)
     assert fresh.returncode == 0, fresh.stderr
     assert server.stats.requests == before + len(calls)

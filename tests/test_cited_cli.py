@@ -67,7 +67,7 @@ def test_file_of_answers_with_problems_is_reported_not_crashed_on(tmp_path):
     assert "ALiiCE macro (mean over answers)" in summary and "Fallbacks to the whole sentence: 0" in summary
     assert "[3/4] uncited: score — recall - precision - cvcp - [uncited]" in r.stderr
 
-    j = cli("check", path, "--db", db, "--json", tmp_path=tmp_path)
+    j = cli("check", path, "--db", db, "--json", "--fresh", tmp_path=tmp_path)  # --fresh: not reused (issue 15)
     assert j.returncode == 0, j.stderr
     lines = [json.loads(x) for x in j.stdout.splitlines()]
     assert len(lines) == 5 and list(lines[-1]) == ["summary"]

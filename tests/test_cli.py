@@ -133,7 +133,13 @@ def test_unusable_db_path(tmp_path):
 
 
 def test_show_unknown_run(tmp_path):
+    from citefix.store import Store
+
+    Store(tmp_path / "x.db").close()
     assert_user_error(cli("show", "7", "--db", str(tmp_path / "x.db"), tmp_path=tmp_path), "no run 7", "citefix runs")
+    # a store that is not there is named as such, and not created
+    assert_user_error(cli("show", "7", "--db", str(tmp_path / "y.db"), tmp_path=tmp_path), "no store at", "y.db")
+    assert not (tmp_path / "y.db").exists()
 
 
 def test_argparse_errors_exit_2_without_traceback(tmp_path):

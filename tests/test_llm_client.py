@@ -332,8 +332,10 @@ def test_unanswerable_verdicts_are_recorded_not_raised(summary_case):
             return units
 
     ev = evaluate(summary_case, decomposer=Fixed(), verifier=judge)
-    assert ev.status == "ok" and ev.score == pytest.approx(0.9, abs=1e-6)  # mean over the scored unit only
-    assert len(ev.errors) == 2
+    # a model call failed (u2): the round was tried twice and is partial, never passed off as a whole score
+    assert ev.status == "partial" and ev.score == pytest.approx(0.9, abs=1e-6)  # mean over the scored unit only
+    assert "u2" in ev.message and "could not be verified" in ev.message
+    assert len(ev.errors) == 2 and ev.metrics["retried_round"]["first_status"] == "partial"
 
 
 def test_all_verdicts_failing_is_an_error_status(summary_case):

@@ -117,10 +117,20 @@ def test_attributionbench_item(tmp_path):
 
 
 def test_attributionbench_unknown_citation(tmp_path):
+    # issue 15: the sentence citing a passage the record lacks is listed, the answer's other sentences are kept
     rec = json.loads(json.dumps(AB))
     rec["human"]["labelled_sentences"][0]["cited"] = [9]
-    with pytest.raises(DataFileError, match="cites"):
-        load_items(write(tmp_path, [rec]))
+    (item,) = load_items(write(tmp_path, [rec]))
+    assert [s.text for s in item.sentences] == ["Cups can be glass [1]."]
+    assert [(u.index, u.label) for u in item.unscorable] == [(0, 1)] and "[9]" in item.unscorable[0].problem
+
+
+def test_attributionbench_unmarked_sentence_is_judged_against_all_passages(tmp_path):
+    rec = json.loads(json.dumps(AB))
+    rec["human"]["labelled_sentences"][0]["cited"] = []
+    (item,) = load_items(write(tmp_path, [rec]))
+    s0 = item.sentences[0]
+    assert s0.cited == ["1", "2", "3"] and s0.scope == "all_passages" and item.unscorable == []
 
 
 def test_rose_item_and_empty_acus(tmp_path):
@@ -201,7 +211,7 @@ def test_real_files_first_records(name, shape):
     if not path.exists():
         pytest.skip(f"{path} not present")
     loaded = load(path, limit=5, skip_invalid=True)
-    assert loaded.shape == shape and len(loaded.items) == 5
+    assert loaded.shape == shape and len(loaded.items) + len(loaded.skipped) == 5  # --limit counts records
     for item in loaded.items:
         assert item.case.text.strip()
         if shape in ("xsumfaith", "summeval"):

@@ -345,7 +345,7 @@ def test_skip_invalid_is_reported(tmp_path):
     recs[2]["document"] = None
     path = write(tmp_path, recs)
     result = run_meta_eval(path, {"o": OverlapVerifier()}, bootstrap=0, skip_invalid=True)
-    assert result.records == 5 and result.skipped[0].line == 3
+    assert result.records == 6 and result.items == 5 and result.skipped[0].line == 3  # records read, valid or not
     assert "1 invalid records skipped" in render_table(result)
 
 

@@ -107,6 +107,11 @@ def test_user_errors_exit_2(tmp_path, capsys):
     assert main(["refine", "--db", db]) == 2
     assert "nothing to check" in capsys.readouterr().err
     assert main(["refine", "--resume", "999", "--db", db]) == 2
+    assert "no store at" in capsys.readouterr().err  # nothing to resume, and no store made to say so
+    from citefix.store import Store
+
+    Store(db).close()
+    assert main(["refine", "--resume", "999", "--db", db]) == 2
     assert "no run 999" in capsys.readouterr().err
     assert main(["refine", "--example", "summary", "--strategy", "critique", "--db", db]) == 2
     assert "needs an LLM" in capsys.readouterr().err

@@ -186,11 +186,12 @@ def test_a_sentence_final_mark_stays_with_its_sentence(reviser):
 def test_citation_feedback_removes_a_mark_that_does_not_support_its_claim(reviser):
     case, ev = evaluation_for(CITED, [], kind="cited_answer")
     fb = Feedback("citation", "fix the marks",
-                  citations=[CitationIssue("not_supporting", "Cups can be made of plastic", ["2", "3"], "3", None)])
+                  citations=[CitationIssue("redundant", "Cups can be made of plastic", ["2", "3"], "3", None)])
     r = reviser.revise(case, fb, ev)
     assert r.text == CITED.replace("[2][3]", "[2]")
-    # a redundant mark still names a passage that supports the claim: the deleter leaves it
-    fb.citations[0].kind = "redundant"
+    # "redundant" is METHODS' one definition (the passage alone does not support the claim, the others do without
+    # it); the kind it replaced is no longer acted on
+    fb.citations[0].kind = "not_supporting"
     assert reviser.revise(case, fb, ev).reason == "nothing_to_delete"
 
 

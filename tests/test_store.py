@@ -15,7 +15,7 @@ from citefix.store import Store, default_db_path
 EXPECTED = {
     "cases": {"id", "case_id", "kind", "content_hash", "data", "created"},
     "runs": {"id", "case_pk", "command", "status", "created", "finished", "input_path", "llm", "judge_llm", "decomposer",
-             "verifier", "strategy", "settings", "best_round", "stop_reason"},
+             "verifier", "strategy", "settings", "best_round", "stop_reason", "pid", "host", "heartbeat"},
     "rounds": {"id", "run_id", "n", "status", "text", "comment", "score", "judge_score", "n_units", "n_unsupported",
                "edit_prev", "edit_orig", "prompt_tokens", "completion_tokens", "cost", "duration_s", "accepted",
                "evaluation", "judge_evaluation", "created"},
@@ -27,10 +27,11 @@ EXPECTED = {
     "scores": {"id", "round_id", "role", "name", "value"},
     "calls": {"id", "run_id", "round_id", "purpose", "model", "prompt_name", "prompt_version", "prompt_hash", "messages",
               "response", "logprobs", "prompt_tokens", "completion_tokens", "latency_ms", "cost", "cached", "attempts",
-              "error", "created"},
+              "error", "created", "status", "error_class", "attempt"},
     "llm_cache": {"key", "model", "value", "created"},
     "verdict_cache": {"key", "verifier", "value", "created"},
-    "metaeval_runs": {"id", "created", "path", "format", "n_items", "verifiers", "command", "result", "duration_s"},
+    "metaeval_runs": {"id", "created", "path", "format", "n_items", "verifiers", "command", "result", "duration_s",
+                      "signature"},
     "metaeval_items": {"id", "metaeval_run_id", "item_id", "verifier", "score", "human", "details"},
 }
 
@@ -58,6 +59,44 @@ def test_migrate_blank_database(tmp_path):
     with sqlite3.connect(path) as conn:
         again = [r[0] for r in conn.execute("select name from _sqlite_migrations order by rowid")]
     assert again == applied
+
+
+def test_migrate_a_store_made_before_the_appended_migrations(tmp_path):
+    """A store written by the code before issues 12 and 15 (only m001-m003 applied, a run with a logged call) opens
+    with every later migration applied in order, its rows kept and the calls table rebuilt with all its columns."""
+    from sqlite_utils import Database
+    from sqlite_utils.migrations import Migrations
+
+    from citefix.store import migrations as mig
+
+    path = tmp_path / "old.db"
+    old = Migrations("citefix")
+    for name in ("m001_initial", "m002_metaeval", "m003_refine_rounds"):
+        old(name=name)(getattr(mig, name))
+    db = Database(path)
+    old.apply(db)
+    case = db["cases"].insert({"case_id": "a", "kind": "summary", "content_hash": "h", "data": "{}",
+                               "created": "2026-01-01"}).last_pk
+    run = db["runs"].insert({"case_pk": case, "command": "refine", "status": "finished", "created": "2026-01-01",
+                             "strategy": "acu", "best_round": 0}).last_pk
+    rnd = db["rounds"].insert({"run_id": run, "n": 0, "status": "done", "text": "t", "score": 0.5,
+                               "created": "2026-01-01"}).last_pk
+    db["calls"].insert({"run_id": run, "round_id": rnd, "purpose": "revise", "model": "m", "prompt_tokens": 10,
+                        "completion_tokens": 5, "cost": 0.002, "cached": 0, "attempts": 1, "created": "2026-01-01"})
+    db.close()
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        applied = [r[0] for r in conn.execute("select name from _sqlite_migrations order by rowid")]
+    assert applied == [m.name for m in mig.migrations._migrations]
+    assert applied[3:6] == ["m_issue12_call_attempts", "m_issue12_run_liveness", "m_issue15_datasette_views"]
+    for table, cols in EXPECTED.items():
+        assert cols <= columns(path, table), table
+    from helpers import rows
+
+    assert rows(path, "select run_id, round_id, cost, prompt_tokens from calls") == [
+        {"run_id": run, "round_id": rnd, "cost": 0.002, "prompt_tokens": 10}]
+    got = rows(path, "select calls, retried_attempts, cost from run_costs")[0]
+    assert got == {"calls": 1, "retried_attempts": 0, "cost": 0.002}
 
 
 def test_migrations_are_named_and_append_only():

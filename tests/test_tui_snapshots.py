@@ -1,5 +1,5 @@
-"""Snapshot tests (pytest-textual-snapshot) of the TUI at a fixed terminal size: the start screen, the main screen with
-mixed verdicts, the diff view and the help screen. Update with `pytest tests/test_tui_snapshots.py --snapshot-update`
+"""Snapshot tests (pytest-textual-snapshot) of the TUI at 80x24 and 120x34: the start screen, the main screen with
+mixed verdicts (summary and cited answer), a pending proposal's inline diff, the diff view, help and settings. Update with `pytest tests/test_tui_snapshots.py --snapshot-update`
 after checking the new SVGs by eye (the report pytest writes shows old and new side by side)."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from citefix.config import Settings
 from citefix.llm.fake import ScriptedTransport
 from conftest import acu_responder
 
-SIZE = (120, 40)
+SIZE = (120, 34)
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 34)], ids=["80x24", "120x34"])
 CREATED = "2025-01-02T03:04:05+00:00"
 
 
@@ -78,8 +79,59 @@ def test_start_screen(snap_compare, store, example):
     assert snap_compare(make_app(store), terminal_size=SIZE, run_before=before)
 
 
-def test_main_screen_mixed_verdicts(snap_compare, store, example):
-    assert snap_compare(make_app(store, path=example), terminal_size=SIZE, run_before=_checked)
+@SIZES
+def test_main_screen_mixed_verdicts(snap_compare, store, example, size):
+    assert snap_compare(make_app(store, path=example), terminal_size=size, run_before=_checked)
+
+
+@SIZES
+def test_main_screen_cited_answer(snap_compare, store, size):
+    from citefix.commands.check import example_path
+
+    async def before(pilot):
+        app = pilot.app
+        await _settle(pilot, lambda: app.main is not None)
+        await pilot.press("c")
+        await _settle(pilot, lambda: app.main._job is None and app.main.snap.run_id is not None)
+        app.main.query_one("#status").set_job("idle", busy=False)
+        units = app.main.query_one("#units")
+        units.move_cursor(row=units.get_row_index("u2"), animate=False)
+        await pilot.pause()
+
+    assert snap_compare(make_app(store, path=example_path("cited_answer")), terminal_size=size, run_before=before)
+
+
+def _reviser():
+    from conftest import acu_responder
+
+    inner = acu_responder()
+
+    def respond(messages):
+        last = messages[-1]["content"]
+        if "<<<FEEDBACK" in last:
+            text = last.split("<<<TEXT")[1].split("TEXT>>>")[0].strip()
+            return text.replace(" and take two years", "").replace(", who chairs the housing committee,", "")
+        return inner(messages)
+
+    return respond
+
+
+@SIZES
+def test_proposal_inline_diff(snap_compare, store, example, size):
+    async def before(pilot):
+        await _checked(pilot)
+        main = pilot.app.main
+        await pilot.press("r")
+        await _settle(pilot, lambda: main._job is None and main.snap.proposal is not None)
+        main.query_one("#status").set_job("idle", busy=False)
+        await pilot.press("right_square_bracket", "space")
+        await pilot.pause()
+
+    from citefix.tui.app import CitefixApp
+
+    app = CitefixApp(Settings(llm="fake/model"), store, transport=ScriptedTransport(_reviser()), store_label="test.db",
+                     path=example)
+    assert snap_compare(app, terminal_size=size, run_before=before)
 
 
 def test_diff_view(snap_compare, store, example):
@@ -96,10 +148,23 @@ def test_diff_view(snap_compare, store, example):
     assert snap_compare(make_app(store, path=example), terminal_size=SIZE, run_before=before)
 
 
-def test_help_screen(snap_compare, store, example):
+@SIZES
+def test_help_screen(snap_compare, store, example, size):
     async def before(pilot):
         await _checked(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
 
-    assert snap_compare(make_app(store, path=example), terminal_size=SIZE, run_before=before)
+    assert snap_compare(make_app(store, path=example), terminal_size=size, run_before=before)
+
+
+@SIZES
+def test_settings_screen(snap_compare, store, example, size):
+    async def before(pilot):
+        await _checked(pilot)
+        await pilot.press("s")
+        await pilot.pause()
+        for inp in pilot.app.screen.query("Input"):
+            inp.cursor_blink = False
+
+    assert snap_compare(make_app(store, path=example), terminal_size=size, run_before=before)

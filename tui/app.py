@@ -50,10 +50,30 @@ class CitefixApp(App):
     #splash { width: 100%; height: 100%; content-align: center middle; color: $text-muted; }
     """
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
-    ENABLE_COMMAND_PALETTE = False
+    ENABLE_COMMAND_PALETTE = True  # ctrl+p: every action of the screen, themes, quit
+
+    def get_system_commands(self, screen):
+        """The palette: Textual's own (themes, keys, quit …) and every key of the main screen, live ones first."""
+        from textual.app import SystemCommand
+
+        from citefix.tui.main_screen import KEYS, MainScreen
+
+        if isinstance(screen, MainScreen):
+            for key, action, label, text in KEYS:
+                if action in ("focus_next",) or action.startswith("app."):
+                    continue
+                name = action.split("(")[0]
+                if screen.check_action(name, ()) is not True:
+                    continue
+                shown = {"question_mark": "?", "escape": "esc", "left_square_bracket": "[",
+                         "right_square_bracket": "]"}.get(key, key)
+                word = label or name.replace("_", " ")
+                title = word[:1].upper() + word[1:] + f" ({shown})"
+                yield SystemCommand(title, text, lambda a=action, s=screen: self.call_later(s.run_action, a))
+        yield from super().get_system_commands(screen)
 
     def __init__(self, settings: Settings, store=None, *, transport=None, path: str | None = None,
-                 run_id: int | None = None, case_index: int = 0, store_label: str | None = None) -> None:
+                 run_id: int | None = None, case_index: int | None = 0, store_label: str | None = None) -> None:
         super().__init__()
         leave_a_core_for_the_ui()
         self.bench = Workbench(settings, store, transport)
@@ -111,9 +131,19 @@ class CitefixApp(App):
 
     # -- opening a case ---------------------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="open")
-    def open_target(self, path: str | None = None, run_id: int | None = None, index: int = 0) -> None:
+    def open_target(self, path: str | None = None, run_id: int | None = None, index: int | None = 0) -> None:
+        """Open a stored run or a case file; index None: a file with several cases asks which (the case picker)."""
         job = f"open {path or run_id}"
         try:
+            if index is None and run_id is None:
+                from citefix.inputs import load_cases
+
+                cases = load_cases(str(Path(path).expanduser()))
+                if len(cases) > 1:
+                    self.post_message(m.CasesListed(path, [(c.id, c.kind, " ".join(c.text.split()[:12]))
+                                                           for c in cases]))
+                    return
+                index = 0
             session = self.bench.open_run(run_id) if run_id is not None else self.bench.open_file(path, index)
             snap = session.snapshot()
         except UserError as exc:
@@ -124,6 +154,17 @@ class CitefixApp(App):
             self.post_message(m.WorkFailed(job, f"{type(exc).__name__}: {exc}", internal=True))
             return
         self.post_message(m.CaseOpened((session, snap)))
+
+    def on_cases_listed(self, msg: m.CasesListed) -> None:
+        from citefix.tui.dialogs import CasePicker
+
+        def go(k: int | None) -> None:
+            if k is not None:
+                self.open_target(path=msg.path, index=k)
+            elif len(self.screen_stack) <= 1:
+                self.show_start()
+
+        self.push_screen(CasePicker(msg.path, msg.cases), go)
 
     async def on_case_opened(self, msg: m.CaseOpened) -> None:
         from citefix.tui.main_screen import MainScreen

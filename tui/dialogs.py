@@ -17,7 +17,8 @@ from citefix.tui import render
 
 _MODAL_CSS = """
 {name} {{ align: center middle; }}
-{name} > Vertical {{ width: {w}; height: auto; max-height: 90%; border: thick $accent; background: $surface; padding: 1 2; }}
+{name} > Vertical, {name} > VerticalScroll {{ width: {w}; max-width: 100%; height: auto; max-height: 100%;
+    border: thick $accent; background: $surface; padding: 0 1; }}
 {name} .title {{ text-style: bold; margin-bottom: 1; }}
 {name} .buttons {{ height: auto; margin-top: 1; align-horizontal: right; }}
 {name} .buttons Button {{ margin-left: 1; }}
@@ -26,12 +27,14 @@ _MODAL_CSS = """
 
 
 def _key_name(k: str) -> str:
-    return {"question_mark": "?", "escape": "esc", "R": "R (shift+r)"}.get(k, k)
+    return {"question_mark": "?", "escape": "esc", "R": "R (shift+r)", "left_square_bracket": "[",
+            "right_square_bracket": "]"}.get(k, k)
 
 
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = _MODAL_CSS.format(name="HelpScreen", w=96)
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close")]
+    AUTO_FOCUS = "#help-body"
 
     def __init__(self, keys: list[tuple[str, str, str, str]]) -> None:
         super().__init__()
@@ -45,7 +48,7 @@ class HelpScreen(ModalScreen[None]):
             table.add_row(_key_name(k), text)
         table.add_row("↑ ↓ / click", "select a unit: its span is highlighted in the text, its evidence in the sources")
         table.add_row("click a span", "select the unit that span belongs to")
-        with Vertical():
+        with VerticalScroll(id="help-body"):  # scrolls at 80x24: every line reachable with ↑ ↓ / pgdn
             yield Label("citefix · keys", classes="title")
             yield Static(table)
             yield Static(render.legend(), classes="hint")
@@ -132,16 +135,18 @@ class SettingsScreen(ModalScreen[Settings | None]):
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save")]
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, error: str | None = None) -> None:
         super().__init__()
         self.settings = settings
+        self.error = error  # reopened after a failed apply: the form keeps what was typed and says what to fix
 
     def compose(self) -> ComposeResult:
         s = self.settings
         verifier_opts = list(dict.fromkeys(VERIFIERS + [s.verifier]))
         strategy_opts = list(dict.fromkeys(strategies() + [s.strategy]))
-        with Vertical():
+        with VerticalScroll(id="settings-body"):  # scrolls where the terminal is short: Save stays reachable
             yield Label("Settings (saved to the config file)", classes="title")
+            yield Label("ctrl+s saves · esc cancels · tab moves on · Save is at the bottom", classes="hint")
             with Grid():
                 yield Label("strategy")
                 yield Select([(x, x) for x in strategy_opts], value=s.strategy, allow_blank=False, id="set-strategy")
@@ -158,7 +163,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 yield Label("decomposer")
                 yield Select([(x, x) for x in dict.fromkeys(DECOMPOSERS + [s.decomposer])], value=s.decomposer,
                              allow_blank=False, id="set-decomposer")
-            yield Static("", id="settings-error")
+            yield Static(self.error or "", id="settings-error")
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="settings-cancel")
                 yield Button("Save", variant="primary", id="settings-save")
@@ -286,6 +291,99 @@ class AskRounds(ModalScreen[int | None]):
             self.notify("give a whole number from 1 to 20", severity="warning")
             return
         self.dismiss(int(event.value))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question before something is dropped (an unsaved edit, a pending proposal)."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="ConfirmScreen", w=64)
+    BINDINGS = [Binding("y", "answer(True)", "yes"), Binding("n,escape", "answer(False)", "no")]
+    AUTO_FOCUS = "#confirm-no"
+
+    def __init__(self, question: str, yes: str = "Discard", no: str = "Keep") -> None:
+        super().__init__()
+        self.question, self.yes, self.no = question, yes, no
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.question, classes="title")
+            with Horizontal(classes="buttons"):
+                yield Button(f"{self.no} (n)", id="confirm-no")
+                yield Button(f"{self.yes} (y)", variant="error", id="confirm-yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+
+class MessagesScreen(ModalScreen[None]):
+    """Every notification of this session, newest last: warnings and errors stay here after their toast fades."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="MessagesScreen", w=100)
+    BINDINGS = [Binding("escape,q,m", "dismiss", "Close")]
+    AUTO_FOCUS = "#messages-body"
+    COLOURS = {"error": "red", "warning": "yellow"}
+
+    def __init__(self, entries: list[tuple[str, str, str, str]]) -> None:
+        super().__init__()
+        self.entries = entries
+
+    def compose(self) -> ComposeResult:
+        body = Text()
+        for when, sev, title, msg in self.entries:
+            body.append(f"{when} ", style="dim")
+            body.append(f"{sev:<11}", style=self.COLOURS.get(sev, "cyan"))
+            if title:
+                body.append(f"{title}: ", style="bold")
+            body.append(msg + "\n")
+        if not self.entries:
+            body = Text("no messages yet", style="dim")
+        with VerticalScroll(id="messages-body"):
+            yield Label("Messages (this session)", classes="title")
+            yield Static(body)
+            yield Label("esc closes", classes="hint")
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)
+
+
+class CasePicker(ModalScreen[int | None]):
+    """Pick one case of a multi-case file (JSONL or a JSON list): enter opens the highlighted one."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="CasePicker", w=100) + """
+    CasePicker DataTable { height: auto; max-height: 16; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#case-list"
+
+    def __init__(self, path: str, cases: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.path, self.cases = path, cases
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import DataTable
+
+        with Vertical():
+            yield Label(f"{self.path} holds {len(self.cases)} cases: pick one", classes="title")
+            yield DataTable(id="case-list", cursor_type="row", zebra_stripes=True)
+            yield Label("enter opens · esc cancels", classes="hint")
+
+    def on_mount(self) -> None:
+        from textual.widgets import DataTable
+
+        t = self.query_one("#case-list", DataTable)
+        t.add_columns("#", "case", "kind", "text")
+        for k, (cid, kind, words) in enumerate(self.cases):
+            t.add_row(str(k + 1), cid, kind.replace("_", " "), words + " …", key=str(k))
+
+    def on_data_table_row_selected(self, event) -> None:
+        self.dismiss(int(event.row_key.value))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

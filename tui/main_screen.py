@@ -6,6 +6,7 @@ touches the pipeline directly.
 
 from __future__ import annotations
 
+import threading
 import time
 import traceback
 from typing import Any, Callable
@@ -17,13 +18,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
-from textual.worker import get_current_worker
 
 from citefix.errors import LLMError, UserError
 from citefix.tui import messages as m
+from citefix.tui import render
 from citefix.tui.render import VERDICT_STYLE
 from citefix.tui.session import Cancelled, Session, Snapshot
-from citefix.tui.widgets import RoundsPanel, SourcesPanel, StatusLine, TextPanel, UnitsTable
+from citefix.tui.widgets import RoundsPanel, SourcesPanel, StatusLine, TextBody, TextPanel, UnitsTable
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 STAGES = {  # events of citefix.evaluate and citefix.refine.session, as the status line words them
@@ -40,23 +41,32 @@ STEP = {"feedback": "writing feedback", "revise": "revising", "evaluate": "check
 
 # (key, action, footer label, help text); the help screen lists these, the footer shows the short labels.
 KEYS: list[tuple[str, str, str, str]] = [
-    ("c", "check", "Check", "check the working text (stored as the next round)"),
-    ("r", "refine", "Refine", "refine one round: the reviser proposes a revision, checked, waiting for accept/reject"),
-    ("R", "auto_refine", "Auto×N", "auto-refine N rounds (asks N), accepting each revision"),
-    ("escape", "cancel", "Cancel", "cancel the running work (or leave the editor without saving)"),
-    ("d", "diff", "Diff", "diff between any two rounds (or the current text and the proposal)"),
-    ("a", "accept", "Accept", "accept the proposed revision"),
-    ("n", "reject", "Reject", "reject the proposed revision"),
-    ("v", "revert", "Revert", "revert to the round selected in the rounds table"),
-    ("e", "edit", "Edit", "edit the text in place; ctrl+s saves and re-checks, escape discards"),
-    ("ctrl+s", "save_edit", "Save+check", "save the edit and re-check it"),
-    ("s", "settings", "Settings", "strategy, LLM, judge, verifier, decomposer (saved to the config file)"),
-    ("x", "export", "Export", "export the run as JSON or Markdown"),
-    ("o", "open", "Open", "open another case (a file or a stored run)"),
+    ("question_mark", "help", "help", "this help (also F1)"),
+    ("q", "quit", "quit", "quit: cancels a running job; rounds already stored are kept (asks first about a pending proposal or an unsaved edit)"),
+    ("c", "check", "check", "check the working text (stored as the next round)"),
+    ("r", "refine", "refine", "refine one round: the reviser proposes a revision, checked, shown as a diff in the text; a accepts, n rejects"),
+    ("R", "auto_refine", "auto×N", "auto-refine N rounds (asks N), accepting each revision"),
+    ("escape", "cancel", "cancel", "cancel the running work (or leave the editor, asking before a draft is dropped)"),
+    ("a", "accept", "accept", "accept the proposed revision (all of its edits)"),
+    ("n", "reject", "reject", "reject the proposed revision (all of its edits)"),
+    ("left_square_bracket", "edit_step(-1)", "", "a pending proposal: the previous edit"),
+    ("right_square_bracket", "edit_step(1)", "", "a pending proposal: the next edit"),
+    ("space", "toggle_edit", "", "a pending proposal: keep or drop the picked edit (a then accepts only the kept edits)"),
+    ("d", "diff", "diff", "diff between any two rounds (or the current text and the proposal)"),
+    ("v", "revert", "revert", "revert to the round selected in the rounds table"),
+    ("e", "edit", "edit", "edit the text in place; ctrl+s saves and re-checks, escape asks before discarding"),
+    ("ctrl+s", "save_edit", "save+check", "save the edit and re-check it"),
+    ("s", "settings", "settings", "strategy, LLM, judge, verifier, decomposer (saved to the config file)"),
+    ("x", "export", "export", "export the run as JSON or Markdown"),
+    ("o", "open", "open", "open another case (a file or a stored run)"),
+    ("1", "pane('units')", "", "show the units (narrow layout) / focus them"),
+    ("2", "pane('sources')", "", "show the sources (narrow layout) / focus them"),
+    ("3", "pane('rounds')", "", "show the rounds (narrow layout) / focus them"),
+    ("m", "messages", "", "messages: every warning and error of this session, kept after the toast fades"),
+    ("ctrl+p", "app.command_palette", "", "command palette: every action by name, themes (Textual's), keys"),
     ("tab", "focus_next", "", "move between panes (text, sources, units, rounds)"),
-    ("question_mark", "help", "Help", "this help"),
-    ("q", "quit", "Quit", "quit (work already stored is kept)"),
 ]
+NARROW = 100  # below this many columns the panes stack: the text on top, one of units / sources / rounds below
 
 
 class MainScreen(Screen):
@@ -67,14 +77,28 @@ class MainScreen(Screen):
     MainScreen SourcesPanel { width: 1fr; }
     MainScreen #units-box { width: 1fr; border: round $primary; padding: 0 1; }
     MainScreen #units-box:focus-within { border: round $accent; }
-    MainScreen #unit-detail { height: 3; color: $text-muted; }
+    MainScreen #unit-detail { height: auto; max-height: 6; color: $text-muted; overflow-y: auto; }
     MainScreen RoundsPanel { width: 48; }
+    MainScreen #pane-tabs { display: none; height: 1; padding: 0 1; background: $panel; }
+    MainScreen.narrow #pane-tabs { display: block; }
+    MainScreen.narrow #top { layout: vertical; height: 1fr; }
+    MainScreen.narrow #bottom { height: 1fr; }
+    MainScreen.narrow TextPanel { width: 100%; height: 1fr; }
+    MainScreen.narrow SourcesPanel { width: 100%; height: 1fr; display: none; }
+    MainScreen.narrow.pane-sources SourcesPanel { display: block; }
+    MainScreen.narrow.pane-sources #bottom { display: none; }
+    MainScreen.narrow #units-box { width: 100%; }
+    MainScreen.narrow RoundsPanel { width: 100%; display: none; }
+    MainScreen.narrow.pane-rounds RoundsPanel { display: block; }
+    MainScreen.narrow.pane-rounds #units-box { display: none; }
+    MainScreen.narrow #unit-detail { max-height: 4; }
     """
 
+    # The footer shows `? help` and `q quit` first, so they are on screen at any width.
     BINDINGS = [
         Binding(k, a, label or a, show=bool(label) and k not in ("ctrl+s",), key_display="?" if k == "question_mark" else None)
-        for k, a, label, _ in KEYS if a != "focus_next"
-    ]
+        for k, a, label, _ in KEYS if a != "focus_next" and not a.startswith("app.")
+    ] + [Binding("f1", "help", "help", show=False)]
 
     AUTO_FOCUS = "#units"
 
@@ -93,6 +117,9 @@ class MainScreen(Screen):
         self._job_seq = 0
         self._spin = 0
         self._pending_check = False
+        self._cancel: threading.Event | None = None  # the running job's cancel flag
+        self.threads: list[threading.Thread] = []  # every job thread started (tests wait on them)
+        self.messages_log: list[tuple[str, str, str, str]] = []  # (time, severity, title, message)
 
     # -- layout -----------------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -105,10 +132,39 @@ class MainScreen(Screen):
                 yield UnitsTable(id="units")
                 yield Static("", id="unit-detail")
             yield RoundsPanel(id="rounds")
+        yield Static("", id="pane-tabs")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
+
+    # -- narrow layout -------------------------------------------------------------------------------------------------
+    pane = "units"
+
+    def on_resize(self, event) -> None:
+        self._layout(event.size.width)
+
+    def _layout(self, width: int) -> None:
+        self.set_class(width < NARROW, "narrow")
+        try:  # at 80 columns the footer's palette key would sit on top of the last keys
+            self.query_one(Footer).show_command_palette = width >= NARROW
+        except Exception:  # not composed yet
+            pass
+        for p in ("units", "sources", "rounds"):
+            self.set_class(self.pane == p, f"pane-{p}")
+        tabs = Text()
+        for k, p in enumerate(("units", "sources", "rounds"), 1):
+            tabs.append(f" {k} {p} ", style="reverse bold" if p == self.pane else "")
+            tabs.append(" ")
+        self.query_one("#pane-tabs", Static).update(tabs)
+
+    def action_pane(self, which: str) -> None:
+        """1 / 2 / 3: the units, the sources or the rounds (the pane below the text in the narrow layout)."""
+        self.pane = which
+        self._layout(self.size.width)
+        target = {"units": "#units", "sources": "#sources", "rounds": "#rounds-table"}[which]
+        self.query_one(target).focus()
 
     def on_mount(self) -> None:
+        self._layout(self.app.size.width)
         self.query_one("#sources", SourcesPanel).border_title = "Sources"
         self.query_one("#units-box").border_title = "Units"
         self.query_one("#rounds", RoundsPanel).border_title = "Rounds"
@@ -123,8 +179,10 @@ class MainScreen(Screen):
 
     _warming = False
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="warm_up")
     def warm_up(self, kind: str) -> None:
+        self._spawn("warm-up", self._warm_up, kind, job=False)
+
+    def _warm_up(self, kind: str) -> None:
         """Model loading in the background: the first check then starts with the models in memory."""
         try:
             loaded = self.session.bench.warm_up(kind)
@@ -141,8 +199,10 @@ class MainScreen(Screen):
             self.query_one("#status", StatusLine).set_job("ready", busy=False)
 
     def on_unmount(self) -> None:
-        """Leaving the case (quit, or another case opened): record the run's best round and stop reason."""
-        self.workers.cancel_node(self)
+        """Leaving the case (quit, or another case opened): cancel the job (its thread is a daemon: nothing waits for
+        it), record the run's best round and stop reason, or mark it interrupted when a job still holds it."""
+        if self._cancel is not None:
+            self._cancel.set()
         try:
             self.session.close()
         except Exception as exc:  # closing must never keep the user in the app
@@ -158,7 +218,9 @@ class MainScreen(Screen):
         self.view_n = None
         self.selected = None  # unit ids are per evaluation: a selection does not carry over
         self.show_proposal = snap.proposal is not None
-        self.query_one("#rounds", RoundsPanel).fill(snap.rounds, current=snap.current, run=snap.run, proposal=snap.proposal)
+        self._diff_hunks()
+        self.query_one("#rounds", RoundsPanel).fill(snap.rounds, current=snap.current, run=snap.run, proposal=snap.proposal,
+                                                    evaluations=snap.evaluations)
         self._paint()
         self._refresh_status()
         self.refresh_bindings()
@@ -181,7 +243,9 @@ class MainScreen(Screen):
         """The line under the text: what is shown and what the writer can do with it."""
         note = ""
         if what == "proposed revision":
-            note = "Proposed revision: a accept · n reject · d diff"
+            kept = len(self.keep)
+            note = (f"Proposed revision, {len(self.hunks)} edit(s), {kept} kept: a accepts the kept edits · "
+                    "n rejects all · [ ] pick an edit · space keeps/drops it · the units below are the proposal's")
         elif what.startswith("round") and self.view_n is not None and self.view_n != self.snap.current:
             note = f"Viewing {what}; the working text is round {self.snap.current}. v reverts to {what}."
         elif what == "edited, not checked":
@@ -191,6 +255,44 @@ class MainScreen(Screen):
         if ev is not None and ev.status == "no_units":
             note = (note + "\n" if note else "") + (ev.message or "no checkable units")
         return note
+
+    # -- a pending proposal, edit by edit ------------------------------------------------------------------------------
+    hunks: list = []
+    keep: set = set()
+    edit_cur: int | None = None
+
+    def _diff_hunks(self) -> None:
+        """The edits of the pending proposal against the working text (all kept at first)."""
+        prop = self.snap.proposal if self.snap is not None else None
+        if prop is None:
+            self.hunks, self.keep, self.edit_cur = [], set(), None
+            return
+        handle = prop.handle
+        reasons = list(getattr(getattr(handle, "revision", None), "edits", None) or [])
+        self.hunks = render.proposal_hunks(self.snap.text, prop.text, self.snap.evaluation, reasons)
+        self.keep = {h.k for h in self.hunks}
+        self.edit_cur = 0 if self.hunks else None
+
+    def action_edit_step(self, step: int) -> None:
+        if not self.hunks:
+            return
+        self.edit_cur = ((self.edit_cur or 0) + step) % len(self.hunks)
+        self._paint()
+
+    def action_toggle_edit(self) -> None:
+        if self.edit_cur is None:
+            return
+        self.keep ^= {self.edit_cur}
+        self._paint()
+
+    def _show_text(self, text: str, ev, what: str) -> None:
+        """The text pane: a pending proposal as its inline diff, anything else painted by verdict."""
+        panel = self.query_one("#text-panel", TextPanel)
+        if what == "proposed revision":
+            panel.show_rich(render.inline_diff(self.snap.text, text, self.hunks, self.keep, self.edit_cur,
+                                               self.snap.proposal.comment), note=self._note(what, ev))
+        else:
+            panel.show(text, ev, self.selected, note=self._note(what, ev))
 
     def _round_text(self, n: int) -> str:
         return next(r.text for r in self.snap.rounds if r.n == n)
@@ -203,7 +305,7 @@ class MainScreen(Screen):
             return
         text, ev, what = self._shown()
         panel = self.query_one("#text-panel", TextPanel)
-        panel.show(text, ev, self.selected, note=self._note(what, ev))
+        self._show_text(text, ev, what)
         score = "" if ev is None or ev.score is None else f" · score {ev.score:.2f}"
         panel.border_title = f"Text · {what}{score}"
         units = self.query_one("#units", UnitsTable)
@@ -230,6 +332,30 @@ class MainScreen(Screen):
             return
         t = Text()
         t.append(f"{unit.id} ", style="bold")
+        t.append(f"“{unit.text}” ")  # the whole unit, wrapped (the table cell is cut to its column)
+        statement = render.statement_support(ev).get(unit.id) if ev.kind == "cited_answer" else None
+        group = render.citation_groups(ev).get(unit.id) if ev.kind == "cited_answer" else None
+        if v is None and unit.kind == "sentence" and ev.kind == "cited_answer":
+            t.append_text(render.statement_cell(statement))
+            if statement is not None:
+                t.append(f" · {statement.get('supported', 0)} of {statement.get('units', 0)} claims supported"
+                         + (f", {statement['partial']} partial" if statement.get("partial") else ""))
+                if statement.get("message"):
+                    t.append(f" · {statement['message']}", style="magenta")
+            box.update(t)
+            self.query_one("#sources", SourcesPanel).highlight(None)
+            return
+        if group is not None:
+            t.append(f"claim of {' '.join('[' + c + ']' for c in unit.cited)}: ", style="dim")
+            t.append_text(render.citations_text(group))
+            for c in group.get("citations") or []:
+                if c.get("label") == "redundant":
+                    t.append(f" · [{c.get('id')}] redundant: the other passages support the claim", style="yellow")
+            for msg in (group.get("messages") or []) + [f"passage [{x}] not found" for x in unit.meta.get("missing") or []]:
+                t.append(f" · {msg}", style="magenta")
+            if group.get("fallback"):
+                t.append(f" · whole sentence used: {group['fallback']}", style="yellow")
+            t.append(" · ")
         if v is None:
             t.append("not checked")
         else:
@@ -263,8 +389,12 @@ class MainScreen(Screen):
         if uid != self.selected:
             self.selected = uid
             text, ev, what = self._shown()
-            self.query_one("#text-panel", TextPanel).show(text, ev, uid, note=self._note(what, ev))
+            self._show_text(text, ev, what)
             self._detail(ev)
+
+    @on(TextBody.UnitClicked)
+    def _span_clicked(self, event: TextBody.UnitClicked) -> None:
+        self.action_select_unit(event.unit_id)
 
     def action_select_unit(self, uid: str) -> None:
         """A click on a unit's span in the text selects its row."""
@@ -287,26 +417,37 @@ class MainScreen(Screen):
 
     # -- bindings -------------------------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """True: shown and live; None: shown dimmed (a job runs, wait or esc); False: hidden (not applicable now),
+        so the footer keeps room for what can be done."""
         editing = self.query_one("#text-panel", TextPanel).editing if self.is_mounted else False
         has_case = self.snap is not None
         busy = self._job is not None
         if action == "save_edit":
-            return True if editing else None
-        if editing and action not in ("cancel", "quit", "help", "save_edit"):
-            return None
+            return True if editing else False
+        if editing and action not in ("cancel", "quit", "help", "save_edit", "messages"):
+            return False
         if action in ("check", "refine", "auto_refine", "edit"):
             return None if (busy or not has_case) else True
+        if action in ("edit_step", "toggle_edit"):
+            return True if (has_case and self.snap.proposal is not None and self.show_proposal and not busy
+                            and self.hunks) else False
         if action in ("accept", "reject"):
-            return True if (has_case and self.snap.proposal is not None and not busy) else None
+            if not (has_case and self.snap.proposal is not None):
+                return False
+            return None if busy else True
         if action == "revert":
-            ok = has_case and not busy and self._revert_target() is not None
-            return True if ok else None
+            if not (has_case and self._revert_target() is not None):
+                return False
+            return None if busy else True
         if action == "diff":
-            return True if has_case and (len(self.snap.rounds) + (self.snap.proposal is not None)) >= 1 else None
+            return True if has_case and (len(self.snap.rounds) + (self.snap.proposal is not None)) >= 1 else False
         if action == "export":
-            return True if has_case and self.snap.run_id is not None and not busy else None
+            if not (has_case and self.snap.run_id is not None):
+                return False
+            return None if busy else True
+        # settings stays live while a job runs: action_settings refuses with a message (a dimmed key would say nothing)
         if action == "cancel":
-            return True
+            return True if (busy or editing or self.show_proposal or self.view_n is not None) else False
         return True
 
     def _revert_target(self) -> int | None:
@@ -325,12 +466,28 @@ class MainScreen(Screen):
         self.refresh_bindings()
         return job_id
 
-    def _run(self, job_id: str, fn: Callable[[Any, Callable], Any], done: Callable[[Any], Any]) -> None:
-        """Body of every worker: run fn(cancel, on_event) in this thread, post what happened."""
-        worker = get_current_worker()
-        cancel = worker.cancelled_event
+    def _spawn(self, name: str, target: Callable[..., Any], *args: Any, job: bool = True) -> threading.Thread:
+        """Start a job in a daemon thread. Not a Textual thread worker: those run in asyncio's default executor, whose
+        threads the interpreter joins at exit, so `q` during a check would leave a blank terminal until the model
+        call returned. A daemon thread is abandoned at exit; what it had stored stays stored."""
+        if job:
+            self._cancel = threading.Event()
+            args = (self._cancel, *args)
+        t = threading.Thread(target=target, args=args, name=f"citefix-{name}", daemon=True)
+        self.threads.append(t)
+        t.start()
+        return t
+
+    def _run(self, cancel: threading.Event, job_id: str, fn: Callable[[Any, Callable], Any],
+             done: Callable[[Any], Any]) -> None:
+        """Body of every job thread: run fn(cancel, on_event), post what happened."""
 
         def on_event(name: str, data: dict[str, Any]) -> None:
+            step = data.get("step") if name == "progress" else name
+            if step == "units_ready" and data.get("n"):
+                self._unit_count = (int(data["n"]), self._llm_calls())  # "k of n units" counts model calls from here
+            elif step in ("units_scored", "round_stored", "revision_proposed"):
+                self._unit_count = None
             advance = 1 if (name == "round_stored" and data.get("accepted", True)) else 0
             self.post_message(m.WorkProgress(job_id, name, _stage(name, data), advance=advance))
 
@@ -347,45 +504,50 @@ class MainScreen(Screen):
             self.post_message(m.WorkFailed(job_id, str(exc)))
             return
         except Exception as exc:  # a bug: report it, keep the app alive
-            self.log.error(traceback.format_exc())
+            try:
+                self.log.error(traceback.format_exc())
+            except Exception:  # the app has gone (quit while this thread ran): nobody to tell
+                return
             self.post_message(m.WorkFailed(job_id, f"{type(exc).__name__}: {exc}", internal=True))
             return
         self.post_message(done(result))  # stored work is shown even when a cancel came late
         self.post_message(m.WorkCancelled(job_id) if cancel.is_set() else m.WorkFinished(job_id))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_check(self, job_id: str, text: str | None) -> None:
-        self._run(job_id, lambda cancel, ev: self.session.check(text, cancel=cancel, on_event=ev), m.Checked)
+        self._spawn("check", self._run, job_id, lambda cancel, ev: self.session.check(text, cancel=cancel, on_event=ev),
+                    m.Checked)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_refine(self, job_id: str, rounds: int) -> None:
         if rounds <= 0:
-            self._run(job_id, lambda cancel, ev: self.session.propose(cancel=cancel, on_event=ev), m.RevisionProposed)
+            self._spawn("refine", self._run, job_id, lambda cancel, ev: self.session.propose(cancel=cancel, on_event=ev),
+                        m.RevisionProposed)
         else:
-            self._run(job_id, lambda cancel, ev: self.session.auto_refine(rounds, cancel=cancel, on_event=ev),
-                      lambda s: m.RoundsChanged(s, "auto_refine"))
+            self._spawn("refine", self._run, job_id,
+                        lambda cancel, ev: self.session.auto_refine(rounds, cancel=cancel, on_event=ev),
+                        lambda s: m.RoundsChanged(s, "auto_refine"))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
-    def run_decision(self, job_id: str, what: str, n: int | None = None) -> None:
-        if what == "accept":
+    def run_decision(self, job_id: str, what: str, n: int | None = None, *, text: str | None = None,
+                     comment: str | None = None) -> None:
+        if what == "accept_part":
+            fn = lambda cancel, ev: self.session.accept(text=text, comment=comment, cancel=cancel, on_event=ev)  # noqa: E731
+        elif what == "accept":
             fn = lambda cancel, ev: self.session.accept(cancel=cancel, on_event=ev)  # noqa: E731
         elif what == "reject":
             fn = lambda cancel, ev: self.session.reject(cancel=cancel, on_event=ev)  # noqa: E731
         else:
             fn = lambda cancel, ev: self.session.revert(n, cancel=cancel, on_event=ev)  # noqa: E731
-        self._run(job_id, fn, lambda s: m.RoundsChanged(s, what))
+        self._spawn(what, self._run, job_id, fn, lambda s: m.RoundsChanged(s, what))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_export(self, job_id: str, fmt: str, path: str | None) -> None:
-        self._run(job_id, lambda cancel, ev: self.session.export(fmt, path), lambda r: m.Exported(*r))
+        self._spawn("export", self._run, job_id, lambda cancel, ev: self.session.export(fmt, path),
+                    lambda r: m.Exported(*r))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="pipeline")
     def run_settings(self, job_id: str, settings) -> None:
         def fn(cancel, ev):
             path = self.session.apply_settings(settings)
             return self.session.describe(), (str(path) if path else None)
 
-        self._run(job_id, fn, lambda r: m.SettingsApplied(*r))
+        self._spawn("settings", self._run, job_id, fn, lambda r: m.SettingsApplied(*r))
 
     # -- message handlers -----------------------------------------------------------------------------------------------
     def _stale(self, job_id: str) -> bool:
@@ -401,12 +563,23 @@ class MainScreen(Screen):
 
     def _end(self, text: str) -> None:
         self._job = None
+        self._unit_count = None
         self.query_one("#status", StatusLine).set_job(text, busy=False)
         self.refresh_bindings()
 
     def on_work_finished(self, msg: m.WorkFinished) -> None:
         if not self._stale(msg.job):
-            self._end(f"done in {time.perf_counter() - self._job_started:.1f} s")
+            took = f"{time.perf_counter() - self._job_started:.1f} s"
+            health = RoundsPanel.health(self._last_eval) if self._last_eval is not None else None
+            self._last_eval = None
+            if health == "failed":
+                self._end(f"failed: the model calls failed, round stored without verdicts ({took}) · m: messages")
+            elif health == "partial":
+                self._end(f"partial: some units could not be checked ({took}) · m: messages")
+            else:
+                self._end(f"done in {took}")
+
+    _last_eval = None  # the evaluation the finishing job produced (a check's or a proposal's)
 
     def on_work_cancelled(self, msg: m.WorkCancelled) -> None:
         if not self._stale(msg.job):
@@ -414,12 +587,19 @@ class MainScreen(Screen):
 
     def on_work_failed(self, msg: m.WorkFailed) -> None:
         title = "Internal error (please report it)" if msg.internal else "Could not finish"
-        self.notify(msg.message, title=title, severity="error", timeout=12, markup=False)
+        text = m.tui_wording(msg.message)
         if not self._stale(msg.job):
             self._end("failed")
+        if msg.job.startswith("settings#") and self._settings_attempt is not None and not msg.internal:
+            # the form comes back with everything typed and the reason, instead of closing and losing it
+            self.log_message("error", "Settings not applied", text)
+            self.action_settings(self._settings_attempt, error=text)
+            return
+        self.notify(text, title=title, severity="error", timeout=12, markup=False)
 
     def on_checked(self, msg: m.Checked) -> None:
         self._apply(msg.snapshot)
+        self._last_eval = msg.snapshot.evaluation
         self._report(msg.snapshot.evaluation)
 
     def _report(self, ev) -> None:
@@ -435,6 +615,9 @@ class MainScreen(Screen):
 
     def on_revision_proposed(self, msg: m.RevisionProposed) -> None:
         self._apply(msg.snapshot)
+        if msg.snapshot.proposal is not None:
+            self._last_eval = msg.snapshot.proposal.evaluation
+            self._report(msg.snapshot.proposal.evaluation)
 
     def on_rounds_changed(self, msg: m.RoundsChanged) -> None:
         self._apply(msg.snapshot)
@@ -447,9 +630,22 @@ class MainScreen(Screen):
         where = f" to {msg.path}" if msg.path else ""
         self.notify(f"settings saved{where}", title="Settings", markup=False)
 
+    _unit_count: tuple[int, int | None] | None = None  # (units to verify, model calls logged when they were ready)
+
+    def _llm_calls(self) -> int | None:
+        llm = getattr(self.session.bench._pipeline, "llm", None)
+        calls = getattr(llm, "_calls", None)
+        return len(calls) if calls is not None else None
+
     def _job_line(self) -> str:
         elapsed = time.perf_counter() - self._job_started
-        return f"{SPINNER[self._spin % len(SPINNER)]} {self._job_label} ({elapsed:.1f} s) · esc cancels"
+        label = self._job_label
+        uc = self._unit_count
+        if uc is not None and uc[1] is not None:  # an LLM verifier: one call per unit, counted as they come back
+            now = self._llm_calls()
+            if now is not None:
+                label = f"{label} · {min(uc[0], max(0, now - uc[1]))} of {uc[0]} units"
+        return f"{SPINNER[self._spin % len(SPINNER)]} {label} ({elapsed:.1f} s) · esc cancels"
 
     def _tick(self) -> None:
         if self._job is not None:
@@ -483,20 +679,48 @@ class MainScreen(Screen):
 
         self.app.push_screen(AskRounds(), go)
 
+    def _draft_changed(self) -> bool:
+        panel = self.query_one("#text-panel", TextPanel)
+        return panel.editing and self.snap is not None and panel.edited_text() != self.snap.text
+
+    def _leave_edit(self) -> None:
+        panel = self.query_one("#text-panel", TextPanel)
+        panel.stop_edit()
+        self.query_one("#units", UnitsTable).focus()
+        self.refresh_bindings()
+
+    def _confirm(self, question: str, then: Callable[[], Any], yes: str = "Discard") -> None:
+        from citefix.tui.dialogs import ConfirmScreen
+
+        self.app.push_screen(ConfirmScreen(question, yes=yes), lambda ok: then() if ok else None)
+
+    def _what_would_be_lost(self) -> str | None:
+        lost = []
+        if self._draft_changed():
+            lost.append("your unsaved edit")
+        if self.snap is not None and self.snap.proposal is not None:
+            lost.append("the pending proposal (not accepted or rejected)")
+        return " and ".join(lost) or None
+
     def action_cancel(self) -> None:
         panel = self.query_one("#text-panel", TextPanel)
         if panel.editing:
-            panel.stop_edit()
-            self.query_one("#units", UnitsTable).focus()
-            self.refresh_bindings()
-            self.notify("edit discarded")
+            if self._draft_changed():
+                def drop() -> None:
+                    self._leave_edit()
+                    self.notify("edit discarded", markup=False)
+
+                self._confirm("Discard your edit? The text you typed is lost.", drop)
+            else:
+                self._leave_edit()
             return
         if self._job is None:
             if self.show_proposal or self.view_n is not None:
                 self.view_n, self.show_proposal = None, False
                 self._paint()
             return
-        self.workers.cancel_group(self, "pipeline")
+        if self._cancel is not None:
+            self._cancel.set()
         self._end("cancelled (the current step finishes in the background; its result is dropped)")
 
     def action_diff(self) -> None:
@@ -523,6 +747,16 @@ class MainScreen(Screen):
 
     def action_accept(self) -> None:
         if self.snap is None or self.snap.proposal is None or self._job is not None:
+            return
+        if self.hunks and self.keep != {h.k for h in self.hunks}:
+            if not self.keep:
+                self.notify("every edit is dropped: n rejects the proposal, or keep an edit (space)", title="Accept")
+                return
+            text = render.apply_hunks(self.snap.text, self.snap.proposal.text, self.hunks, self.keep)
+            kept = ", ".join(str(k + 1) for k in sorted(self.keep))
+            job = self._begin("accept", f"accepting edits {kept} of {len(self.hunks)} (re-checking)", None)
+            self.run_decision(job, "accept_part", text=text,
+                              comment=f"proposal accepted in part: edits {kept} of {len(self.hunks)}")
             return
         job = self._begin("accept", "accepting the revision", None)
         self.run_decision(job, "accept")
@@ -566,15 +800,23 @@ class MainScreen(Screen):
         job = self._begin("check", "re-checking the edit", None)
         self.run_check(job, text)
 
-    def action_settings(self) -> None:
+    def action_settings(self, settings=None, error: str | None = None) -> None:
         from citefix.tui.dialogs import SettingsScreen
 
-        def go(settings) -> None:
-            if settings is not None:
-                job = self._begin("settings", "validating settings", None)
-                self.run_settings(job, settings)
+        if self._job is not None:  # the new settings would swap the pipeline under the running job
+            self.notify("a job is running: wait for it or press esc to cancel it, then change the settings",
+                        title="Settings", severity="warning", markup=False)
+            return
 
-        self.app.push_screen(SettingsScreen(self.session.settings), go)
+        def go(new) -> None:
+            if new is not None:
+                self._settings_attempt = new
+                job = self._begin("settings", "validating settings", None)
+                self.run_settings(job, new)
+
+        self.app.push_screen(SettingsScreen(settings or self.session.settings, error=error), go)
+
+    _settings_attempt = None
 
     def action_export(self) -> None:
         from citefix.tui.dialogs import ExportScreen
@@ -591,6 +833,10 @@ class MainScreen(Screen):
         self.app.push_screen(ExportScreen(self.snap.run_id), go)
 
     def action_open(self) -> None:
+        lost = self._what_would_be_lost()
+        if lost:
+            self._confirm(f"Open another case and drop {lost}?", self.app.action_open, yes="Drop and open")
+            return
         self.app.action_open()
 
     def action_help(self) -> None:
@@ -599,7 +845,33 @@ class MainScreen(Screen):
         self.app.push_screen(HelpScreen(KEYS))
 
     async def action_quit(self) -> None:
-        await self.app.action_quit()
+        """Quit at once: the running job is cancelled and abandoned (its thread dies with the process), completed
+        rounds stay stored, the run is marked finished or interrupted (on_unmount). Asks first only when something
+        not stored would be lost."""
+        lost = self._what_would_be_lost()
+        if lost:
+            self._confirm(f"Quit and drop {lost}?", self.app.exit, yes="Drop and quit")
+            return
+        if self._cancel is not None:
+            self._cancel.set()
+        self.app.exit()
+
+    # -- messages log -------------------------------------------------------------------------------------------------
+    def notify(self, message: str, *, title: str = "", severity="information", **kw) -> None:
+        """Every notification also goes to the messages log (m), where it stays after the toast fades."""
+        self.log_message(severity, title, message)
+        super().notify(message, title=title, severity=severity, **kw)
+
+    def log_message(self, severity: str, title: str, message: str) -> None:
+        self.messages_log.append((time.strftime("%H:%M:%S"), severity, title, message))
+        n = sum(1 for _, sev, _, _ in self.messages_log if sev in ("warning", "error"))
+        if self.is_mounted:
+            self.query_one("#status", StatusLine).set_messages(n)
+
+    def action_messages(self) -> None:
+        from citefix.tui.dialogs import MessagesScreen
+
+        self.app.push_screen(MessagesScreen(list(self.messages_log)))
 
 
 def _stage(name: str, data: dict[str, Any]) -> str:

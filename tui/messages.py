@@ -49,6 +49,14 @@ class WorkFailed(Message):
         self.job, self.message, self.internal = job, message, internal
 
 
+class CasesListed(Message):
+    """A file with several cases was opened without saying which: the app asks (the case picker)."""
+
+    def __init__(self, path: str, cases: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.path, self.cases = path, cases  # (id, kind, first words of the text)
+
+
 class CaseOpened(Message):
     """A case (from a file or a stored run) is open; carries a Snapshot."""
 
@@ -107,3 +115,18 @@ class WarmedUp(Message):
     def __init__(self, loaded: list[str], error: str | None) -> None:
         super().__init__()
         self.loaded, self.error = loaded, error
+
+
+_CLI_WORDS = [  # CLI advice → what to do in the TUI
+    ("pass --llm MODEL or set CITEFIX_LLM (or use --reviser offline)", "fill in the LLM field in settings (s)"),
+    ("pass --llm MODEL or set CITEFIX_LLM", "fill in the LLM field in settings (s)"),
+    ("pass --llm MODEL or drop it", "fill in the LLM field or pick another strategy in settings (s)"),
+    ("--llm MODEL", "the LLM field in settings (s)"),
+]
+
+
+def tui_wording(message: str) -> str:
+    """A core error message reworded where it gives command-line advice."""
+    for cli, tui in _CLI_WORDS:
+        message = message.replace(cli, tui)
+    return message

@@ -377,13 +377,18 @@ class Session:
 
         return self._job(cancel, step)
 
-    def accept(self, *, cancel=None, on_event: Event | None = None) -> Snapshot:
+    def accept(self, *, text: str | None = None, comment: str | None = None, cancel=None,
+               on_event: Event | None = None) -> Snapshot:
+        """Accept the proposal; with `text`, only some of its edits (the text with those applied, checked anew)."""
         if self.proposal is None:
             raise InputError("no revision to accept: refine first (r)")
 
         def step() -> Snapshot:
             r = self._refiner(cancel, on_event)
-            r.accept(self.proposal.handle)
+            if text is not None:
+                r.accept(self.proposal.handle, text=text, comment=comment)
+            else:
+                r.accept(self.proposal.handle)
             self.proposal = None
             self._sync()
             return self.snapshot()
@@ -441,10 +446,32 @@ class Session:
         return self._job(cancel, step)
 
     def close(self) -> None:
-        """Record the best round and a stop reason on the run row (the TUI was closed or another case opened)."""
-        if self.refiner is not None and self.refiner.current is not None and not self._closed:
-            self._closed = True
-            self.refiner.finish("closed")
+        """Record the best round and a stop reason on the run row (the TUI was closed or another case opened).
+
+        Never waits: when a job still holds the run (a check blocked in a model call while the user quits), the run
+        is stored as `interrupted` with the best of the rounds completed so far, and the job's thread is left to die
+        with the process. A run is never left `running`."""
+        if self._closed or self.run_id is None:
+            return
+        self._closed = True
+        got = self.bench.busy.acquire(blocking=False)
+        try:
+            if got and self.refiner is not None and self.refiner.current is not None:
+                self.refiner.finish("closed")
+                return
+            if self.store.run(self.run_id).get("status") != "running":
+                return
+            best = None
+            if self.refiner is not None and self.refiner.current is not None:
+                try:
+                    best = self.refiner.best_round().n
+                except Exception:  # the job thread is changing the rounds right now
+                    best = self.refiner.current.n
+            self.store.finish_run(self.run_id, "interrupted", best_round=best,
+                                  stop_reason="closed while a job ran" if not got else "closed")
+        finally:
+            if got:
+                self.bench.busy.release()
 
 
 def strategy_names() -> list[str]:

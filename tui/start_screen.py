@@ -8,7 +8,32 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.suggester import Suggester
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
+
+
+class PathSuggester(Suggester):
+    """Completes a path on the start screen: the first directory entry that starts with what was typed (→ takes it)."""
+
+    def __init__(self) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        import os
+
+        if not value:
+            return None
+        head, tail = os.path.split(value)
+        folder = os.path.expanduser(head or ".")
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            return None
+        for name in names:
+            if name.startswith(tail) and name != tail and (tail.startswith(".") or not name.startswith(".")):
+                full = os.path.join(head, name)
+                return full + ("/" if os.path.isdir(os.path.join(folder, name)) else "")
+        return None
 
 
 class StartScreen(Screen):
@@ -22,15 +47,20 @@ class StartScreen(Screen):
     StartScreen #runs:focus { border: round $accent; }
     StartScreen .hint { color: $text-muted; margin-top: 1; }
     """
+    # ctrl+e is the path input's "end of line": the screen's binding takes priority so the example opens from anywhere.
+    # q quits unless the path input has the focus (there it types a q); the runs list has the focus at first.
     BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("ctrl+o", "focus_path", "Path"),
-        Binding("ctrl+r", "focus_runs", "Runs"),
-        Binding("ctrl+e", "example", "Example"),
-        Binding("ctrl+q", "app.quit", "Quit"),
+        Binding("question_mark", "help", "help", key_display="?"),
+        Binding("q", "app.quit", "quit"),
+        Binding("escape", "back", "back"),
+        Binding("ctrl+o,slash", "focus_path", "path", key_display="ctrl+o"),
+        Binding("ctrl+r", "focus_runs", "runs"),
+        Binding("ctrl+e", "example", "example", priority=True),
+        Binding("ctrl+q", "app.quit", "quit", show=False, priority=True),
+        Binding("f1", "help", "help", show=False),
     ]
 
-    AUTO_FOCUS = "#open-path"
+    AUTO_FOCUS = "#runs"
 
     def __init__(self, runs: list[dict] | None = None, *, can_go_back: bool = False) -> None:
         super().__init__()
@@ -42,7 +72,8 @@ class StartScreen(Screen):
         with Vertical(id="start-box"):
             yield Label("Open a summary or cited answer with its sources", classes="title")
             with Horizontal(id="open-row"):
-                yield Input(placeholder="path to a case file (.json / .jsonl), then enter", id="open-path")
+                yield Input(placeholder="path to a case file (.json / .jsonl), → completes, enter opens", id="open-path",
+                            suggester=PathSuggester())
                 yield Button("Open", variant="primary", id="open-go")
                 yield Button("Bundled example", id="open-example")
             yield Label("… or reopen a stored run (enter or double-click):", classes="hint")
@@ -85,7 +116,7 @@ class StartScreen(Screen):
         if not path:
             self.notify("type the path of a case file, or pick a run below", severity="warning")
             return
-        self.app.open_target(path=path)
+        self.app.open_target(path=path, index=None)  # several cases: the app asks which
 
     @on(Button.Pressed, "#open-example")
     def action_example(self) -> None:
@@ -98,6 +129,17 @@ class StartScreen(Screen):
         key = event.row_key.value
         if key and key.isdigit():
             self.app.open_target(run_id=int(key))
+
+    def action_help(self) -> None:
+        from citefix.tui.dialogs import HelpScreen
+
+        self.app.push_screen(HelpScreen([
+            ("enter", "", "", "open the run under the cursor (or the path typed in the path field)"),
+            ("ctrl+o", "", "", "type the path of a case file (.json / .jsonl): tab completes it"),
+            ("ctrl+e", "", "", "open the bundled example"),
+            ("ctrl+r", "", "", "back to the list of stored runs"),
+            ("q", "", "", "quit (ctrl+q from the path field)"),
+        ]))
 
     def action_focus_path(self) -> None:
         self.query_one("#open-path", Input).focus()

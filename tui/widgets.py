@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, ProgressBar, Sparkline, Static, TextArea
 
@@ -17,6 +20,22 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+class TextBody(Static):
+    """The painted text. A click selects the unit under the mouse, read from the span's meta (render.UNIT_META):
+    no "@click" meta, which would make Textual draw every span as a grey link and hide the verdict colours."""
+
+    class UnitClicked(Message):
+        def __init__(self, unit_id: str) -> None:
+            super().__init__()
+            self.unit_id = unit_id
+
+    def on_click(self, event: events.Click) -> None:
+        uid = event.style.meta.get(render.UNIT_META) if event.style else None
+        if uid:
+            event.stop()
+            self.post_message(self.UnitClicked(uid))
+
+
 class TextPanel(Vertical):
     """The working text, painted by verdict; swaps to a TextArea for editing in place."""
 
@@ -28,19 +47,34 @@ class TextPanel(Vertical):
     TextPanel.editing #text-edit { display: block; }
     TextPanel.editing #text-scroll { display: none; }
     TextPanel #legend { height: auto; color: $text-muted; }
+    TextPanel #cited-summary { height: auto; display: none; }
+    TextPanel.cited #cited-summary { display: block; }
     """
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="text-scroll", can_focus=True):
-            yield Static("", id="text-body")
+            yield TextBody("", id="text-body")
         yield TextArea("", id="text-edit", soft_wrap=True, show_line_numbers=False)
+        yield Static("", id="cited-summary")
         yield Static(render.legend(), id="legend")
 
     def show(self, text: str, ev: Evaluation | None, selected: str | None = None, *, note: str = "") -> None:
+        summary = render.cited_summary(ev) if ev is not None and ev.text == text else None
+        self.set_class(summary is not None, "cited")
+        self.query_one("#cited-summary", Static).update(summary or "")
+        self.query_one("#legend", Static).update(render.legend())
         body = render.painted_text(text, ev, selected=selected)
         if note:
             body = Text.assemble(body, "\n\n", (note, "italic dim"))
         self.query_one("#text-body", Static).update(body)
+
+    def show_rich(self, body: Text, *, note: str = "") -> None:
+        """A prebuilt text (the proposal's inline diff) in place of the painted text."""
+        self.set_class(False, "cited")
+        if note:
+            body = Text.assemble(body, "\n\n", (note, "italic dim"))
+        self.query_one("#text-body", Static).update(body)
+        self.query_one("#legend", Static).update(render.diff_legend())
 
     @property
     def editing(self) -> bool:
@@ -108,11 +142,28 @@ class SourcesPanel(VerticalScroll):
             if p.source_id == evidence.source_id and p.start < evidence.end and evidence.start < p.end:
                 w.update(render.painted_paragraph(p, (evidence.start, evidence.end), weak=weak))
                 self._lit.append(i)
-                first = w if first is None else first
+                first = (p, w) if first is None else first
         if first is not None:
-            self.scroll_to_widget(first, animate=False, center=True)
+            p, w = first
+            # scroll to the evidence's own line, not the paragraph's middle: a long paragraph is taller than the pane
+            self.call_after_refresh(self._scroll_to_line, w, self._line_of(p, max(evidence.start, p.start) - p.start, w))
             return True
         return False
+
+    @staticmethod
+    def _line_of(p: render.Paragraph, offset: int, w: Static) -> int:
+        """The wrapped line of the paragraph that holds character `offset`."""
+        from rich.console import Console
+
+        width = max(10, (w.content_region.width or w.size.width or 60))
+        lines = Text(p.text[:offset + 1]).wrap(Console(width=width), width)
+        return max(0, len(lines) - 1)
+
+    def _scroll_to_line(self, w: Static, line: int) -> None:
+        from textual.geometry import Region
+
+        y = w.virtual_region.y + line
+        self.scroll_to_region(Region(0, y, 1, 1), animate=False, center=True, force=True)
 
 
 class UnitsTable(DataTable):
@@ -156,14 +207,30 @@ class UnitsTable(DataTable):
         if ev is None:
             return
         unit_width = self._unit_width
+        statements = render.statement_support(ev)
+        groups = render.citation_groups(ev)
         for u in ev.units:
             v = ev.verdict_for(u.id)
             label = v.label if v is not None else None
             text = u.text if u.has_span else f"{u.text} (no span)"
+            if u.cited and u.kind == "claim":  # a cited answer's claim: its group's marks first
+                text = "".join(f"[{c}]" for c in u.cited) + " " + text
             if len(text) > unit_width:
                 text = text[: unit_width - 1] + "…"
+            if v is None and u.kind == "sentence" and ev.kind == "cited_answer":
+                # a statement: its support level from its claims (what `citefix show` reports), not "not checked"
+                row = statements.get(u.id)
+                level = render.LEVEL_LABEL.get((row or {}).get("level"))
+                self.add_row(Text(u.id, style="bold"), Text(text, style=render.VERDICT_STYLE[level] + Style(bold=True)),
+                             render.score_cell((row or {}).get("share")), render.statement_cell(row),
+                             "statement", key=u.id)
+                continue
+            cell = render.verdict_cell(label)
+            g = groups.get(u.id)
+            if g is not None and any(c.get("label") in ("redundant", "not_found") for c in g.get("citations") or []):
+                cell.append(" !", style="bold yellow")  # a redundant or missing citation: see the detail
             self.add_row(u.id, Text(text, style=render.VERDICT_STYLE[label] if label else ""),
-                         render.score_cell(v.score if v else None), render.verdict_cell(label),
+                         render.score_cell(v.score if v else None), cell,
                          _clip((v.verifier if v else ev.verifier) or "—", self.WIDTHS["verifier"]), key=u.id)
 
 
@@ -186,8 +253,20 @@ class RoundsPanel(Vertical):
 
     def on_mount(self) -> None:
         t = self.query_one("#rounds-table", DataTable)
-        for name, width in (("round", 5), ("score", 5), ("uns", 3), ("how", 15), ("cost", 6)):
+        for name, width in (("round", 5), ("score", 5), ("uns", 3), ("how", 14), ("cost", 7)):
             t.add_column(name, key=name, width=width)
+
+    @staticmethod
+    def health(ev) -> str | None:
+        """'failed' when the round's model calls all failed, 'partial' when some units could not be checked (the
+        CLI exits 3 on either); None for a whole round."""
+        if ev is None:
+            return None
+        if ev.status == "error" or (ev.status == "no_units" and ev.errors):
+            return "failed"
+        if ev.errors or any(v.label == "error" for v in ev.verdicts):
+            return "partial"
+        return None
 
     @staticmethod
     def how(r) -> str:
@@ -206,7 +285,7 @@ class RoundsPanel(Vertical):
             return f"{base} · reverted"
         return base
 
-    def fill(self, rounds, *, current: int | None, run: dict, proposal=None) -> None:
+    def fill(self, rounds, *, current: int | None, run: dict, proposal=None, evaluations=None) -> None:
         scores = [r.score for r in rounds]
         spark = self.query_one("#rounds-spark", Sparkline)
         spark.data = [s for s in scores if s is not None] or [0.0]
@@ -221,16 +300,21 @@ class RoundsPanel(Vertical):
         t.clear()
         for r in rounds:
             marker = "▶ " if r.n == current else "  "
+            health = self.health((evaluations or {}).get(r.n))
+            how = Text(self.how(r))
+            if health:
+                how = Text(f"{health} · {self.how(r)}", style="bold red" if health == "failed" else "bold magenta")
             t.add_row(Text(f"{marker}{r.n}", style="bold" if r.n == current else ""), render.score_cell(r.score),
-                      Text(str(r.n_unsupported), justify="right"), self.how(r),
-                      "—" if not r.cost else f"${r.cost:.4f}", key=str(r.n))
+                      Text(str(r.n_unsupported), justify="right"), how,
+                      ("unknown" if r.cost is None else "—" if not r.cost else f"${r.cost:.4f}"), key=str(r.n))
         if proposal is not None:
             ev = proposal.evaluation
             t.add_row(Text("  new", style="bold yellow"), render.score_cell(ev.score if ev else None),
                       Text(str(len(ev.unsupported)) if ev else "—", justify="right"),
                       Text(f"{run.get('strategy') or '?'} · a/n", style="yellow"), "—", key="proposal")
         total = sum(r.cost or 0.0 for r in rounds)
-        self.border_subtitle = f"model {run.get('llm') or 'offline'}" + (f" · ${total:.4f}" if total else "") if run else ""
+        spent = " · cost unknown (no price)" if any(r.cost is None for r in rounds) else (f" · ${total:.4f}" if total else "")
+        self.border_subtitle = f"model {run.get('llm') or 'offline'}" + spent if run else ""
         focus_key = "proposal" if proposal is not None else (str(current) if current is not None else None)
         if focus_key is not None:
             try:
@@ -253,12 +337,14 @@ class StatusLine(Horizontal):
     StatusLine { height: 1; background: $panel; padding: 0 1; }
     StatusLine #status-info { width: 1fr; }
     StatusLine #status-job { width: auto; max-width: 60; color: $warning; padding-right: 1; }
+    StatusLine #status-messages { width: auto; color: $error; padding-right: 1; }
     StatusLine ProgressBar { width: 22; display: none; }
     StatusLine.busy ProgressBar { display: block; }
     """
 
     def compose(self) -> ComposeResult:
         yield Static("", id="status-info")
+        yield Static("", id="status-messages")
         yield Static("idle", id="status-job")
         yield ProgressBar(id="status-progress", show_eta=False, show_percentage=False)
 
@@ -267,9 +353,16 @@ class StatusLine(Horizontal):
             ("LLM ", "dim"), d["llm"], ("  verifier ", "dim"), d["verifier"], ("  strategy ", "dim"), d["strategy"],
             ("  store ", "dim"), store_label or d["store"]))
 
+    def set_messages(self, n: int) -> None:
+        """How many warnings and errors the messages log (m) holds."""
+        self.query_one("#status-messages", Static).update(f"⚠ {n} (m)" if n else "")
+
     def set_job(self, text: str, *, busy: bool, total: int | None | type(...) = ..., progress: float | None = None) -> None:
         """total: a count of steps, None for an indeterminate bar, ... to leave the bar as it is."""
-        self.query_one("#status-job", Static).update(text)
+        # the spinner ticks 10 times a second while a job runs: re-layout the screen only when the width changes
+        same = len(text) == getattr(self, "_job_len", -1)
+        self._job_len = len(text)
+        self.query_one("#status-job", Static).update(text, layout=not same)
         self.set_class(busy, "busy")
         bar = self.query_one("#status-progress", ProgressBar)
         if total is not ...:

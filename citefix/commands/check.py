@@ -7,7 +7,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from citefix.errors import InputError, UserError
+from citefix.errors import InputError
 
 EXAMPLES = ("summary", "cited_answer")
 
@@ -33,6 +33,11 @@ def register(sub) -> None:
     p.add_argument("--skip-invalid", action="store_true",
                    help="in a JSONL file, leave out lines that are not valid cases (each named on stderr) instead of stopping")
     p.add_argument("--limit", type=int, help="check at most N cases from the files")
+    p.add_argument("--fresh", action="store_true",
+                   help="check every case again; by default a batch (several cases) reuses the stored result of a case "
+                        "already checked with the same settings, so an interrupted batch continues where it stopped")
+    p.add_argument("--html", metavar="FILE",
+                   help="also write a self-contained HTML report (several cases: FILE's name gets each run's id)")
     p.add_argument("--nli", metavar="MODEL",
                    help="judge with a transformers NLI model (hub id or local folder); same as --verifier nli:MODEL")
     add_common(p)
@@ -49,6 +54,8 @@ def gather_cases(args) -> list[tuple]:
     from citefix.inputs import iter_cases, load_cases, load_pair
 
     cases = []
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit {args.limit}: must be 1 or more (the number of cases to use); drop it to use them all")
     if args.example:
         path = example_path(args.example)
         cases += [(c, path) for c in load_cases(path)]
@@ -71,9 +78,23 @@ def gather_cases(args) -> list[tuple]:
     return cases
 
 
+def dry_run(cases, settings, *, json_out: bool = False) -> int:
+    """--dry-run: the model calls, tokens and cost the check would take; nothing is called or stored."""
+    import json
+
+    from citefix.estimate import Estimate, estimate_check
+
+    total = Estimate()
+    for case in cases:
+        total.merge(estimate_check(case, settings))
+    print(json.dumps({"dry_run": total.as_dict(), "cases": len(cases)}) if json_out else
+          f"{total.line()} ({len(cases)} case{'s' if len(cases) != 1 else ''})")
+    return 0
+
+
 def run(args) -> int:
+    from citefix.checking import check_case, find_checked
     from citefix.config import load_settings
-    from citefix.evaluate import evaluate
     from citefix.factory import build_pipeline
     from citefix.report import render, to_json
     from citefix.store import Store
@@ -83,8 +104,17 @@ def run(args) -> int:
         if args.verifier and args.verifier != f"nli:{args.nli}":
             raise InputError("--nli and --verifier both choose the verifier; give one of them")
         args.verifier = f"nli:{args.nli}"
+    from citefix.cli import llm_options
+
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
-                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None)
+                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None,
+                             acu_granularity=args.acu_granularity, aggregation=args.aggregation,
+                             **llm_options(args))
+    if args.dry_run:
+        return dry_run([c for c, _ in cases], settings, json_out=args.json)
+    from citefix.cli import apply_budget
+
+    budget = apply_budget(args, settings)
     store = Store(settings.db)
     pipeline = build_pipeline(settings, store)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
@@ -92,25 +122,22 @@ def run(args) -> int:
     model_failure = False
     many = len(cases) > 1
     cited = []  # cited answers' evaluations, for the corpus summary
+    reused = 0
     for i, (case, path) in enumerate(cases, 1):
-        decomposer = pipeline.decomposer_for(case.kind)
-        run_id = store.start_run(case, "check", input_path=str(path), llm=settings.llm, decomposer=decomposer.name,
-                                 verifier=pipeline.verifier.name, settings={"verifier": settings.verifier,
-                                                                            "decomposer": settings.decomposer})
-        try:
-            ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier)
-        except KeyboardInterrupt:
-            store.finish_run(run_id, "interrupted", stop_reason="interrupted")
-            raise
-        except UserError:
-            store.finish_run(run_id, "failed", stop_reason="error")
-            raise
-        store.write_round(run_id, 0, ev)
-        # "no units" because every model call failed is a failure too, not an empty text
-        failed = ev.status == "error" or (ev.status == "no_units" and bool(ev.errors))
-        store.finish_run(run_id, "failed" if failed else "finished", best_round=0, stop_reason=ev.status)
+        hit = find_checked(case, pipeline, store) if (many and not args.fresh) else None
+        if hit is not None:
+            (ev, run_id), failed = hit, False
+            reused += 1
+        else:
+            ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path))
         if failed:
             model_failure = True
+            print(f"citefix: run {run_id} ({case.id}): {ev.message or ev.status}", file=sys.stderr)
+        if args.html:
+            from citefix.html_report import html_path, write_run_html
+
+            out = write_run_html(store, run_id, html_path(args.html, run_id, many))
+            print(f"citefix: wrote {out}", file=sys.stderr)
         if args.json:
             print(to_json(ev, run_id=run_id, store_path=str(store.path)), flush=True)
         else:
@@ -121,12 +148,19 @@ def run(args) -> int:
                 f = lambda x: "-" if x is None else "%.2f" % x  # noqa: E731
                 extra = (f" recall {f(ev.scores.get('aliice_recall'))} precision {f(ev.scores.get('aliice_precision'))}"
                          f" cvcp {f(ev.scores.get('cvcp'))}" + (f" [{ev.status}]" if ev.status != "ok" else ""))
-            print(f"[{i}/{len(cases)}] {case.id}: score {('%.2f' % ev.score) if ev.score is not None else '—'}{extra} (run {run_id})",
-                  file=sys.stderr, flush=True)
+            again = ", stored earlier: reused" if hit is not None else ""
+            print(f"[{i}/{len(cases)}] {case.id}: score {('%.2f' % ev.score) if ev.score is not None else '—'}{extra} "
+                  f"(run {run_id}{again})", file=sys.stderr, flush=True)
         if args.fail_under is not None and ev.score is not None and ev.score < args.fail_under:
             failed_gate = True
         if ev.kind == "cited_answer":
             cited.append(ev.model_copy(update={"units": [], "verdicts": []}))
+        if budget is not None and budget.reached:
+            print(f"citefix: {budget.message()}; checked {i} of {len(cases)} cases", file=sys.stderr)
+            return 3
+    if reused:
+        print(f"citefix: {reused} of {len(cases)} cases reused from earlier checks with the same settings "
+              "(--fresh checks them again)", file=sys.stderr)
     if many and cited:
         import json
 

@@ -21,7 +21,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("show", help="reprint a stored run", description="Reprint a run's report from the store.")
     p.add_argument("run", type=int)
-    p.add_argument("--round", type=int, help="which round (default: the run's last; round 0 is the original text)")
+    p.add_argument("--round", type=int, help="which round (default: the run's best; round 0 is the original text)")
     p.add_argument("--diff", nargs="*", type=int, metavar="N",
                    help="show the text diff between two rounds (default: first and last)")
     p.add_argument("--rounds", action="store_true", help="list the run's rounds with their scores")
@@ -30,22 +30,32 @@ def register(sub) -> None:
     p.add_argument("--db")
     p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser("export", help="export a run as JSON or Markdown")
+    p = sub.add_parser("export", help="export a run as JSON, Markdown or a self-contained HTML report")
     p.add_argument("run", type=int)
-    p.add_argument("--format", choices=("json", "md"), default="json")
+    p.add_argument("--format", choices=("json", "md", "html"), default="json")
     p.add_argument("--out", help="write to this file instead of standard output")
     p.add_argument("--db")
     p.set_defaults(func=cmd_export)
 
 
 def _store(args):
+    """The store, opened read-only: these commands never create a file or folder, nor migrate."""
     from citefix.config import load_settings
     from citefix.store import Store
 
-    return Store(load_settings(db=args.db).db)
+    return Store(load_settings(db=args.db).db, readonly=True)
 
 
 def cmd_runs(args) -> int:
+    from citefix.config import load_settings
+    from citefix.store import default_db_path
+
+    path = default_db_path(load_settings(db=args.db).db)
+    if not path.exists() and not args.json:
+        print(f"no runs in {path} (no store there yet)")
+        return 0
+    if not path.exists():
+        return 0
     store = _store(args)
     rows = store.list_runs(case=args.case, strategy=args.strategy, model=args.model, command=args.cmd, limit=args.limit)
     if args.json:
@@ -115,26 +125,59 @@ def cmd_show(args) -> int:
             raise InputError(f"run {args.run} has no round {missing[0]}; it has rounds {sorted(by_n)}")
         print(diff_text(by_n[ns[0]]["text"], by_n[ns[1]]["text"], f"round {ns[0]}", f"round {ns[1]}"))
         return 0
+    best = best_round_of(run, rows)
     if args.rounds:
+        from citefix.costs import format_cost, summarise_calls
+
+        calls = store.calls(args.run)
         for r in rows:
             s = "—" if r["score"] is None else f"{r['score']:.2f}"
             judge = f"  judge {r['judge_score']:.2f}" if r.get("judge_score") is not None else ""
             parent = f"  from round {r['parent']}" if r.get("parent") is not None else ""
             kept = "" if r.get("accepted") in (None, 1) else "  (not accepted)"
+            spent = summarise_calls(c for c in calls if c["round_id"] == r["id"])
+            cost = f"  cost {format_cost(r['cost'], spent.why_unknown or 'no price for a model')}" if (
+                r.get("cost") is None or r.get("cost")) else ""
+            mark = "  <- best" if r["n"] == best else ""
             print(f"round {r['n']}: score {s}{judge}  unsupported {r['n_unsupported']}  edit(prev) {r['edit_prev']}  "
-                  f"{r['status']}{parent}{kept}{_edits_note(r)}")
+                  f"{r['status']}{parent}{kept}{_edits_note(r)}{cost}{mark}")
+        if best is not None:
+            print(f"best round: {best}")
         return 0
-    ev = store.evaluation(args.run, args.round)
+    n = args.round if args.round is not None else best
+    ev = store.evaluation(args.run, n)
     if args.json:
         print(to_json(ev, run_id=args.run, store_path=str(store.path)))
         return 0
+    row = next((r for r in rows if r["n"] == n), rows[-1] if rows else None)
+    shown = row["n"] if row else None
+    note = None
+    if len(rows) > 1 and shown is not None:
+        which = "the best round" if shown == best else ("the round asked for; the best is round %s" % best)
+        note = f"Round {shown} of rounds 0–{rows[-1]['n']} ({which}; another: citefix show {args.run} --round N)"
+    calls = [c for c in store.calls(args.run) if row is not None and c["round_id"] == row["id"]]
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    sys.stdout.write(render(ev, run=run, store_path=str(store.path), color=color) + "\n")
+    sys.stdout.write(render(ev, run=run, store_path=str(store.path), color=color, calls=calls, round_note=note) + "\n")
     return 0
+
+
+def best_round_of(run: dict, rows: list[dict]) -> int | None:
+    """The run's best round as stored; else the last round."""
+    if not rows:
+        return None
+    ns = {r["n"] for r in rows}
+    if run.get("best_round") is not None and run["best_round"] in ns:
+        return run["best_round"]
+    return rows[-1]["n"]
 
 
 def export_run(store, run_id: int, fmt: str) -> str:
     from citefix.report import marked_plain
+
+    if fmt == "html":
+        from citefix.html_report import render_run_html
+
+        return render_run_html(store, run_id)
 
     run = store.run(run_id)
     case = store.case_for_run(run_id)
@@ -179,8 +222,18 @@ def cmd_export(args) -> int:
     store = _store(args)
     text = export_run(store, args.run, args.format)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
+        from pathlib import Path
+
+        from citefix.errors import InputError
+
+        out = Path(args.out)
+        if out.is_dir():
+            raise InputError(f"--out {args.out}: is a folder; give a file path, e.g. --out {out / f'run-{args.run}.{args.format}'}")
+        try:
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            raise InputError(f"--out {args.out}: cannot write it ({exc.strerror}); check the folder exists and is writable") from exc
         print(f"wrote {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)

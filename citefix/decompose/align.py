@@ -75,7 +75,7 @@ def align_units(text: str, units: list[str], *, min_overlap: float = 0.5) -> lis
             stems = {}
             for t, a, b in sent_tokens[i]:
                 stems.setdefault(t, []).append((a, b))
-            hits = [stems[t][0] for t in want if t in stems]
+            hits = _in_order(want, stems)
             share = len(hits) / len(want)
             if share > best_share + 1e-9:
                 s = sentences[i]
@@ -87,6 +87,22 @@ def align_units(text: str, units: list[str], *, min_overlap: float = 0.5) -> lis
         cursor = best
         out.append(Alignment(best_span[0], best_span[1]))
     return out
+
+
+def _in_order(want: list[str], stems: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """One occurrence per wanted word, read left to right: each the first at or after the previous pick (a word
+    that also occurs earlier in the sentence, like "housing" in "the housing committee … affordable housing", then
+    takes its later occurrence), else its first occurrence."""
+    hits: list[tuple[int, int]] = []
+    pos = 0
+    for t in want:
+        occ = stems.get(t)
+        if not occ:
+            continue
+        pick = next((o for o in occ if o[0] >= pos), occ[0])
+        hits.append(pick)
+        pos = max(pos, pick[1])
+    return hits
 
 
 def _sentence_of(sentences, pos: int, default: int) -> int:

@@ -44,6 +44,56 @@ class TransientLLMError(Exception):
     """A failure worth retrying (rate limit, timeout, connection, 5xx). Transports may raise it directly."""
 
 
+class MalformedResponse(TransientLLMError):
+    """A 200 whose body is not a usable completion (no choices, no message, cut-off JSON): retried like a 5xx."""
+
+
+# Substrings by which litellm/openai report a body they could not parse or a dropped connection (both as a 500).
+_MALFORMED_HINTS = ("expecting value", "expecting '", "expecting property", "invalid response object",
+                    "unterminated string", "jsondecodeerror", "invalid control character",
+                    "extra data", "malformed")
+_CONNECTION_HINTS = ("connection error", "connection reset", "remote end closed", "server disconnected",
+                     "connection aborted", "connection refused")
+
+
+def error_class(exc: BaseException) -> str:
+    """A short name for what went wrong, for the call log: rate_limit, timeout, connection, malformed_response,
+    server_error, auth, not_found, bad_request, missing_credentials, or the exception's type name."""
+    names = {c.__name__ for c in type(exc).__mro__}
+    text = str(exc).lower()
+    status = getattr(exc, "status_code", None)
+    if isinstance(exc, MalformedResponse) or any(h in text for h in _MALFORMED_HINTS):
+        return "malformed_response"
+    if _missing_credentials(exc):
+        return "missing_credentials"
+    if "RateLimitError" in names or status == 429:
+        return "rate_limit"
+    if names & {"Timeout", "APITimeoutError"} or "timed out" in text or "timeout" in text:
+        return "timeout"
+    if "APIConnectionError" in names or any(h in text for h in _CONNECTION_HINTS):
+        return "connection"
+    if "Authentication" in " ".join(names) or status in (401, 403):
+        return "auth"
+    if "NotFoundError" in names or status == 404:
+        return "not_found"
+    if isinstance(status, int) and status >= 500 or names & {"InternalServerError", "ServiceUnavailableError",
+                                                              "BadGatewayError"}:
+        return "server_error"
+    if isinstance(status, int) and 400 <= status < 500:
+        return "bad_request"
+    if isinstance(exc, TransientLLMError):
+        return "transient"
+    return type(exc).__name__
+
+
+class _Stop(Exception):
+    """Inside the client: no further attempt (breaker open, deadline passed)."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.message, self.kind = message, kind
+
+
 class RemoteRequestBlocked(RuntimeError):
     """Raised when ALLOW_REMOTE_REQUESTS is False and a call would reach a non-loopback model."""
 
@@ -154,7 +204,8 @@ def explain_error(exc: BaseException, model: str) -> str:
     if "BadRequest" in name or "UnsupportedParams" in name or status in (400, 422):
         return f"{model!r} rejected the request ({detail}); check the model string and provider settings"
     if is_transient(exc):
-        return f"{model!r} kept failing after retries ({detail}); try again later or lower --concurrency"
+        return (f"{model!r} kept failing after retries ({error_class(exc)}: {detail}); try again later or lower "
+                "--concurrency")
     return f"call to {model!r} failed: {name}: {detail}; check the model string, its API key and base URL"
 
 
@@ -171,10 +222,15 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
         litellm.suppress_debug_info = True
         base = api_base or _env_api_base(model)
         if not ALLOW_REMOTE_REQUESTS and not _is_loopback(base) and "mock_response" not in completion_kwargs:
-            raise RemoteRequestBlocked(f"test tried to reach a remote model {model!r} at {base!r}")
+            try:
+                litellm.get_llm_provider(model)
+            except Exception:  # noqa: BLE001 - litellm refuses this model string itself, before any request
+                pass
+            else:
+                raise RemoteRequestBlocked(f"test tried to reach a remote model {model!r} at {base!r}")
         kwargs: dict[str, Any] = dict(
             model=model, messages=messages, max_tokens=max_tokens, temperature=temperature, timeout=timeout, num_retries=0,
-            drop_params=True,
+            max_retries=0, drop_params=True,  # our retries only: the SDK's hidden ones would be calls nobody logs
         )
         kwargs.update(completion_kwargs)
         if api_base:
@@ -183,8 +239,15 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
         resp = litellm.completion(**kwargs)
-        choice = resp.choices[0]
-        text = choice.message.content or ""
+        choices = getattr(resp, "choices", None)
+        if not choices:  # a 200 with "choices": [] (or none): a provider fault, worth a retry
+            raise MalformedResponse(f"{model!r} answered 200 with no choices")
+        choice = choices[0]
+        message = getattr(choice, "message", None)
+        content = getattr(message, "content", None) if message is not None else None
+        if message is None or not (content is None or isinstance(content, str)):
+            raise MalformedResponse(f"{model!r} answered 200 without a text message in its first choice")
+        text = content or ""
         tops = None
         lp = getattr(choice, "logprobs", None)
         content = getattr(lp, "content", None) if lp is not None else None
@@ -221,6 +284,8 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
             cost=cost,
         )
 
+    call.api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)
+    call.completion_kwargs = dict(completion_kwargs)
     return call
 
 
@@ -256,10 +321,14 @@ class LLMClient:
         backoff_max: float = 20.0,
         backoff_initial: float = 0.5,
         api_base: str | None = None,
+        run_deadline: float | None = None,
+        breaker_timeouts: int = 3,
+        breaker_cooldown: float = 60.0,
     ):
         if not model or not model.strip():
             raise LLMError("empty model name; give a litellm model string such as openai/gpt-4o-mini")
         self.model = model
+        self.api_base = api_base
         self.transport = transport or litellm_transport(api_base)
         self.cache = cache
         self.concurrency = max(1, int(concurrency))
@@ -270,8 +339,28 @@ class LLMClient:
         self._calls: list[CallRecord] = []
         self._lock = threading.Lock()
         self._logprobs_supported: bool | None = None
+        self.budget = None  # a citefix.estimate.Budget shared by a command's clients (--max-cost), or None
         # The bound holds across threads: two map() calls at once (CLI + TUI worker) still share `concurrency` slots.
         self._slots = threading.BoundedSemaphore(self.concurrency)
+        self.run_deadline = run_deadline or None  # seconds per run (begin_run() restarts the clock); None: no deadline
+        self._deadline_at: float | None = None
+        self.begin_run()
+        # Breaker: after `breaker_timeouts` timeouts in a row the provider is taken as hanging; calls then fail at once
+        # for `breaker_cooldown` seconds (then one call is let through to try again).
+        self.breaker_timeouts = max(1, int(breaker_timeouts))
+        self.breaker_cooldown = breaker_cooldown
+        self._timeouts_in_row = 0
+        self._breaker_until = 0.0
+        self._sink: Callable[[CallRecord], None] | None = None
+
+    def begin_run(self) -> None:
+        """Start the per-run deadline clock (a command calls it when it starts each run)."""
+        self._deadline_at = time.monotonic() + self.run_deadline if self.run_deadline else None
+
+    def bind_log(self, sink: Callable[[CallRecord], None] | None) -> None:
+        """Write every call and every failed attempt through `sink` as it completes (the store's call log), not only
+        with its round: a kill then loses no spend, and every absorbed fault is on record."""
+        self._sink = sink
 
     # -- call log -------------------------------------------------------------------------------------------------
     def drain_calls(self) -> list[CallRecord]:
@@ -281,12 +370,30 @@ class LLMClient:
         return calls
 
     def _log(self, rec: CallRecord) -> None:
+        self._emit(rec)
         with self._lock:
             self._calls.append(rec)
 
+    def _emit(self, rec: CallRecord) -> None:
+        sink = self._sink
+        if sink is not None:
+            sink(rec)
+
     # -- calls ------------------------------------------------------------------------------------------------------
-    def cache_key(self, messages, max_tokens: int, temperature: float, top_logprobs: int) -> str:
-        payload = json.dumps([self.model, messages, max_tokens, temperature, top_logprobs], sort_keys=True)
+    def endpoint(self) -> str | None:
+        """The base URL the request goes to: the client's, the transport's, else the one litellm reads from the
+        environment (OPENAI_API_BASE, …) at call time."""
+        return self.api_base or getattr(self.transport, "api_base", None) or _env_api_base(self.model)
+
+    def cache_key(self, messages, max_tokens: int, temperature: float, top_logprobs: int, prompt=None) -> str:
+        """Everything that changes the answer: model, endpoint, prompt name/version/hash, messages and parameters."""
+        extra = getattr(self.transport, "completion_kwargs", None) or {}
+        payload = json.dumps(
+            {"model": self.model, "endpoint": self.endpoint(), "transport_kwargs": {k: repr(v) for k, v in extra.items()},
+             "prompt": [getattr(prompt, "name", None), getattr(prompt, "version", None), getattr(prompt, "hash", None)],
+             "messages": messages, "max_tokens": max_tokens, "temperature": temperature, "top_logprobs": top_logprobs},
+            sort_keys=True, default=str,
+        )
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def complete(
@@ -299,7 +406,7 @@ class LLMClient:
         top_logprobs: int = 0,
         prompt=None,
     ) -> Completion:
-        key = self.cache_key(messages, max_tokens, temperature, top_logprobs)
+        key = self.cache_key(messages, max_tokens, temperature, top_logprobs, prompt)
         rec = CallRecord(
             purpose=purpose,
             model=self.model,
@@ -312,7 +419,7 @@ class LLMClient:
             hit = self.cache.get(key)
             if hit is not None:
                 comp = Completion(
-                    text=hit["text"],
+                    text=redact(hit["text"]) or "",
                     top_logprobs=[[tuple(p) for p in pos] for pos in hit["top_logprobs"]] if hit.get("top_logprobs") else None,
                     prompt_tokens=hit.get("prompt_tokens"),
                     completion_tokens=hit.get("completion_tokens"),
@@ -320,47 +427,62 @@ class LLMClient:
                     cached=True,
                 )
                 rec.response, rec.cached, rec.latency_ms, rec.cost = comp.text, True, 0.0, 0.0
+                rec.status, rec.attempt = "cached", 0
                 rec.logprobs = _lp_json(comp.top_logprobs)
                 self._log(rec)
                 return comp
+        if self.budget is not None:  # --max-cost: refuse a call that would pass the limit, before it is made
+            self.budget.before(self.model, messages, max_tokens)
         started = time.perf_counter()
         attempts = 0
-        from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
-
-        backoff = wait_random_exponential(multiplier=self.backoff_initial, max=self.backoff_max)
-
-        def wait(state) -> float:  # exponential backoff with jitter, but never sooner than the provider's Retry-After
-            asked = retry_after(state.outcome.exception()) if state.outcome is not None else None
-            return max(backoff(state), min(asked, RETRY_AFTER_CAP)) if asked is not None else backoff(state)
-
-        retrying = Retrying(
-            retry=retry_if_exception(is_transient),
-            wait=wait,
-            stop=stop_after_attempt(self.max_attempts),
-            reraise=True,
-        )
-        try:
-            for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    with self._slots:
-                        raw = self.transport(
-                            model=self.model,
-                            messages=messages,
-                            max_tokens=max_tokens,
-                            temperature=temperature,
-                            top_logprobs=top_logprobs,
-                            timeout=self.timeout,
-                        )
-        except RemoteRequestBlocked:
-            raise
-        except (RetryError, Exception) as exc:  # noqa: B014 - surface every failure as a message
-            rec.error = explain_error(exc, self.model)
-            rec.attempts = attempts
-            rec.latency_ms = (time.perf_counter() - started) * 1000
-            self._log(rec)
-            raise LLMError(rec.error) from exc
+        while True:
+            attempts += 1
+            t0 = time.perf_counter()
+            try:
+                self._check_breaker_and_deadline()
+                with self._slots:
+                    raw = self.transport(
+                        model=self.model,
+                        messages=messages,
+                        max_tokens=max_tokens,
+                        temperature=temperature,
+                        top_logprobs=top_logprobs,
+                        timeout=self._call_timeout(),
+                    )
+                if not isinstance(getattr(raw, "text", None), str):
+                    raise MalformedResponse(f"{self.model!r} answered without text")
+                # the boundary where the model's text enters citefix: secrets it echoes are removed here, before the
+                # text is parsed, cached, stored or printed
+                raw.text = redact(raw.text) or ""
+                self._timeouts_in_row = 0
+                break
+            except RemoteRequestBlocked:
+                raise
+            except _Stop as stop:  # breaker open or deadline passed: no (further) attempt
+                attempts -= 1
+                self._fail(rec, stop.message, stop.kind, attempts, started)
+                raise LLMError(stop.message) from None
+            except Exception as exc:  # noqa: BLE001 - every failure is classified, logged, retried or surfaced
+                kind = error_class(exc)
+                if kind == "timeout":
+                    self._note_timeout()
+                retry = is_transient(exc) and attempts < self.max_attempts
+                wait = self._backoff(attempts, exc) if retry else 0.0
+                message = explain_error(exc, self.model)
+                if is_transient(exc) and self._deadline_at is not None and time.monotonic() + wait >= self._deadline_at:
+                    retry = False
+                    message = (f"the run's deadline of {self.run_deadline:g} s passed while {self.model!r} kept "
+                               f"failing ({kind}); raise --run-deadline (or CITEFIX_RUN_DEADLINE) or try again later")
+                if not retry:
+                    self._fail(rec, message, kind, attempts, started)
+                    raise LLMError(rec.error) from exc
+                self._emit(rec.model_copy(update={
+                    "status": "retried", "error": explain_error(exc, self.model), "error_class": kind, "attempt": attempts,
+                    "attempts": attempts, "latency_ms": (time.perf_counter() - t0) * 1000, "response": None}))
+                time.sleep(wait)
         latency = (time.perf_counter() - started) * 1000
+        if self.budget is not None:
+            self.budget.after(raw.cost)
         comp = Completion(
             text=raw.text,
             top_logprobs=raw.top_logprobs,
@@ -372,7 +494,7 @@ class LLMClient:
         rec.response = redact(raw.text)
         rec.logprobs = _lp_json(raw.top_logprobs)
         rec.prompt_tokens, rec.completion_tokens, rec.cost = raw.prompt_tokens, raw.completion_tokens, raw.cost
-        rec.latency_ms, rec.attempts = latency, attempts
+        rec.latency_ms, rec.attempts, rec.attempt, rec.status = latency, attempts, attempts, "ok"
         self._log(rec)
         if self.cache is not None and temperature == 0:
             self.cache.put(
@@ -386,6 +508,45 @@ class LLMClient:
                 },
             )
         return comp
+
+    def _fail(self, rec: CallRecord, message: str, kind: str, attempts: int, started: float) -> None:
+        rec.error, rec.error_class, rec.status = message, kind, "error"
+        rec.attempts, rec.attempt = attempts, attempts
+        rec.latency_ms = (time.perf_counter() - started) * 1000
+        self._log(rec)
+
+    def _backoff(self, attempt: int, exc: BaseException) -> float:
+        """Exponential backoff with full jitter, capped at backoff_max, never sooner than the provider's Retry-After."""
+        import random
+
+        cap = min(self.backoff_max, self.backoff_initial * (2 ** (attempt - 1)))
+        wait = random.uniform(0, cap) if cap > 0 else 0.0
+        asked = retry_after(exc)
+        return max(wait, min(asked, RETRY_AFTER_CAP)) if asked is not None else wait
+
+    def _call_timeout(self) -> float:
+        if self._deadline_at is None:
+            return self.timeout
+        return max(0.05, min(self.timeout, self._deadline_at - time.monotonic()))
+
+    def _note_timeout(self) -> None:
+        with self._lock:
+            self._timeouts_in_row += 1
+            if self._timeouts_in_row >= self.breaker_timeouts:
+                self._breaker_until = time.monotonic() + self.breaker_cooldown
+
+    def _check_breaker_and_deadline(self) -> None:
+        if self._deadline_at is not None and time.monotonic() >= self._deadline_at:
+            raise _Stop(f"the run's deadline of {self.run_deadline:g} s passed before {self.model!r} answered; "
+                        "raise --run-deadline (or CITEFIX_RUN_DEADLINE) or try again later", "deadline")
+        with self._lock:
+            if self._breaker_until and time.monotonic() < self._breaker_until:
+                raise _Stop(f"{self.model!r} timed out {self._timeouts_in_row} times in a row (timeout "
+                            f"{self.timeout:g} s), so citefix stopped calling it for {self.breaker_cooldown:g} s; check "
+                            "that the provider is up, or raise --llm-timeout", "breaker_open")
+            if self._breaker_until:  # cooled down: let this call through as a trial
+                self._breaker_until = 0.0
+                self._timeouts_in_row = self.breaker_timeouts - 1
 
     def yes_probability(self, messages: list[dict[str, Any]], *, purpose: str, prompt=None) -> YesNo:
         comp = self.complete(messages, purpose=purpose, max_tokens=5, temperature=0.0, top_logprobs=20, prompt=prompt)

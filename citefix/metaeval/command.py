@@ -24,7 +24,8 @@ def register(sub) -> None:
                "  citefix meta-eval data/xsumfaith.jsonl --verifier offline,lexical,similarity\n"
                "  citefix meta-eval data/wice.jsonl --verifier offline,llm --llm openai/gpt-4o-mini --limit 50\n"
                "  citefix meta-eval data/rose.jsonl --decomposer clauses --report reports/\n"
-               "  citefix meta-eval mine.jsonl --verifier offline --calibrate mine-params.json",
+               "  citefix meta-eval mine.jsonl --verifier offline --calibrate mine-params.json\n"
+               "  citefix meta-eval out/planted_dev.jsonl --verifier offline,lexical --by error_type",
     )
     p.add_argument("path", help="labelled JSONL file")
     p.add_argument("--verifier", default="offline",
@@ -43,6 +44,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for the 95%% confidence intervals; 0 turns them off (default 1000)")
+    p.add_argument("--by", metavar="FIELD[,FIELD]",
+                   help="also break every statistic down by the value of these record fields (e.g. error_type); "
+                        "the per-item rows of --report carry the values")
     p.add_argument("--report", metavar="DIR", help="also write a Markdown report, the JSON result and per-item rows here")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON instead of the table")
     p.add_argument("--calibrate", metavar="FILE",
@@ -52,6 +56,11 @@ def register(sub) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
     p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
     p.add_argument("--no-store", action="store_true", help="do not record the run in the store")
+    p.add_argument("--fresh", action="store_true",
+                   help="score again even when the store holds a result for the same file and settings")
+    from citefix.cli import add_cost_options
+
+    add_cost_options(p)
     p.set_defaults(func=run)
 
 
@@ -61,6 +70,14 @@ def verifier_names(spec: str) -> list[str]:
     if not names:
         raise ConfigError("--verifier is empty; name at least one verifier, e.g. --verifier offline")
     return names
+
+
+def by_fields(spec: str | None) -> list[str]:
+    """Split the --by list, dropping blanks and repeats (order kept)."""
+    fields = list(dict.fromkeys(f.strip() for f in (spec or "").split(",") if f.strip()))
+    if spec is not None and not fields:
+        raise ConfigError("--by is empty; name a field of the records, e.g. --by error_type")
+    return fields
 
 
 def command_line(args) -> str:
@@ -75,6 +92,8 @@ def command_line(args) -> str:
         parts += ["--aggregate", args.aggregate]
     if args.strict:
         parts.append("--strict")
+    if args.by:
+        parts += ["--by", ",".join(by_fields(args.by))]
     parts += ["--seed", str(args.seed), "--bootstrap", str(args.bootstrap)]
     return shlex.join(parts)
 
@@ -115,11 +134,23 @@ def run(args) -> int:
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
     names = verifier_names(args.verifier) if shape != "rose" else []
+    by = by_fields(args.by)
+    if by and shape == "rose":
+        raise ConfigError("--by groups verifier statistics; a RoSE file measures decomposition only: leave --by out")
     if args.calibrate and (shape == "rose" or not any(n in OFFLINE_SIGNALS for n in names)):
         raise ConfigError("--calibrate fits the offline verifier's thresholds on labelled items: use it with "
                           "--verifier offline (or lexical, alignment, similarity) on a file with labels, not RoSE")
     settings = load_settings(llm=args.llm, decomposer=args.decomposer, concurrency=args.concurrency, db=args.db,
                              cache=False if args.no_cache else None)
+    if args.dry_run:
+        from citefix.estimate import estimate_meta_eval
+
+        est = estimate_meta_eval(args.path, names, settings, limit=args.limit, format=shape, decomposer=args.decomposer)
+        print(est.line())
+        return 0
+    from citefix.cli import apply_budget
+
+    budget = apply_budget(args, settings)
     if names:
         _torch_threads()
     store = None
@@ -144,13 +175,23 @@ def run(args) -> int:
     elif args.decomposer:
         print(f"citefix: note: --decomposer is not used for {shape} files (their units are given)", file=sys.stderr)
 
-    result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
-                           bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
-                           skip_invalid=not args.strict)
     command = command_line(args)
+    from citefix.metaeval.runner import load_stored_result, result_signature
+
+    signature = result_signature(args.path, command, verifiers, decomposer)
+    stored = load_stored_result(store, signature) if (store is not None and not args.fresh) else None
+    if stored is not None:
+        result = stored[1]
+        print(f"citefix: reused meta-eval run {stored[0]} (same file and settings; --fresh scores again)",
+              file=sys.stderr)
+    else:
+        result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
+                               bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
+                               skip_invalid=not args.strict, by=by)
     print(to_json(result) if args.json else render_table(result), end="" if not args.json else "\n", flush=True)
-    if store is not None:
+    if store is not None and stored is None:
         run_id = _store_result(store, result, command)
+        store.db["metaeval_runs"].update(run_id, {"signature": signature})
         print(f"citefix: stored as meta-eval run {run_id} in {store.path}", file=sys.stderr)
     if args.report:
         paths = write_report(result, args.report, command)
@@ -165,6 +206,9 @@ def run(args) -> int:
         print(f"citefix: calibrated thresholds ({where}, {next(iter(cal['thresholds'].values()))['n']} items): {fitted}",
               file=sys.stderr)
         print(f"citefix: written to {cal['path']}; use them with: export CITEFIX_OFFLINE_PARAMS={shlex.quote(cal['path'])}",
+              file=sys.stderr)
+    if budget is not None and budget.reached:
+        print(f"citefix: {budget.message()}; calls past the limit were not made (their items are missing)",
               file=sys.stderr)
     errors = [r.error for r in result.scores if r.error] + [d.error for d in result.decompositions if d.error]
     if errors:

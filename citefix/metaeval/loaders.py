@@ -1,8 +1,10 @@
 """Read human-labelled JSONL files into typed meta-evaluation items.
 
 One JSON object per line; blank lines are skipped. The shape is detected from the fields of the first record, or named
-with ``format=`` (``--format`` on the command line). Every shape may carry an ``id`` (default ``<file stem>:<line>``);
-other fields are kept in ``case.metadata`` untouched only where listed below. Bring your own data in any of these shapes:
+with ``format=`` (``--format`` on the command line). Every shape may carry an ``id`` (default ``<file stem>:<line>``).
+Every other field of a record that does not become the case's text or sources (labels included) is kept untouched in
+``case.metadata``, so ``meta-eval --by FIELD`` can group items by it; for cited answers a labelled sentence's own extra
+fields are in ``LabelledSentence.metadata``. Bring your own data in any of these shapes:
 
 ``xsumfaith`` (summary vs document, binary label, hallucinated spans per annotator)
     ``document`` str, ``summary`` str, ``label`` 1 consistent / 0 not,
@@ -27,7 +29,10 @@ other fields are kept in ``case.metadata`` untouched only where listed below. Br
 ``attributionbench`` (cited answers, per-sentence binary labels)
     ``answer`` str with ``[n]`` marks, ``passages`` list of ``{id, title?, text}``, ``human.labelled_sentences`` list
     of ``{text, cited: [n, …], attributable: 1/0}``; optional ``question``. Only labelled sentences are scored; each is
-    located in ``answer`` (its span is None if it cannot be found). Detected by ``answer`` + ``passages``.
+    located in ``answer`` (its span is None if it cannot be found). A sentence without marks (``cited`` empty or
+    absent) is judged against all passages of its answer, as AttributionBench does; a sentence citing a passage the
+    record lacks cannot be scored: it is listed (``MetaItem.unscorable``), and the answer's other sentences are
+    scored. Detected by ``answer`` + ``passages``.
 
 ``rose`` (gold atomic content units for decomposition)
     ``reference`` str (the summary to decompose), ``acus`` list of str (expert ACUs). There is no document: the
@@ -91,6 +96,18 @@ class LabelledSentence(BaseModel):
     cited: list[str]
     label: int = Field(description="1 attributable, 0 not.")
     ref: str | None = Field(default=None, description="The dataset's own id for this sentence, if any.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="The sentence record's other fields.")
+    scope: Literal["cited", "all_passages"] = Field(
+        default="cited", description="'all_passages': the sentence has no mark and is judged against every passage.")
+
+
+class UnscorableSentence(BaseModel):
+    """A labelled sentence that cannot be scored (it cites a passage the record lacks); listed, not scored."""
+
+    index: int
+    text: str
+    label: int
+    problem: str
 
 
 class EvidenceAnnotation(BaseModel):
@@ -117,7 +134,14 @@ class MetaItem(BaseModel):
     unlocated_spans: int = 0
     evidence: EvidenceAnnotation | None = None
     sentences: list[LabelledSentence] = Field(default_factory=list)
+    unscorable: list[UnscorableSentence] = Field(default_factory=list)
     gold_acus: list[str] | None = None
+
+    def field(self, name: str, sentence: int | None = None) -> Any:
+        """A field of the input record (a labelled sentence's own field first), or None when it has none."""
+        if sentence is not None and name in self.sentences[sentence].metadata:
+            return self.sentences[sentence].metadata[name]
+        return self.case.metadata.get(name)
 
     def annotator_spans(self) -> tuple[list[list[tuple[int, int]]], int]:
         """Spans grouped per annotator (first-seen order) and the annotator count for majority voting."""
@@ -215,7 +239,8 @@ def iter_items(
     skip_invalid: bool = False,
     skipped: list[SkippedRecord] | None = None,
 ) -> Iterator[MetaItem]:
-    """Yield typed items from a JSONL file, in file order; ``limit`` caps the number of items yielded.
+    """Yield typed items from a JSONL file, in file order; ``limit`` caps the number of records read (valid or not,
+    as ``--limit`` says), so an invalid record counts toward it.
 
     An invalid record raises :class:`DataFileError`, unless ``skip_invalid`` is set: then it is left out and, when a
     ``skipped`` list is given, appended to it. Invalid JSON always raises.
@@ -235,6 +260,7 @@ def iter_items(
             if not raw.strip():
                 continue
             rec = _parse_line(p, lineno, raw)
+            count += 1
             try:
                 item = parse(_Rec(p, lineno, rec))
             except DataFileError as exc:
@@ -245,7 +271,6 @@ def iter_items(
                     skipped.append(SkippedRecord(line=lineno, problem=exc.problem))
                 continue
             yield item
-            count += 1
 
 
 def load(path: str | Path, format: str = "auto", limit: int | None = None, *, skip_invalid: bool = False) -> Loaded:
@@ -306,9 +331,11 @@ class _Rec:
         v = self.data.get("id")
         return str(v) if v is not None and str(v).strip() else f"{self.path.stem}:{self.line}"
 
-    def case(self, **kw: Any) -> Case:
+    def case(self, *, consumed: tuple[str, ...], **kw: Any) -> Case:
+        """The case; every record field not in ``consumed`` (nor ``id``) goes to its metadata."""
+        meta = {k: v for k, v in self.data.items() if k not in consumed and k != "id"}
         try:
-            return Case(id=self.id, **kw)
+            return Case(id=self.id, metadata=meta, **kw)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"])
@@ -330,7 +357,8 @@ def _int_pair(rec: _Rec, v: Any, what: str, limit: int) -> tuple[int, int]:
 
 def _summary_case(rec: _Rec) -> Case:
     document, summary = rec.str_("document"), rec.str_("summary")
-    return rec.case(sources=[Source(id="document", text=document)], text=summary, kind="summary")
+    return rec.case(sources=[Source(id="document", text=document)], text=summary, kind="summary",
+                    consumed=("document", "summary"))
 
 
 def _xsumfaith(rec: _Rec) -> MetaItem:
@@ -376,7 +404,8 @@ def _wice(rec: _Rec) -> MetaItem:
         raise rec.error("missing field 'support'", "add support: full, partial or none")
     if support not in _SUPPORT:
         raise rec.error(f"support must be full, partial or none, found {support!r}", "use full, partial or none")
-    case = rec.case(sources=[Source(id="citation", text=citation)], text=statement, kind="summary")
+    case = rec.case(sources=[Source(id="citation", text=citation)], text=statement, kind="summary",
+                    consumed=("statement", "citation_text"))
     evidence = None
     offsets = rec.list_("evidence_sentence_offsets", required=False)
     if offsets is not None:
@@ -421,6 +450,7 @@ def _attributionbench(rec: _Rec) -> MetaItem:
         raise rec.error("missing field 'human.labelled_sentences'",
                         "add human: {labelled_sentences: [{text, cited, attributable}]}")
     sentences: list[LabelledSentence] = []
+    unscorable: list[UnscorableSentence] = []
     search_from = 0
     for k, s in enumerate(labelled):
         if not isinstance(s, dict) or not isinstance(s.get("text"), str) or not s["text"].strip():
@@ -430,14 +460,22 @@ def _attributionbench(rec: _Rec) -> MetaItem:
             raise rec.error(f"human.labelled_sentences[{k}].attributable must be 0 or 1, found {label!r}",
                             "write attributable as 1 or 0")
         cited = s.get("cited")
-        if not isinstance(cited, list) or not cited:
-            raise rec.error(f"human.labelled_sentences[{k}].cited must be a non-empty list of passage ids",
-                            "list the [n] numbers the sentence cites")
-        cited_ids = list(dict.fromkeys(str(c) for c in cited))
+        scope = "cited"
+        if cited is None or cited == []:
+            # no citation mark: judged against every passage of its answer, as AttributionBench does
+            cited_ids, scope = list(ids), "all_passages"
+        elif not isinstance(cited, list):
+            unscorable.append(UnscorableSentence(index=k, text=s["text"].strip(), label=int(label),
+                                                 problem=f"'cited' must be a list of passage ids, found {cited!r}"))
+            continue
+        else:
+            cited_ids = list(dict.fromkeys(str(c) for c in cited))
         unknown = [c for c in cited_ids if c not in ids]
         if unknown:
-            raise rec.error(f"human.labelled_sentences[{k}] cites {unknown} but passages hold only {ids}",
-                            "add the cited passages or fix the ids")
+            unscorable.append(UnscorableSentence(
+                index=k, text=s["text"].strip(), label=int(label),
+                problem=f"cites {', '.join(f'[{c}]' for c in unknown)}, not among the record's passages {ids}"))
+            continue
         text = s["text"].strip()
         start = answer.find(text, search_from)
         if start < 0:
@@ -448,11 +486,15 @@ def _attributionbench(rec: _Rec) -> MetaItem:
         unit_text = strip_citations(text).strip() or text
         sentences.append(LabelledSentence(index=k, text=text, unit_text=unit_text,
                                           start=start if start >= 0 else None, end=end, cited=cited_ids,
-                                          label=int(label), ref=s.get("ab_id")))
-    if not sentences:
+                                          label=int(label), ref=s.get("ab_id"), scope=scope,
+                                          metadata={k: v for k, v in s.items()
+                                                    if k not in ("text", "cited", "attributable")}))
+    if not sentences and not unscorable:
         raise rec.error("no labelled sentences", "label at least one sentence or remove the record")
-    case = rec.case(sources=sources, text=answer, question=question, kind="cited_answer")
-    return MetaItem(shape="attributionbench", id=case.id, line=rec.line, case=case, sentences=sentences)
+    case = rec.case(sources=sources, text=answer, question=question, kind="cited_answer",
+                    consumed=("answer", "passages", "question"))
+    return MetaItem(shape="attributionbench", id=case.id, line=rec.line, case=case, sentences=sentences,
+                    unscorable=unscorable)
 
 
 def _rose(rec: _Rec) -> MetaItem:
@@ -461,7 +503,8 @@ def _rose(rec: _Rec) -> MetaItem:
     if not all(isinstance(a, str) for a in acus):
         raise rec.error("acus must be a list of strings", "write each ACU as a string")
     acus = [a for a in acus if a.strip()]  # an empty list is kept: the protocol skips and counts such items
-    case = rec.case(sources=[Source(id="reference", text=reference)], text=reference, kind="summary")
+    case = rec.case(sources=[Source(id="reference", text=reference)], text=reference, kind="summary",
+                    consumed=("reference",))
     return MetaItem(shape="rose", id=case.id, line=rec.line, case=case, gold_acus=acus)
 
 

@@ -20,6 +20,9 @@ Conventions (the choices the papers leave open):
   so the order of tied chunks never matters. A statement with no relevant chunk has no NDCG and is skipped.
 * Character spans: micro counts over characters, whitespace excluded by default. Reference = characters marked by any
   annotator ("union") or by more than half of the item's annotators ("majority").
+* Verdict rates: an item is flagged when the verifier's own verdict is not "supported" (its packaged threshold, not one
+  tuned on the file). Detection rate = flagged share of label-0 items, false-flag rate = flagged share of label-1
+  items, verdict balanced accuracy = (detection + 1 - false flags) / 2.
 * ROUGE-1 F1: lower-cased ``[a-z0-9]+`` tokens, clipped unigram counts; optional light suffix stemming (off).
 """
 
@@ -51,6 +54,8 @@ class Stat(BaseModel):
     ci_reason: str | None = Field(default=None, description="Why there is no interval (or a caveat about it).")
     protocol: str = ""
     system: str = Field(default="", description="The verifier or decomposer the value belongs to.")
+    by: str | None = Field(default=None, description="With `meta-eval --by FIELD`: the field of the group.")
+    group: str | None = Field(default=None, description="The field's value shared by the group's items.")
     details: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -251,6 +256,36 @@ def balanced_accuracy_tuned(
     stat = ThresholdStat(value=value, threshold=threshold, tune_value=tune_value, **base)
     stat.details["rule"] = "score >= threshold is predicted supported"
     return _with_ci(stat, lambda idx: balanced_accuracy(s_e[idx], y_e[idx], threshold), len(y_e), bootstrap, seed)
+
+
+def _rates_raw(f: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None, float | None]:
+    neg, pos = y == 0, y == 1
+    det = float(f[neg].mean()) if neg.any() else None
+    ff = float(f[pos].mean()) if pos.any() else None
+    bacc = (det + 1.0 - ff) / 2.0 if det is not None and ff is not None else None
+    return det, ff, bacc
+
+
+def verdict_rates(
+    flagged: Sequence[bool | None], labels: Sequence[int | None], *, bootstrap: int = 0, seed: int = 0
+) -> list[Stat]:
+    """Detection rate, false-flag rate and balanced accuracy of fixed yes/no decisions (flagged = "not supported").
+
+    Items with a missing decision or label are dropped and counted. Each rate is None (with a reason) when the items
+    hold no label of its class, e.g. the detection rate of a group of faithful statements.
+    """
+    _, f, y, missing = _clean_pairs([None if x is None else float(bool(x)) for x in flagged], labels)
+    det, ff, bacc = _rates_raw(f, y)
+    n_neg, n_pos = int((y == 0).sum()), int((y == 1).sum())
+    out = []
+    spec = (("detect_rate", det, "no items labelled 0", n_neg), ("false_flag_rate", ff, "no items labelled 1", n_pos),
+            ("balanced_accuracy_verdict", bacc, "needs items labelled 0 and 1", len(y)))
+    for k, (name, value, why, n) in enumerate(spec):
+        stat = Stat(name=name, value=value, reason=None if value is not None else why, n=n, n_missing=missing,
+                    details={"n_pos": n_pos, "n_neg": n_neg, "flagged": int(f.sum()),
+                             "rule": "flagged = the verifier's own verdict is not 'supported'"})
+        out.append(_with_ci(stat, lambda idx, k=k: _rates_raw(f[idx], y[idx])[k], len(y), bootstrap, seed))
+    return out
 
 
 # ----------------------------------------------------------------------------------------------- correlations

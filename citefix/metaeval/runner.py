@@ -20,6 +20,13 @@ What is scored, per shape (see :mod:`citefix.metaeval.loaders` for the file shap
 * ``attributionbench`` (cited answer): each human-labelled sentence (citation marks removed) is a unit verified against
   the passages it cites (``targets``); all labelled sentences of an answer go in one call. Items are the sentences, in
   file order. Protocols: ROC-AUC and tuned balanced accuracy.
+* Verdict rates (every shape with binary labels): an item is flagged when the verifier's own verdict for at least one
+  of its units is not ``supported``, i.e. at the verifier's packaged "supported" threshold, never one tuned on the file;
+  detection rate (label-0 items flagged), false-flag rate (label-1 items flagged) and their balanced accuracy.
+* ``by`` (``--by FIELD``): every statistic is also computed on the items of each value of a record field (kept in
+  ``case.metadata`` by the loader), beside the overall figures; a group holding one label only gets, instead of a
+  ROC-AUC, the ROC-AUC of its items against the other-label items of the whole file. Each item row carries the values
+  of the ``by`` fields so per-item results can be joined with the input records.
 * ``rose``: the decomposer's units for each reference are compared with the gold ACUs: mean best-match ROUGE-1 F1 of
   the units (the ACUEval measure) and of the gold ACUs (coverage). Verifiers are not used.
 
@@ -73,6 +80,7 @@ class ItemScore(BaseModel):
     chunk_relevance: list[int] | None = None
     chunk_error: str | None = None
     seconds: float = 0.0
+    by: dict[str, Any] = Field(default_factory=dict, description="The item's values of the --by fields.")
 
 
 class DecompositionScore(BaseModel):
@@ -102,6 +110,9 @@ class MetaEvalResult(BaseModel):
     records: int = Field(description="Records read from the file.")
     items: int = Field(description="Evaluation items (records, or labelled sentences for cited answers).")
     skipped: list[SkippedRecord] = Field(default_factory=list)
+    unscorable: list[dict[str, Any]] = Field(
+        default_factory=list, description="Labelled sentences that could not be scored: {item_id, line, index, text, "
+                                          "problem} (cited answers whose mark names a passage the record lacks).")
     limit: int | None = None
     aggregate: Aggregate = "min"
     decomposer: str | None = None
@@ -109,6 +120,7 @@ class MetaEvalResult(BaseModel):
     seed: int = 0
     bootstrap: int = 1000
     chunk_words: int | None = None
+    by: list[str] = Field(default_factory=list, description="Record fields the statistics are also grouped by.")
     stats: list[SerializeAsAny[P.Stat]] = Field(default_factory=list)
     scores: list[ItemScore] = Field(default_factory=list)
     decompositions: list[DecompositionScore] = Field(default_factory=list)
@@ -128,11 +140,19 @@ class MetaEvalResult(BaseModel):
             return [P.ThresholdStat.model_validate(x) if isinstance(x, dict) and "threshold" in x else x for x in v]
         return v
 
-    def stat(self, protocol: str, name: str, system: str) -> P.Stat | None:
-        return next((s for s in self.stats if s.protocol == protocol and s.name == name and s.system == system), None)
+    def stat(self, protocol: str, name: str, system: str, group: str | None = None,
+             by: str | None = None) -> P.Stat | None:
+        """An overall statistic, or with ``group`` that of one group (of ``by``, default the first --by field)."""
+        if group is not None and by is None:
+            by = self.by[0] if self.by else None
+        return next((s for s in self.stats if s.protocol == protocol and s.name == name and s.system == system
+                     and s.group == group and s.by == (by if group is not None else None)), None)
 
     def protocols(self) -> list[str]:
-        return list(dict.fromkeys(s.protocol for s in self.stats))
+        return list(dict.fromkeys(s.protocol for s in self.stats if s.by is None))
+
+    def groups(self, by: str) -> list[str]:
+        return list(dict.fromkeys(s.group for s in self.stats if s.by == by and s.group is not None))
 
 
 # ----------------------------------------------------------------------------------------------- helpers
@@ -231,6 +251,33 @@ def chunk_relevance(item: MetaItem, chunks: Sequence[Span], *, cap: bool = True)
             rel = min(rel, item.level)
         out.append(rel)
     return out
+
+
+MISSING_GROUP = "(missing)"
+
+
+def group_value(v: Any) -> str:
+    """The group key of a field value: strings as they are, anything else as JSON; absent → "(missing)"."""
+    if v is None:
+        return MISSING_GROUP
+    if isinstance(v, str):
+        return v
+    return json.dumps(v, sort_keys=True, ensure_ascii=False)
+
+
+def _by_values(item: MetaItem, by: Sequence[str], sentence: int | None = None) -> dict[str, Any]:
+    return {f: item.field(f, sentence) for f in by}
+
+
+def _check_by(path: str | Path, items: Sequence[MetaItem], by: Sequence[str]) -> None:
+    """Every --by field must occur in at least one record."""
+    for f in by:
+        if any(i.field(f) is not None or any(f in s.metadata for s in i.sentences) for i in items):
+            continue
+        seen = list(dict.fromkeys(k for i in items[:50] for k in list(i.case.metadata)
+                                  + [k for s in i.sentences for k in s.metadata]))
+        raise ConfigError(f"--by {f}: no record of {path} has a field {f!r}. Fix: use one of its fields"
+                          f" ({', '.join(seen[:15]) or 'none besides the text and labels'})")
 
 
 # ----------------------------------------------------------------------------------------------- shared offline pass
@@ -333,6 +380,7 @@ def run_meta_eval(
     stem: bool = False,
     cancel: Any = None,
     share_features: bool = True,
+    by: Sequence[str] = (),
 ) -> MetaEvalResult:
     """Score every item of ``path`` with every verifier and compute the protocols its labels allow.
 
@@ -340,14 +388,19 @@ def run_meta_eval(
     is called as ``on_progress(done, total, item_id)`` after each record. ``cancel`` is anything with ``is_set()``
     (a ``threading.Event``): when set, the run stops after the current record and the statistics cover what was done.
     ``share_features``: offline verifiers that differ only by signal compute their features once per item
-    (:func:`share_offline`); the scores are the same as running each alone.
+    (:func:`share_offline`); the scores are the same as running each alone. ``by``: record fields to break every
+    statistic down by (see the module docstring).
     """
+    by = list(dict.fromkeys(by))
     if aggregate not in ("min", "mean"):
         raise ConfigError(f"unknown aggregate {aggregate!r}; use min or mean")
     started = time.perf_counter()
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     loaded = load(path, format=format, limit=limit, skip_invalid=skip_invalid)
     shape = loaded.shape
+    if by and shape == "rose":
+        raise ConfigError("--by groups verifier statistics; a RoSE file measures decomposition only: leave --by out")
+    _check_by(path, loaded.items, by)
     if shape == "rose":
         if decomposer is None:
             raise ConfigError("a RoSE file measures decomposition: give a decomposer (--decomposer NAME)")
@@ -360,10 +413,11 @@ def run_meta_eval(
     dec_name = getattr(decomposer, "name", type(decomposer).__name__) if decomposer is not None else None
     clock = _Clock(names + ([dec_name] if dec_name else []))
     result = MetaEvalResult(
-        path=str(path), shape=shape, records=len(loaded.items), items=0, skipped=loaded.skipped, limit=limit,
+        path=str(path), shape=shape, records=len(loaded.items) + len(loaded.skipped), items=0, skipped=loaded.skipped,
+        limit=limit,
         aggregate=aggregate, decomposer=dec_name, verifiers=names if shape != "rose" else [], seed=seed,
         bootstrap=bootstrap, chunk_words=chunk_words if shape == "wice" and rank_chunks else None,
-        started_at=started_at,
+        started_at=started_at, by=by,
     )
     result.notes.extend(share_notes)
     counters = {"units_without_span": 0, "decomposer_errors": 0, "chunk_statements": 0}
@@ -377,13 +431,14 @@ def run_meta_eval(
             result.decompositions.append(_decompose_rose(item, index, decomposer, dec_name, clock, stem))
             index += 1
         elif shape == "attributionbench":
-            index = _score_cited(item, index, verifiers, clock, result)
+            index = _score_cited(item, index, verifiers, clock, result, by)
         else:
             units, dec_error = _units_for(item, decomposer, dec_name, clock)
             if dec_error:
                 counters["decomposer_errors"] += 1
             for name, verifier in verifiers.items():
                 row = _score_item(item, index, name, verifier, units, dec_error, aggregate, clock, counters)
+                row.by = _by_values(item, by)
                 if shape == "wice" and rank_chunks and item.evidence is not None and row.error is None:
                     _rank_chunks(item, row, verifier, name, chunk_words, cap_relevance, clock, counters)
                 result.scores.append(row)
@@ -411,6 +466,16 @@ def run_meta_eval(
                             f"{loaded.skipped[0].problem})")
     if result.cancelled:
         result.notes.append(f"cancelled after {len(result.scores) // max(1, len(names))} items")
+    result.unscorable = [{"item_id": f"{i.id}#{u.index + 1}", "line": i.line, "index": u.index, "text": u.text,
+                          "problem": u.problem} for i in loaded.items for u in i.unscorable]
+    if result.unscorable:
+        first = result.unscorable[0]
+        result.notes.append(f"{len(result.unscorable)} labelled sentences could not be scored and are left out "
+                            f"(first: {first['item_id']}, line {first['line']}: {first['problem']})")
+    unmarked = sum(1 for i in loaded.items for s_ in i.sentences if s_.scope == "all_passages")
+    if unmarked:
+        result.notes.append(f"{unmarked} labelled sentences carry no citation mark: judged against all passages of "
+                            "their answer")
     unlocated = sum(i.unlocated_spans for i in loaded.items)
     if unlocated:
         result.notes.append(f"{unlocated} annotated spans had no character offsets and were ignored")
@@ -519,7 +584,9 @@ def _rank_chunks(
 
 
 def _score_cited(item: MetaItem, index: int, verifiers: Mapping[str, Any], clock: _Clock,
-                 result: MetaEvalResult) -> int:
+                 result: MetaEvalResult, by: Sequence[str] = ()) -> int:
+    if not item.sentences:  # every labelled sentence was unscorable: listed in result.unscorable
+        return index
     units = [
         Unit(id=f"s{s.index + 1}", text=s.unit_text, kind="sentence", decomposer="labelled", start=s.start, end=s.end,
              cited=s.cited, sentence=s.index)
@@ -529,7 +596,7 @@ def _score_cited(item: MetaItem, index: int, verifiers: Mapping[str, Any], clock
     for name, verifier in verifiers.items():
         rows = [
             ItemScore(item_id=f"{item.id}#{s.index + 1}", index=index + k, line=item.line, group=item.id,
-                      verifier=name, score=None, label=s.label)
+                      verifier=name, score=None, label=s.label, by=_by_values(item, by, k))
             for k, s in enumerate(item.sentences)
         ]
         t0 = time.perf_counter()
@@ -584,9 +651,11 @@ def _tag(stats: Sequence[P.Stat], protocol: str, system: str) -> list[P.Stat]:
 
 
 def compute_stats(
-    result: MetaEvalResult, items: Sequence[MetaItem], *, bootstrap: int = 1000, seed: int = 0, stem: bool = False
+    result: MetaEvalResult, items: Sequence[MetaItem], *, bootstrap: int = 1000, seed: int = 0, stem: bool = False,
+    by: Sequence[str] | None = None,
 ) -> list[P.Stat]:
-    """Every protocol the labels allow, for every verifier (or the decomposer, for RoSE)."""
+    """Every protocol the labels allow, for every verifier (or the decomposer, for RoSE); then the same per group of
+    each ``by`` field (default ``result.by``)."""
     kw = dict(bootstrap=bootstrap, seed=seed)
     out: list[P.Stat] = []
     if result.shape == "rose":
@@ -599,42 +668,90 @@ def compute_stats(
             s.n_missing = len(result.decompositions) - len(ok)
         return _tag([gen, cov], "decomposition", system)
     by_id = {i.id: i for i in items}
+    fields = list(result.by if by is None else by)
+    # With one annotator per item the majority reference is the union: groups then show it once.
+    majority = any((i.n_annotators or 1) > 1 for i in items if i.spans is not None)
     for name in result.verifiers:
         rows = sorted((r for r in result.scores if r.verifier == name), key=lambda r: r.index)
-        scores = [r.score for r in rows]
-        if any(r.label is not None for r in rows):
-            out += _tag([P.roc_auc(scores, [r.label for r in rows], **kw),
-                         P.balanced_accuracy_tuned(scores, [r.label for r in rows], **kw)], "binary", name)
-        if any(r.rating is not None for r in rows):
-            out += _tag(P.correlations(scores, [r.rating for r in rows], **kw).all(), "rating", name)
-        if any(r.level is not None for r in rows):
-            levels = [r.level for r in rows]
-            out += _tag(P.correlations(scores, levels, **kw).all() + P.one_vs_one_auc(scores, levels, **kw).all(),
-                        "levels", name)
-        ranked = [r for r in rows if r.chunk_relevance is not None]
-        if ranked:
-            groups = [(r.chunk_scores, r.chunk_relevance) for r in ranked if r.chunk_scores is not None]
-            skipped = len(ranked) - len(groups)
-            for k in NDCG_KS:
-                s = P.mean_ndcg(groups, k, **kw)  # type: ignore[arg-type]
-                s.details["statements_without_relevant_chunk"] = (
-                    s.details.get("statements_without_relevant_chunk", 0) + skipped)
-                out += _tag([s], "ranking", name)
-        span_rows = [r for r in rows if by_id.get(r.item_id) is not None and by_id[r.item_id].spans is not None]
-        if span_rows:
-            good = [r for r in span_rows if r.error is None]
-            span_items = []
-            for r in good:
-                it = by_id[r.item_id]
-                groups, n_ann = it.annotator_spans()
-                span_items.append(P.SpanItem(text=it.case.text, predicted=r.predicted_spans, annotators=groups,
-                                             n_annotators=n_ann))
-            for ref in ("union", "majority"):
-                stats = P.span_prf(span_items, ref, **kw).all()  # type: ignore[arg-type]
+        out += _system_stats(name, rows, by_id, kw)
+        for f in fields:
+            groups: dict[str, list[ItemScore]] = {}
+            for r in rows:
+                groups.setdefault(group_value(r.by.get(f)), []).append(r)
+            for g in sorted(groups):
+                stats = _system_stats(name, groups[g], by_id, kw, majority=majority, whole=rows)
                 for s in stats:
-                    s.n_missing = len(span_rows) - len(good)
-                out += _tag(stats, f"spans-{ref}", name)
+                    s.by, s.group = f, g
+                out += stats
     return out
+
+
+def flagged(row: ItemScore) -> bool | None:
+    """The verifier's own decision: True when some unit's verdict is not "supported"; None without a score."""
+    if row.error is not None or row.score is None or not row.unit_labels:
+        return None
+    return any(label != "supported" for label in row.unit_labels)
+
+
+def _system_stats(
+    name: str, rows: Sequence[ItemScore], by_id: Mapping[str, MetaItem], kw: dict[str, Any], *,
+    majority: bool = True, whole: Sequence[ItemScore] | None = None,
+) -> list[P.Stat]:
+    """The statistics of one verifier on these rows (all items, or one group of them with ``whole`` = all rows)."""
+    out: list[P.Stat] = []
+    scores = [r.score for r in rows]
+    labels = [r.label for r in rows]
+    if any(y is not None for y in labels):
+        classes = {y for y, sc in zip(labels, scores) if y is not None and sc is not None}
+        binary = [P.roc_auc(scores, labels, **kw), P.balanced_accuracy_tuned(scores, labels, **kw)]
+        if whole is not None and len(classes) == 1:
+            binary.append(_auc_vs_other(rows, whole, classes.pop(), kw))
+        out += _tag(binary, "binary", name)
+        out += _tag(P.verdict_rates([flagged(r) for r in rows], labels, **kw), "decision", name)
+    if any(r.rating is not None for r in rows):
+        out += _tag(P.correlations(scores, [r.rating for r in rows], **kw).all(), "rating", name)
+    if any(r.level is not None for r in rows):
+        levels = [r.level for r in rows]
+        out += _tag(P.correlations(scores, levels, **kw).all() + P.one_vs_one_auc(scores, levels, **kw).all(),
+                    "levels", name)
+    ranked = [r for r in rows if r.chunk_relevance is not None]
+    if ranked:
+        groups = [(r.chunk_scores, r.chunk_relevance) for r in ranked if r.chunk_scores is not None]
+        skipped = len(ranked) - len(groups)
+        for k in NDCG_KS:
+            s = P.mean_ndcg(groups, k, **kw)  # type: ignore[arg-type]
+            s.details["statements_without_relevant_chunk"] = (
+                s.details.get("statements_without_relevant_chunk", 0) + skipped)
+            out += _tag([s], "ranking", name)
+    span_rows = [r for r in rows if by_id.get(r.item_id) is not None and by_id[r.item_id].spans is not None]
+    if whole is not None and not any(by_id[r.item_id].spans for r in span_rows):
+        span_rows = []  # a group without any reference span (e.g. faithful statements): no span statistics
+    if span_rows:
+        good = [r for r in span_rows if r.error is None]
+        span_items = []
+        for r in good:
+            it = by_id[r.item_id]
+            ann, n_ann = it.annotator_spans()
+            span_items.append(P.SpanItem(text=it.case.text, predicted=r.predicted_spans, annotators=ann,
+                                         n_annotators=n_ann))
+        for ref in ("union", "majority") if majority else ("union",):
+            stats = P.span_prf(span_items, ref, **kw).all()  # type: ignore[arg-type]
+            for s in stats:
+                s.n_missing = len(span_rows) - len(good)
+            out += _tag(stats, f"spans-{ref}", name)
+    return out
+
+
+def _auc_vs_other(rows: Sequence[ItemScore], whole: Sequence[ItemScore], label: int, kw: dict[str, Any]) -> P.Stat:
+    """ROC-AUC of a one-label group against every item of the other label in the whole file."""
+    inside = {id(r) for r in rows}
+    other = [r for r in whole if id(r) not in inside and r.label is not None and r.label != label]
+    both = list(rows) + other
+    s = P.roc_auc([r.score for r in both], [r.label for r in both], **kw)
+    s.name = "roc_auc_vs_other"
+    s.details["rule"] = f"this group's items (label {label}) against the {len(other)} items labelled {1 - label} " \
+                        "of the whole file"
+    return s
 
 
 # ----------------------------------------------------------------------------------------------- views
@@ -643,19 +760,25 @@ _LABELS = {
     "roc_auc": "ROC-AUC", "balanced_accuracy": "BAcc (tuned)", "pearson": "Pearson", "spearman": "Spearman",
     "kendall": "Kendall tau-b", "auc_fs_ns": "AUC FS-vs-NS", "auc_fs_ps": "AUC FS-vs-PS", "auc_ps_ns": "AUC PS-vs-NS",
     "auc_ovo_mean": "AUC one-vs-one mean", "span_precision": "char precision", "span_recall": "char recall",
-    "span_f1": "char F1", "ndcg@5": "NDCG@5", "ndcg@10": "NDCG@10", "ndcg@20": "NDCG@20", "rouge1_best_match": "ROUGE-1 best match", "rouge1_gold_coverage": "ROUGE-1 gold coverage",
+    "span_f1": "char F1", "detect_rate": "detected (label 0 flagged)",
+    "false_flag_rate": "false flags (label 1 flagged)", "balanced_accuracy_verdict": "BAcc (verdict)",
+    "roc_auc_vs_other": "ROC-AUC vs other label", "ndcg@5": "NDCG@5", "ndcg@10": "NDCG@10", "ndcg@20": "NDCG@20", "rouge1_best_match": "ROUGE-1 best match", "rouge1_gold_coverage": "ROUGE-1 gold coverage",
 }
 _PROTOCOLS = {
     "binary": "binary label", "rating": "expert rating", "levels": "support level", "ranking": "chunk ranking",
     "spans-union": "spans (union)", "spans-majority": "spans (majority)", "decomposition": "decomposition",
+    "decision": "verdict",
 }
+VERDICT_NOTE = ("verdict: an item counts as flagged when the verifier's own verdict for one of its units is not "
+                "'supported', i.e. at each verifier's packaged 'supported' threshold (offline signals: "
+                "citefix/data/offline_params.json), not a threshold tuned on this file")
 
 
 def _fmt(v: float | None) -> str:
     return "—" if v is None else f"{v:.3f}"
 
 
-def _cell(s: P.Stat | None, notes: dict[str, int]) -> str:
+def _cell(s: P.Stat | None, notes: dict[str, int], ci: bool = True) -> str:
     if s is None:
         return ""
     if s.value is None:
@@ -663,22 +786,27 @@ def _cell(s: P.Stat | None, notes: dict[str, int]) -> str:
         notes.setdefault(key, len(notes) + 1)
         return f"— [{notes[key]}]"
     text = _fmt(s.value)
-    if s.ci_low is not None and s.ci_high is not None:
+    if ci and s.ci_low is not None and s.ci_high is not None:
         text += f" [{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]"
-    if isinstance(s, P.ThresholdStat) and s.threshold is not None:
+    if ci and isinstance(s, P.ThresholdStat) and s.threshold is not None:
         text += f" @{s.threshold:.3g}"
     return text
 
 
+def _systems(result: MetaEvalResult) -> list[str]:
+    return list(dict.fromkeys(s.system for s in result.stats if s.by is None)) or result.verifiers
+
+
 def _rows(result: MetaEvalResult) -> tuple[list[str], list[list[str]], dict[str, int]]:
-    systems = list(dict.fromkeys(s.system for s in result.stats)) or result.verifiers
+    systems = _systems(result)
     notes: dict[str, int] = {}
     body: list[list[str]] = []
+    overall = [s for s in result.stats if s.by is None]
     for proto in result.protocols():
-        names = list(dict.fromkeys(s.name for s in result.stats if s.protocol == proto))
+        names = list(dict.fromkeys(s.name for s in overall if s.protocol == proto))
         for name in names:
             cells = [_cell(result.stat(proto, name, sys_), notes) for sys_ in systems]
-            n = max((s.n for s in result.stats if s.protocol == proto and s.name == name), default=0)
+            n = max((s.n for s in overall if s.protocol == proto and s.name == name), default=0)
             body.append([_PROTOCOLS.get(proto, proto), _LABELS.get(name, name), str(n)] + cells)
     perf = {p.system: p for p in result.performance}
     speed = lambda v: "—" if v is None else (f"{v:,.0f}" if v >= 100 else f"{v:.3g}")  # noqa: E731
@@ -687,6 +815,31 @@ def _rows(result: MetaEvalResult) -> tuple[list[str], list[list[str]], dict[str,
                 + [speed(perf[s].items_per_s_after_first) if s in perf else "" for s in systems])
     body.append(["memory", "peak RSS MiB", ""] + [f"{perf[s].peak_rss_mb:.0f}" if s in perf else "" for s in systems])
     return ["protocol", "statistic", "n"] + systems, body, notes
+
+
+def _group_rows(result: MetaEvalResult, by: str, notes: dict[str, int], *, ci: bool
+                ) -> tuple[list[str], list[list[str]]]:
+    """One row per (statistic, group value) of a --by field, one column per verifier; rows that no verifier can
+    compute (e.g. the ROC-AUC of a group with one label) are left out."""
+    systems = _systems(result)
+    mine = [s for s in result.stats if s.by == by]
+    index = {(s.protocol, s.name, s.group, s.system): s for s in mine}
+    body: list[list[str]] = []
+    for proto, name in dict.fromkeys((s.protocol, s.name) for s in mine):
+        for g in result.groups(by):
+            stats = [index.get((proto, name, g, sys_)) for sys_ in systems]
+            if not any(st is not None and st.value is not None for st in stats):
+                continue
+            n = max((st.n for st in stats if st is not None), default=0)
+            label = f"{_PROTOCOLS.get(proto, proto)}: {_LABELS.get(name, name)}"
+            body.append([label, g, str(n)] + [_cell(st, notes, ci) for st in stats])
+    return ["statistic", by, "n"] + systems, body
+
+
+def _align(head: list[str], body: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return [line(head), line(["-" * w for w in widths])] + [line(r) for r in body]
 
 
 def _header_lines(result: MetaEvalResult) -> list[str]:
@@ -710,15 +863,22 @@ def _header_lines(result: MetaEvalResult) -> list[str]:
 def render_table(result: MetaEvalResult) -> str:
     """A plain-text table for the terminal: one row per statistic, one column per verifier."""
     head, body, notes = _rows(result)
-    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
-    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    out = _header_lines(result) + ["", line(head), line(["-" * w for w in widths])]
-    out += [line(r) for r in body]
+    out = _header_lines(result) + [""] + _align(head, body)
+    for by in result.by:
+        ghead, gbody = _group_rows(result, by, notes, ci=False)
+        out += ["", f"by {by} ({len(result.groups(by))} groups; values only, 95% CIs in --json and --report)"]
+        out += _align(ghead, gbody)
     if any(isinstance(s, P.ThresholdStat) for s in result.stats):
         out.append("BAcc: threshold (@) tuned on odd-indexed items, reported on even-indexed items")
+    if any(s.protocol == "decision" for s in result.stats):
+        out.append(VERDICT_NOTE)
     for reason, k in notes.items():
         out.append(f"[{k}] {reason}")
     out += [f"note: {n}" for n in _extra_notes(result)]
+    for u in result.unscorable[:20]:
+        out.append(f"not scored: {u['item_id']} (line {u['line']}): {u['problem']}")
+    if len(result.unscorable) > 20:
+        out.append(f"not scored: … and {len(result.unscorable) - 20} more (all in the JSON result, key 'unscorable')")
     return "\n".join(out) + "\n"
 
 
@@ -744,8 +904,18 @@ def to_markdown(result: MetaEvalResult, command: str) -> str:
     out.append("|" + "|".join("---" for _ in head) + "|")
     out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in body]
     out.append("")
+    for by in result.by:
+        ghead, gbody = _group_rows(result, by, notes, ci=True)
+        out += [f"## By {by}", ""]
+        out.append("| " + " | ".join(ghead) + " |")
+        out.append("|" + "|".join("---" for _ in ghead) + "|")
+        out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in gbody]
+        out += ["", "Rows that no verifier can compute for a group (e.g. the ROC-AUC of a group with one label) are "
+                "left out; such a group gets the ROC-AUC of its items against the other-label items of the file.", ""]
     out.append("Cells: value [95% bootstrap CI]. BAcc: threshold (@) tuned on odd-indexed items, reported on "
                "even-indexed items (AggreFact protocol). — means the statistic cannot be computed; reasons below.")
+    if any(s.protocol == "decision" for s in result.stats):
+        out.append(VERDICT_NOTE[0].upper() + VERDICT_NOTE[1:] + ".")
     if notes:
         out.append("")
         out += [f"{k}. {reason}" for reason, k in notes.items()]
@@ -782,6 +952,38 @@ def write_report(result: MetaEvalResult, directory: str | Path, command: str) ->
 
 
 # ----------------------------------------------------------------------------------------------- store
+
+
+def result_signature(path: str | Path, command: str, verifiers: Mapping[str, Any], decomposer: Any = None) -> str:
+    """What a stored meta-eval result depends on: the file's bytes, the command's settings, each verifier's name
+    and parameters (fingerprint), the decomposer and citefix's version."""
+    import hashlib
+
+    from citefix.refine.incremental import verifier_fingerprint
+
+    h = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    parts = {"file": h, "command": command.split(" ", 3)[-1], "version": citefix.__version__,
+             "verifiers": {n: verifier_fingerprint(v) for n, v in verifiers.items()},
+             "decomposer": getattr(decomposer, "name", None)}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def load_stored_result(store: Any, signature: str) -> tuple[int, MetaEvalResult] | None:
+    """The newest complete stored meta-eval with this signature, rebuilt with its per-item scores."""
+    row = next(iter(store.db.query("select * from metaeval_runs where signature = ? order by id desc limit 1",
+                                   [signature])), None)
+    if row is None:
+        return None
+    result = MetaEvalResult.model_validate_json(row["result"])
+    if result.cancelled or result.shape == "rose":
+        return None
+    scores = []
+    for it in store.db.query("select * from metaeval_items where metaeval_run_id = ? order by id", [row["id"]]):
+        human = json.loads(it["human"] or "{}")
+        scores.append(ItemScore.model_validate({**json.loads(it["details"] or "{}"), "item_id": it["item_id"],
+                                                "verifier": it["verifier"], "score": it["score"], **human}))
+    result.scores = scores
+    return int(row["id"]), result
 
 
 def store_rows(result: MetaEvalResult, command: str = "") -> tuple[dict[str, Any], list[dict[str, Any]]]:

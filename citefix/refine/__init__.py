@@ -30,3 +30,17 @@ __all__ = [
     "RefineResult", "RefineSession", "Revision", "Round", "available_strategies", "build_reviser", "build_strategy",
     "citation_issues", "parse_revision", "refine", "register_strategy", "word_edit_distance",
 ]
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """`citefix.refine(...)` is the Python API's refine (citefix.api.refine): once this package is imported it is
+    the attribute `citefix.refine`, so calling the package calls the API function."""
+
+    def __call__(self, *args, **kwargs):
+        from citefix.api import refine as api_refine
+
+        return api_refine(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule
+

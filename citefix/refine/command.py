@@ -65,6 +65,7 @@ def register(sub) -> None:
     p.add_argument("--judge-verifier", help="score every round also with this verifier (offline, nli:<model>, llm, …)")
     p.add_argument("--out", help="write the best round's text here (several cases: one JSON object per line)")
     p.add_argument("--json", action="store_true", help="one JSON line per event on standard output")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report of the run (rounds, diff)")
     p.add_argument("--fail-under", type=float, metavar="SCORE", help="exit 1 if a run's best score is below SCORE")
     add_common(p)
     p.set_defaults(func=cmd_refine)
@@ -97,13 +98,15 @@ def register(sub) -> None:
 
 
 def _settings(args, saved: dict[str, Any] | None = None):
+    from citefix.cli import llm_options
     from citefix.config import load_settings
 
     saved = saved or {}
     pick = lambda name, attr=None: getattr(args, attr or name, None) if getattr(args, attr or name, None) is not None else saved.get(name)  # noqa: E731
     return load_settings(llm=pick("llm"), judge_llm=pick("judge_llm"), verifier=pick("verifier"),
                          decomposer=pick("decomposer"), strategy=pick("strategy"), concurrency=args.concurrency,
-                         db=args.db, cache=False if args.no_cache else saved.get("cache"))
+                         acu_granularity=pick("acu_granularity"), aggregation=pick("aggregation"),
+                         db=args.db, cache=False if args.no_cache else saved.get("cache"), **llm_options(args, saved))
 
 
 def _collaborators(settings, store, *, reviser: str | None, judge_verifier: str | None):
@@ -129,6 +132,7 @@ def _collaborators(settings, store, *, reviser: str | None, judge_verifier: str 
 def _run_settings(settings, *, reviser, judge_verifier) -> dict[str, Any]:
     return {"llm": settings.llm, "judge_llm": settings.judge_llm, "verifier": settings.verifier,
             "judge_verifier": judge_verifier, "decomposer": settings.decomposer, "reviser": reviser,
+            "acu_granularity": settings.acu_granularity, "aggregation": settings.aggregation,
             "cache": settings.cache}
 
 
@@ -217,6 +221,8 @@ def cmd_refine(args) -> int:
         raise InputError("--resume continues a stored run: give no case files with it")
     if args.rounds is not None and args.rounds < 0:
         raise InputError("--rounds must be 0 or more")
+    if args.out and Path(args.out).is_dir():  # say so before any work is done
+        raise InputError(f"--out {args.out}: is a folder; give a file path, e.g. --out {Path(args.out) / 'revised.txt'}")
     saved: dict[str, Any] = {}
     jobs: list[tuple[Any, str | None]] = []
     if args.resume is None:
@@ -226,7 +232,7 @@ def cmd_refine(args) -> int:
     else:
         from citefix.config import load_settings
 
-        probe = Store(load_settings(db=args.db).db)
+        probe = Store(load_settings(db=args.db).db, readonly=True)
         run = probe.run(args.resume)
         try:
             saved = json.loads(run.get("settings") or "{}")
@@ -237,9 +243,25 @@ def cmd_refine(args) -> int:
         saved.setdefault("strategy", run.get("strategy"))
         probe.close()
     settings = _settings(args, saved)
-    store = Store(settings.db)
     reviser = args.reviser or saved.get("reviser")
     judge_verifier = args.judge_verifier or saved.get("judge_verifier")
+    if args.dry_run:
+        if args.resume is not None:
+            raise InputError("--dry-run estimates new runs; give case files, not --resume")
+        from citefix.estimate import Estimate, estimate_refine
+
+        total = Estimate()
+        rounds = args.rounds if args.rounds is not None else DEFAULT_ROUNDS
+        for case, _ in jobs:
+            total.merge(estimate_refine(case, settings, strategy=args.strategy or settings.strategy, rounds=rounds,
+                                        reviser=reviser, judge_llm=settings.judge_llm, judge_verifier=judge_verifier))
+        print(json.dumps({"dry_run": total.as_dict(), "cases": len(jobs)}) if args.json
+              else f"{total.line()} ({len(jobs)} case(s), up to {rounds} rounds)")
+        return 0
+    from citefix.cli import apply_budget
+
+    budget = apply_budget(args, settings)
+    store = Store(settings.db)
     pipeline, reviser, judge = _collaborators(settings, store, reviser=reviser, judge_verifier=judge_verifier)
     strategy = args.strategy or saved.get("strategy") or settings.strategy
     max_rounds = args.rounds if args.rounds is not None else saved.get("max_rounds", DEFAULT_ROUNDS)
@@ -261,12 +283,31 @@ def cmd_refine(args) -> int:
                 head = f"[{i}/{len(jobs)}] " if len(jobs) > 1 else ""
                 print(f"{head}refining {case.id} ({strategy}, up to {max_rounds} rounds)", file=sys.stderr)
             results.append(refine(case, input_path=str(path), **common))
+            if budget is not None and budget.reached:
+                break
+    if not args.json:
+        from citefix.costs import summarise_calls
+
+        for r in results:
+            spent = summarise_calls(store.calls(r.run_id)) if r.run_id is not None else None
+            if spent is not None and spent.calls:
+                print(f"run {r.run_id}: {spent.line()}", file=sys.stderr)
+    if args.html:
+        from citefix.html_report import html_path, write_run_html
+
+        for r in results:
+            if r.run_id is not None:
+                out = write_run_html(store, r.run_id, html_path(args.html, r.run_id, len(results) > 1))
+                print(f"citefix: wrote {out}", file=sys.stderr)
     if args.out:
         _write_out(args.out, results)
         if not args.json:
             print(f"wrote {args.out}", file=sys.stderr)
     elif not args.json and len(results) == 1:
         print(results[0].best_text)
+    if budget is not None and budget.reached:
+        print(f"citefix: {budget.message()}", file=sys.stderr)
+        return 3
     if any(r.failed for r in results):
         bad = next(r for r in results if r.failed)
         print(f"citefix: run {bad.run_id} ended on {bad.stop_reason}: {bad.message or ''}".rstrip(": "), file=sys.stderr)
@@ -288,7 +329,7 @@ def _write_out(path: str, results) -> None:
                                         "score": r.best_score, "stop_reason": r.stop_reason, "text": r.best_text},
                                        ensure_ascii=False) + "\n")
     except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}; pick another path") from exc
+        raise InputError(f"--out {path}: cannot write it ({exc.strerror or exc}); pick another path") from exc
 
 
 # --- compare --------------------------------------------------------------------------------------------------------------
@@ -307,6 +348,15 @@ def cmd_compare(args) -> int:
                          f"; use a comma-separated list from {', '.join(available_strategies())}")
     if args.rounds < 1:
         raise InputError("--rounds must be at least 1")
+    report_dir = Path(args.report)
+    if report_dir.exists() and not report_dir.is_dir():
+        raise InputError(f"--report {args.report}: is a file; give a folder for report.md, report.json and scores.png")
+    if not args.dry_run:  # a dry run creates nothing
+        try:
+            report_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--report {args.report}: cannot make the folder ({exc.strerror or exc}); give another "
+                             "path") from exc
     cases = []
     for path in args.inputs:
         cases += load_cases(path)
@@ -316,6 +366,20 @@ def cmd_compare(args) -> int:
     settings = _settings(args)
     if "critique" in strategies and not settings.llm:
         raise InputError("strategy 'critique' needs an LLM to write the critique: pass --llm MODEL or drop it")
+    if args.dry_run:
+        from citefix.estimate import Estimate, estimate_refine
+
+        total = Estimate()
+        for case in cases:
+            for strategy in strategies:
+                total.merge(estimate_refine(case, settings, strategy=strategy, rounds=args.rounds, reviser=args.reviser,
+                                            judge_llm=settings.judge_llm, judge_verifier=args.judge_verifier))
+        print(f"{total.line()} ({len(cases)} cases × {len(strategies)} strategies, up to {args.rounds} rounds; "
+              "finished runs in the store would be reused)")
+        return 0
+    from citefix.cli import apply_budget
+
+    budget = apply_budget(args, settings)
     store = Store(settings.db)
     pipeline, reviser, judge = _collaborators(settings, store, reviser=args.reviser, judge_verifier=args.judge_verifier)
     run_settings = _run_settings(settings, reviser=reviser, judge_verifier=args.judge_verifier)
@@ -339,6 +403,8 @@ def cmd_compare(args) -> int:
             bar.line(f"[{i}/{total}] {case.id} · {strategy}: {f(first)} → {f(res.best_score)} "
                      f"(best round {res.best_round}, {res.stop_reason}) run {res.run_id}")
         bar.advance()
+        if budget is not None and budget.reached:
+            cancel.set()  # --max-cost: no further run; the report covers what was done
 
     cancel = threading.Event()
     try:
@@ -356,9 +422,26 @@ def cmd_compare(args) -> int:
              f"rounds: {args.rounds}; target: {args.target if args.target is not None else 'none'}; patience: "
              f"{args.patience or 'off'}",
              f"store: {store.path}"]
-    paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes)
+    title = (f"{', '.join(Path(p).name for p in args.inputs)} · LLM {settings.llm or 'none (offline)'} · verifier "
+             f"{getattr(pipeline.verifier, 'name', settings.verifier)} · {len(cases)} cases")
+    paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes, title=title)
     print(paths["markdown"].read_text(encoding="utf-8"))
-    print(f"wrote {paths['markdown']}, {paths['json']}, {paths['plot']}", file=sys.stderr)
+    print(f"wrote {', '.join(str(p) for k, p in paths.items())}", file=sys.stderr)
+    code = 0
+    if budget is not None and budget.reached:
+        print(f"citefix: {budget.message()}; the report covers the runs done", file=sys.stderr)
+        code = 3
+    from citefix.refine.compare import unfinished_runs
+
+    unfinished = unfinished_runs(store, result.by_strategy())
+    if unfinished:
+        runs = ", ".join(f"{r['id']} ({r['case_id']} · {r['strategy']}: {r.get('stop_reason') or r['status']})"
+                         for r in unfinished[:10]) + (", …" if len(unfinished) > 10 else "")
+        print(f"citefix: {len(unfinished)} run(s) did not finish: {runs}; run the same command again to retry them",
+              file=sys.stderr)
+        code = 3
+    if code:
+        return code
     return 0
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from citefix.costs import format_cost, summarise_calls
 from citefix.models import Case
 
 SIGNATURE_KEYS = ("strategy", "llm", "judge_llm", "verifier", "judge_verifier", "decomposer", "reviser", "max_rounds",
@@ -56,6 +57,9 @@ def select_cases(cases: list[Case], *, seed: int | None = None, limit: int | Non
 
 def signature(strategy: str, base: dict[str, Any]) -> dict[str, Any]:
     sig = {k: base.get(k) for k in SIGNATURE_KEYS}
+    for k, default in (("acu_granularity", "sentence"), ("aggregation", "mean")):  # only when not the default, so
+        if base.get(k) not in (None, default):                                    # runs stored before still match
+            sig[k] = base[k]
     sig["strategy"] = strategy
     return sig
 
@@ -104,7 +108,10 @@ def run_compare(
                 return result
             sig = signature(strategy, {**base_signature, "max_rounds": max_rounds, "target": target, "patience": patience})
             row = find_reusable(store, case, sig)
-            if row is not None and row["status"] in ("finished", "failed"):
+            if row is not None:
+                row = store.run(row["id"])  # with its liveness: a run whose process is gone reads as interrupted
+            # only a finished run is final: a failed or interrupted one is resumed (its completed rounds are kept)
+            if row is not None and row["status"] == "finished":
                 result.runs.append(CompareRun(case.id, strategy, row["id"], True, row.get("stop_reason")))
                 if on_run:
                     on_run(i, total, case, strategy, row, True)
@@ -166,13 +173,17 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
             rows = _lineage_rows(store.rounds(run_id))
             if not rows:
                 continue
-            calls = [c for c in store.calls(run_id) if not c["cached"]]
+            all_calls = store.calls(run_id)
+            calls = [c for c in all_calls if not c["cached"]]
+            spent = summarise_calls(all_calls)
             best_n = run["best_round"] if run["best_round"] is not None else rows[-1]["n"]
             best = next((r for r in rows if r["n"] == best_n), rows[-1])
             per_run.append({
                 "run_id": run_id,
                 "case_id": store.case_for_run(run_id).id,
                 "scores": _per_round(rows, "score", max_rounds),
+                "unsupported": _per_round(rows, "n_unsupported", max_rounds),
+                "edit_per_round": _per_round(rows, "edit_orig", max_rounds),
                 "judge_scores": _per_round(rows, "judge_score", max_rounds),
                 "rounds_used": len(rows) - 1,
                 "best_round": best["n"],
@@ -184,7 +195,9 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
                 "edit_orig": best["edit_orig"] or 0,
                 "tokens": sum((c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0) for c in calls),
                 "calls": len(calls),
-                "cost": sum(c["cost"] or 0.0 for c in calls),
+                "cached_calls": spent.cached,
+                "cost": spent.cost,  # None: a call had no price in litellm's table (unknown, not free)
+                "cost_unknown_why": spent.why_unknown,
                 "stop_reason": run["stop_reason"],
                 "status": run["status"],
                 "edits": _edit_kinds(rows, best_n),
@@ -193,6 +206,7 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
         rounds = list(range(max_rounds + 1))
         score_cols = [[r["scores"][k] for r in per_run] for k in rounds]
         judge_cols = [[r["judge_scores"][k] for r in per_run] for k in rounds]
+        active = [sum(1 for r in per_run if r["rounds_used"] >= k) for k in rounds]  # runs that reached round k
         stops: dict[str, int] = {}
         for r in per_run:
             stops[r["stop_reason"] or "?"] = stops.get(r["stop_reason"] or "?", 0) + 1
@@ -202,6 +216,9 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
             "q25": [_quantile(c, 0.25) for c in score_cols],
             "q75": [_quantile(c, 0.75) for c in score_cols],
             "mean_judge_score": [_mean(c) for c in judge_cols],
+            "mean_unsupported": [_mean([r["unsupported"][k] for r in per_run]) for k in rounds],
+            "mean_edit_per_round": [_mean([r["edit_per_round"][k] for r in per_run]) for k in rounds],
+            "active_runs": active,
             "all_supported_before": (sum(r["unsupported_before"] == 0 for r in per_run) / n) if n else None,
             "all_supported": (sum(r["all_supported"] for r in per_run) / n) if n else None,
             "mean_best_score": _mean([r["best_score"] for r in per_run]),
@@ -210,7 +227,9 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
             "mean_tokens": _mean([r["tokens"] for r in per_run]),
             "total_tokens": sum(r["tokens"] for r in per_run),
             "total_calls": sum(r["calls"] for r in per_run),
-            "total_cost": sum(r["cost"] for r in per_run),
+            "cached_calls": sum(r["cached_calls"] for r in per_run),
+            "total_cost": (None if any(r["cost"] is None for r in per_run) else sum(r["cost"] for r in per_run)),
+            "cost_unknown_why": next((r["cost_unknown_why"] for r in per_run if r["cost_unknown_why"]), None),
             "stop_reasons": stops,
             "edits_by_kind": {k: sum(r["edits"].get(k, 0) for r in per_run)
                               for k in sorted({k for r in per_run for k in r["edits"]})},
@@ -261,14 +280,15 @@ def render_markdown(data: dict[str, Any], *, title: str = "Strategy comparison",
             lines.append(f"| {s} | {d['cases']} | " + " | ".join(_f(x) for x in d["mean_judge_score"]) + " |")
     lines += ["", "## Outcome (best round of each run)", "",
               "| strategy | all supported before | all supported after | mean best score | mean edit distance (words) | "
-              "mean rounds | tokens (mean per case) | model calls | cost | stop reasons |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+              "mean rounds | tokens (mean per case) | model calls | answers from the cache | cost | stop reasons |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for s, d in strategies.items():
         stops = ", ".join(f"{k} {v}" for k, v in sorted(d["stop_reasons"].items(), key=lambda kv: -kv[1]))
         lines.append(
             f"| {s} | {_f(d['all_supported_before'], '{:.0%}')} | {_f(d['all_supported'], '{:.0%}')} | "
             f"{_f(d['mean_best_score'])} | {_f(d['mean_edit_distance'], '{:.1f}')} | {_f(d['mean_rounds_used'], '{:.2f}')} | "
-            f"{_f(d['mean_tokens'], '{:.0f}')} | {d['total_calls']} | {_f(d['total_cost'], '${:.4f}')} | {stops} |")
+            f"{_f(d['mean_tokens'], '{:.0f}')} | {d['total_calls']} | {d.get('cached_calls', 0)} | "
+            f"{format_cost(d['total_cost'], d.get('cost_unknown_why'))} | {stops} |")
     if any(d.get("edits_by_kind") for d in strategies.values()):
         kinds = sorted({k for d in strategies.values() for k in d.get("edits_by_kind", {})})
         lines += ["", "## Edits by kind (offline reviser, up to each run's best round)", "",
@@ -311,16 +331,113 @@ def plot(data: dict[str, Any], path: Path, *, title: str = "Score per round") ->
     return path
 
 
+def unfinished_runs(store, runs_by_strategy: dict[str, list[int]]) -> list[dict]:
+    """The listed runs that did not finish (failed, cancelled, interrupted), with their case id, in run order."""
+    from citefix.refine.session import FAILURE_REASONS
+
+    out = []
+    for strategy, ids in runs_by_strategy.items():
+        for rid in ids:
+            row = store.run(rid)
+            if row["status"] != "finished" or row.get("stop_reason") in FAILURE_REASONS:
+                case = store.case_for_run(rid)
+                out.append({**row, "case_id": case.id, "strategy": strategy})
+    return sorted(out, key=lambda r: r["id"])
+
+
+METRICS = {  # file → (series key, y-axis label, y limits)
+    "scores.png": ("mean_score", "score (mean unit support, 0–1; band: 25th–75th percentile)", (0, 1.02)),
+    "unsupported.png": ("mean_unsupported", "unsupported or partial units (mean per text)", None),
+    "edits.png": ("mean_edit_per_round", "edit distance to the original (words, mean)", None),
+}
+STYLES = [("o", "-"), ("s", "--"), ("^", "-."), ("D", ":"), ("v", "-"), ("P", "--")]
+
+
+def plots(data: dict[str, Any], out_dir: Path, *, title: str = "") -> dict[str, Path]:
+    """One PNG per metric (score, unsupported units, edit distance) against round. Each strategy has its own marker
+    and line style and a small sideways offset, so overlapping lines stay apart; a round that some runs never reached
+    (they stopped early) is drawn with a hollow marker and its count of runs still going is written beside it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out: dict[str, Path] = {}
+    for fname, (key, ylabel, ylim) in METRICS.items():
+        fig = metric_figure(data, key, ylabel, ylim, title=title)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out_dir / fname)
+        plt.close(fig)
+        out[fname] = out_dir / fname
+    return out
+
+
+def metric_figure(data: dict[str, Any], key: str, ylabel: str, ylim=None, *, title: str = ""):
+    """The figure of one metric (see plots)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    R = data["max_rounds"]
+    xs = list(range(R + 1))
+    names = list(data["strategies"])
+    fig, ax = plt.subplots(figsize=(7.0, 4.4), dpi=120)
+    for i, (s, d) in enumerate(data["strategies"].items()):
+        marker, ls = STYLES[i % len(STYLES)]
+        shift = (i - (len(names) - 1) / 2) * 0.04
+        xx = [x + shift for x in xs]
+        ys = [float("nan") if v is None else v for v in d.get(key) or [None] * (R + 1)]
+        (line,) = ax.plot(xx, ys, marker=marker, linestyle=ls, label=f"{s} (n={d['cases']})")
+        if key == "mean_score":
+            lo = [float("nan") if v is None else v for v in d["q25"]]
+            hi = [float("nan") if v is None else v for v in d["q75"]]
+            ax.fill_between(xx, lo, hi, alpha=0.15, color=line.get_color(), linewidth=0)
+        active = d.get("active_runs") or [d["cases"]] * (R + 1)
+        for x, y, n in zip(xx, ys, active):
+            if n < d["cases"] and y == y:  # some runs stopped before this round: their last value is carried
+                ax.plot([x], [y], marker=marker, markersize=9, markerfacecolor="white",
+                        markeredgecolor=line.get_color(), linestyle="none", gid="early-stop")
+                ax.annotate(f"{n}/{d['cases']} running", (x, y), textcoords="offset points", xytext=(4, 6),
+                            fontsize=7, color=line.get_color())
+    ax.set_xlabel("round (0 = original text)")
+    ax.set_ylabel(ylabel)
+    ax.set_xticks(xs)
+    if ylim:
+        ax.set_ylim(*ylim)
+    ax.set_title(title or "Strategy comparison", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize=8, title="hollow: runs stopped early, last value carried", title_fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
 def write_report(store, runs_by_strategy: dict[str, list[int]], max_rounds: int, out_dir: str | Path, *,
-                 notes: list[str] | None = None) -> dict[str, Path]:
-    """report.md, report.json and scores.png in out_dir, from the store alone."""
+                 notes: list[str] | None = None, title: str = "") -> dict[str, Path]:
+    """report.md, report.json, one PNG per metric (scores.png, unsupported.png, edits.png) and report.html (the
+    same tables and charts, self-contained) in out_dir, from the store alone."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = collect(store, runs_by_strategy, max_rounds)
     md = out / "report.md"
-    md.write_text(render_markdown(data, notes=notes), encoding="utf-8")
+    text = render_markdown(data, notes=notes)
+    unfinished = unfinished_runs(store, runs_by_strategy)
+    if unfinished:  # failed is not finished: say so first, before any mean that these runs are part of
+        head, _, rest = text.partition("\n")
+        block = [f"**{len(unfinished)} run(s) did not finish** (their scores below stop where they stopped; rerun the "
+                 "same command to retry them):", ""]
+        block += [f"- run {r['id']} ({r['case_id']}, {r['strategy']}): {r['status']}, {r.get('stop_reason') or '—'}"
+                  for r in unfinished]
+        text = head + "\n\n" + "\n".join(block) + "\n" + rest if head.startswith("#") else "\n".join(block) + "\n\n" + text
+    md.write_text(text, encoding="utf-8")
     js = out / "report.json"
     js.write_text(json.dumps({**data, "store": str(store.path), "notes": notes or []}, indent=2, ensure_ascii=False),
                   encoding="utf-8")
-    png = plot(data, out / "scores.png")
-    return {"markdown": md, "json": js, "plot": png}
+    pngs = plots(data, out, title=title)
+    from citefix.html_report import render_compare_html
+
+    page = out / "report.html"
+    page.write_text(render_compare_html(md.read_text(encoding="utf-8"), pngs, title=title or "Strategy comparison"),
+                    encoding="utf-8")
+    return {"markdown": md, "json": js, "plot": pngs["scores.png"], "html": page,
+            **{name.removesuffix(".png"): p for name, p in pngs.items() if name != "scores.png"}}

@@ -27,10 +27,10 @@ def noun(case: Case) -> str:
 class CitationIssue:
     """One problem with a cited answer's citations."""
 
-    kind: str  # unsupported_claim | not_supporting | redundant | missing_passage
+    kind: str  # unsupported_claim | redundant | missing_passage
     claim: str
     cited: list[str] = field(default_factory=list)  # the group's passage ids
-    source: str | None = None  # the citation in question (not_supporting, redundant, missing_passage)
+    source: str | None = None  # the citation in question (redundant, missing_passage)
     unit: Unit | None = None
 
 
@@ -180,9 +180,11 @@ class CritiqueFeedback(FeedbackStrategy):
 
 @register_strategy("citation")
 class CitationFeedback(FeedbackStrategy):
-    """Cited answers: unsupported claims (recall 0), citations that do not support their claim (ALiiCE precision 0:
-    alone they do not entail it, the rest of the group does), redundant citations (they entail it, but so does the
-    rest of the group without them), marks naming missing passages. On a summary it says what `acu` says."""
+    """Cited answers: unsupported claims (recall 0), redundant citations in METHODS' sense, the one `check` reports
+    (ALiiCE precision 0: alone the citation does not entail the claim while the group without it still does), and
+    marks naming missing passages. A citation that entails the claim alone is never called redundant, even when the
+    rest of the group would do without it: dropping every such mark could leave the claim unsupported. On a summary
+    it says what `acu` says."""
 
     def feedback(self, case: Case, evaluation: Evaluation) -> Feedback:
         if case.kind != "cited_answer":
@@ -197,11 +199,10 @@ class CitationFeedback(FeedbackStrategy):
             return "".join(f"[{i}]" for i in ids) or "no passage"
 
         unsupported = [{"claim": i.claim, "marks": marks(i.cited)} for i in issues if i.kind == "unsupported_claim"]
-        not_supporting = [{"claim": i.claim, "source": i.source} for i in issues if i.kind == "not_supporting"]
         redundant = [{"claim": i.claim, "source": i.source} for i in issues if i.kind == "redundant"]
         missing = list(dict.fromkeys(f"[{i.source}]" for i in issues if i.kind == "missing_passage"))
         prompt = load_prompt("feedback_citation")
-        text = prompt.render(unsupported=unsupported, not_supporting=not_supporting, redundant=redundant, missing=missing,
+        text = prompt.render(unsupported=unsupported, redundant=redundant, missing=missing,
                              passages=", ".join(f"[{s.id}]" for s in case.sources))[0]["content"]
         units = list({u.id: u for i in issues if i.kind == "unsupported_claim" and (u := i.unit) is not None}.values())
         verdicts = {u.id: v for u in units if (v := _group_verdict(evaluation, u)) is not None}
@@ -269,11 +270,9 @@ def citation_issues(case: Case, evaluation: Evaluation) -> list[CitationIssue]:
 
 
 def _citation_kind(alone: bool | None, without: bool | None) -> str | None:
-    """ALiiCE precision 0 (alone it does not support the claim, the others do without it): not_supporting. Alone it
-    supports, but so do the others without it: redundant. Needed by the group, or unknown: no issue."""
+    """METHODS' redundant citation (ALiiCE precision 0): alone it does not support the claim while the others do
+    without it. Supporting alone, needed by the group, or unknown: no issue."""
     if alone is False and without is True:
-        return "not_supporting"
-    if alone is True and without is True:
         return "redundant"
     return None
 
@@ -286,7 +285,6 @@ def _issues_from_metrics(ev: Evaluation) -> list[CitationIssue] | None:
     groups = m.get("groups")
     if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
         return None
-    threshold = float(m.get("threshold") or 0.5)
     by_id = {u.id: u for u in ev.units}
     issues: list[CitationIssue] = []
     for g in groups:
@@ -305,11 +303,8 @@ def _issues_from_metrics(ev: Evaluation) -> list[CitationIssue] | None:
             if not isinstance(c, dict):
                 continue
             sid = str(c.get("id") or "")
+            # one definition with the report (citefix.metrics): the label the metrics gave, nothing recomputed here
             if c.get("label") == "redundant" or c.get("redundant"):
-                issues.append(CitationIssue("not_supporting", claim, cited, sid, unit))
-                continue
-            alone, without = c.get("alone"), c.get("without")
-            if len(cited) > 1 and alone is not None and without is not None and alone >= threshold and without >= threshold:
                 issues.append(CitationIssue("redundant", claim, cited, sid, unit))
     return issues
 

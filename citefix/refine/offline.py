@@ -244,7 +244,9 @@ class OfflineReviser:
         add: dict[int, list[str]] = {}  # mark-run index → ids to put in
         recited: set[str] = set()
         for issue in feedback.citations:
-            # a redundant mark still names a supporting passage: only the LLM is told about it, the deleter keeps it
+            # "redundant" (METHODS, ALiiCE precision 0): the mark's passage alone does not support the claim while the
+            # other marks do without it; it is re-cited or removed like a missing passage. Two marks that each support
+            # the claim alone are never flagged, so a supporting passage is never removed here.
             if issue.kind == "unsupported_claim" and issue.unit is not None and issue.cited:
                 better = self._supporting_passage(case, issue.claim, exclude=set(issue.cited))
                 k = _mark_run_for(tx, issue.unit, issue.cited, issue.cited[0])
@@ -253,7 +255,7 @@ class OfflineReviser:
                     add.setdefault(k, []).append(better)
                     recited.add(issue.unit.id)
                 continue
-            if issue.kind not in ("not_supporting", "missing_passage") or issue.source is None:
+            if issue.kind not in ("redundant", "missing_passage") or issue.source is None:
                 continue
             k = _mark_run_for(tx, issue.unit, issue.cited, issue.source)
             if k is not None:

@@ -67,7 +67,7 @@ class Round:
     edit_orig: int | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: a call had no price (unknown, not free)
     duration_s: float | None = None
 
     @property
@@ -80,7 +80,7 @@ class Round:
 
     @property
     def n_units(self) -> int:
-        return len(self.evaluation.units)
+        return len(self.evaluation.checked_units)
 
     @property
     def n_unsupported(self) -> int:
@@ -226,6 +226,11 @@ class RefineSession:
                 judge_llm=getattr(getattr(self.judge_verifier, "llm", None), "model", None),
                 decomposer=getattr(self.decomposer, "name", None), verifier=getattr(self.verifier, "name", None),
                 strategy=self.strategy.name, settings=self.run_settings())
+        if store is not None and self.run_id is not None:  # every call logged as it completes, under this run
+            from citefix.calllog import bind_call_log
+
+            bind_call_log(store, self.run_id, self.llm, self.verifier, self.decomposer, self.strategy, self.reviser,
+                          self.judge_verifier, self.judge_decomposer)
 
     # --- construction from the store -----------------------------------------------------------------------------
 
@@ -259,9 +264,16 @@ class RefineSession:
                 accepted=bool(r["accepted"] if r["accepted"] is not None else 1), status=r["status"] or "done",
                 strategy=r.get("strategy"), edit_prev=r["edit_prev"], edit_orig=r["edit_orig"],
                 prompt_tokens=r["prompt_tokens"] or 0, completion_tokens=r["completion_tokens"] or 0,
-                cost=r["cost"] or 0.0, duration_s=r["duration_s"]))
+                cost=r["cost"], duration_s=r["duration_s"]))
             if r["accepted"] is None or r["accepted"]:
                 prev_n = r["n"]
+        # a round that could not be checked whole (partial, or every unit failed on a model fault) is not a completed
+        # round: drop it, so resuming checks that text (round 0) or revises the last complete round again
+        bad = next((r.n for r in self.rounds if r.evaluation.status == "partial"
+                    or (r.evaluation.status == "error" and r.evaluation.errors)), None)
+        if bad is not None:
+            self.store.delete_rounds_from(run_id, bad)
+            self.rounds = [r for r in self.rounds if r.n < bad]
         accepted = [r for r in self.rounds if r.accepted]
         self.current = (accepted or self.rounds or [None])[-1]
         if self.rounds and self.rounds[0].n == 0:
@@ -315,7 +327,9 @@ class RefineSession:
     def _evaluate(self, text: str, n: int) -> tuple[Evaluation, Evaluation | None]:
         case = self.case.with_text(text)
         before = (self.verifier.total.units, self.verifier.total.reused) if isinstance(self.verifier, CachingVerifier) else None
-        ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"))
+        aggregation = getattr(getattr(self.pipeline, "settings", None), "aggregation", "mean")
+        ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"),
+                      aggregation=aggregation)
         if before is not None:
             units = self.verifier.total.units - before[0]
             reused = self.verifier.total.reused - before[1]
@@ -326,7 +340,8 @@ class RefineSession:
             dec = self.judge_decomposer
             if dec is None:
                 dec = self.decomposer if case.kind == "cited_answer" else _FixedUnits(ev.units, getattr(self.decomposer, "name", "units"))
-            judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"))
+            judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"),
+                             aggregation=aggregation)
         return ev, judge
 
     def _scored(self, r: Round) -> None:
@@ -337,6 +352,8 @@ class RefineSession:
                                     "message": r.evaluation.message})
 
     def _store_round(self, r: Round, calls: list[CallRecord]) -> None:
+        if r.evaluation.status == "partial":
+            r.status = "partial"
         if self.store is None:
             return
         self.store.write_round(self.run_id, r.n, r.evaluation, calls=calls, comment=r.comment, judge=r.judge,
@@ -344,7 +361,7 @@ class RefineSession:
                                accepted=r.accepted, parent=r.parent, strategy=r.strategy)
         row = next((x for x in self.store.rounds(self.run_id) if x["n"] == r.n), None)
         if row is not None:
-            r.prompt_tokens, r.completion_tokens, r.cost = row["prompt_tokens"] or 0, row["completion_tokens"] or 0, row["cost"] or 0.0
+            r.prompt_tokens, r.completion_tokens, r.cost = row["prompt_tokens"] or 0, row["completion_tokens"] or 0, row["cost"]
         self._emit("round_stored", {"round": r.n, "accepted": r.accepted})
 
     def _drain(self) -> list[CallRecord]:
@@ -542,6 +559,8 @@ class RefineSession:
         chain = self.lineage()
         if not chain:
             raise ConfigError("no round stored yet")
+        whole = [r for r in chain if r.evaluation.status != "partial"]
+        chain = whole or chain  # a partly checked round is never compared with complete ones
 
         def key(item):
             depth, r = item
@@ -558,6 +577,8 @@ class RefineSession:
         ev = cur.evaluation
         if ev.status == "error":
             return "evaluation_error"
+        if ev.status == "partial":  # some unit could not be checked even after the round was retried
+            return "llm_error"
         if ev.status == "no_units":
             return "no_units"
         if cur.n_unsupported == 0:
@@ -627,8 +648,8 @@ class RefineSession:
             while True:
                 reason = self.stop_reason(max_rounds=max_rounds, target=target, patience=patience)
                 if reason:
-                    if reason == "evaluation_error":
-                        message = self.current.evaluation.message
+                    if reason == "evaluation_error" or self.current.evaluation.status == "partial":
+                        message = f"round {self.current.n} {self.current.evaluation.message}"
                     break
                 self._check_cancel()
                 _, prop = self.step()

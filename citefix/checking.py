@@ -1,0 +1,72 @@
+"""One case checked and stored: the step `citefix check` and the Python API (`citefix.check`) share."""
+
+from __future__ import annotations
+
+from citefix.errors import UserError
+from citefix.evaluate import evaluate
+from citefix.models import Case, Evaluation
+
+
+def signature(pipeline, decomposer) -> dict:
+    """Everything that changes a check's result besides the case: the verifier with its parameters (fingerprint),
+    the decomposer, the LLM and citefix's version. A batch reuses a stored check only when all of it matches."""
+    import citefix
+    from citefix.refine.incremental import verifier_fingerprint
+
+    return {"verifier": verifier_fingerprint(pipeline.verifier), "decomposer": getattr(decomposer, "name", None),
+            "llm": pipeline.settings.llm, "version": citefix.__version__,
+            "acu_granularity": pipeline.settings.acu_granularity, "aggregation": pipeline.settings.aggregation}
+
+
+def run_settings(settings, pipeline, decomposer=None) -> dict:
+    """What a check run records about how it was judged (compared when a batch resumes)."""
+    out = {"verifier": settings.verifier, "decomposer": settings.decomposer,
+           "acu_granularity": settings.acu_granularity, "aggregation": settings.aggregation}
+    if decomposer is not None:
+        out["signature"] = signature(pipeline, decomposer)
+    return out
+
+
+def find_checked(case: Case, pipeline, store) -> tuple[Evaluation, int] | None:
+    """The newest finished check of this case (same content) with the same signature, if the store holds one."""
+    import json
+
+    want = signature(pipeline, pipeline.decomposer_for(case.kind))
+    for row in store.find_runs(content_hash=case.content_hash(), command="check"):
+        if row["status"] != "finished":
+            continue
+        try:
+            sig = json.loads(row.get("settings") or "{}").get("signature")
+        except json.JSONDecodeError:
+            continue
+        if sig == want and store.rounds(row["id"]):
+            return store.evaluation(row["id"], 0), row["id"]
+    return None
+
+
+def check_case(case: Case, pipeline, store, *, input_path: str | None = None, command: str = "check",
+               on_event=None) -> tuple[Evaluation, int, bool]:
+    """Evaluate `case`, store it as a run (round 0); return (evaluation, run id, failed)."""
+    settings = pipeline.settings
+    decomposer = pipeline.decomposer_for(case.kind)
+    run_id = store.start_run(case, command, input_path=input_path, llm=settings.llm, decomposer=decomposer.name,
+                             verifier=pipeline.verifier.name, settings=run_settings(settings, pipeline, decomposer))
+    from citefix.calllog import bind_call_log
+
+    bind_call_log(store, run_id, pipeline.llm, pipeline.verifier, decomposer)  # calls logged as they complete
+    try:
+        ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier, on_event=on_event,
+                      aggregation=settings.aggregation)
+    except KeyboardInterrupt:
+        store.finish_run(run_id, "interrupted", stop_reason="interrupted")
+        raise
+    except UserError:
+        store.finish_run(run_id, "failed", stop_reason="error")
+        raise
+    store.write_round(run_id, 0, ev, status="partial" if ev.status == "partial" else "done")
+    # "no units" because every model call failed is a failure too, not an empty text; a partly checked text is
+    # not a result: its run fails with llm_error and the units are named
+    failed = ev.status in ("error", "partial") or (ev.status == "no_units" and bool(ev.errors))
+    store.finish_run(run_id, "failed" if failed else "finished", best_round=None if ev.status == "partial" else 0,
+                     stop_reason="llm_error" if ev.status == "partial" else ev.status)
+    return ev, run_id, failed

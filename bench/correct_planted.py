@@ -91,7 +91,7 @@ def main() -> None:
         print(f"  {typ}: {len(per.get(typ, []))} statements, {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
 
     print("\n| type | n | fixed with the source's value | revision supported | words changed per fix | "
-          "corrections | deletions | changed | words introduced |")
+          "with a correction | with a deletion | changed | words introduced |")
     print("|---|---|---|---|---|---|---|---|---|")
     for typ in TYPES:
         rs = [x for x in rows if x["type"] == typ]
@@ -101,7 +101,7 @@ def main() -> None:
         sup = [x for x in rs if x["changed"] and x["supported"]]
         wpf = sum(x["words_changed"] for x in fixed) / len(fixed) if fixed else float("nan")
         corr = sum(1 for x in rs if any(k.startswith("correction") for k in x["edits"]))
-        dele = sum(1 for x in rs if any(k.startswith("deletion") for k in x["edits"]))
+        dele = sum(1 for x in rs if any(not k.startswith("correction") and k != "note" for k in x["edits"]))
         ch = sum(1 for x in rs if x["changed"])
         intro = sum(len(x["introduced"]) for x in rs)
         fx = "—" if typ == "none" else f"{len(fixed) / len(rs):.2f}"

@@ -259,6 +259,27 @@ def _refit_table(sets: dict[str, list]) -> None:
     print("| logistic (LODO refit) | " + " | ".join(cells) + " |")
 
 
+def caps(args) -> None:
+    """How often each hard check fires on items labelled supported / unsupported, per set (whole text and units)."""
+    sets = {n: json.loads((CACHE / f"{n}.json").read_text()) for n in SETS if (CACHE / f"{n}.json").exists()}
+    checks = ("missing_numbers", "missing_dates", "missing_entities", "value_conflict", "polarity_mismatch",
+              "role_swap", "misplaced_numbers", "misplaced_dates", "misplaced_entities")
+    for mode in ("whole", "units"):
+        print(f"\n## {mode}: share of supported / unsupported items on which the check fires\n")
+        print("| check | " + " | ".join(sets) + " |")
+        print("|---|" + "---|" * len(sets))
+        for c in checks:
+            cells = []
+            for n, rows in sets.items():
+                pos, neg = [], []
+                for r in rows:
+                    fs = [r["whole"]] if mode == "whole" else (r["units"] or [r["whole"]])
+                    fire = any(f.get(c, 0) >= 1 for f in fs if "error" not in f)
+                    (pos if r["label"] >= (2 if n == "wice" else 1) else neg).append(fire)
+                cells.append(f"{np.mean(pos):.2f} / {np.mean(neg):.2f}")
+            print(f"| {c} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -268,8 +289,9 @@ def main() -> None:
     f.add_argument("--planted", default=None, help="a planted-error suite (bench/make_planted.py)")
     f.add_argument("--data-dir", default=None, help="the shared data folder (default ../shared/data)")
     sub.add_parser("eval")
+    sub.add_parser("caps", help="how often each hard check fires on supported / unsupported items")
     args = ap.parse_args()
-    features(args) if args.cmd == "features" else evaluate(args)
+    {"features": features, "eval": evaluate, "caps": caps}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -100,3 +100,37 @@ def test_long_flat_sentence_is_linear(dec):
     text = " ".join(["and the big dog"] * 1500) + "."
     units = _units(dec, text)
     assert units and all(u.has_span for u in units)
+
+
+ARTICLE = (
+    "Sale Sharks have agreed terms with Glasgow Warriors number eight Josh Strauss, who will join the Premiership club "
+    "from next season.\nThe South African-born forward, who qualified for Scotland on residency, has won 12 caps and "
+    "played in the World Cup last year.\nSale director of rugby Steve Diamond said Strauss would add power to the back "
+    "row.\nStrauss, 30, joined Glasgow from the Lions in 2012 and helped the club win the Pro12 title in 2015.\n"
+)
+
+
+@pytest.mark.slow
+def test_an_invented_detail_is_its_own_unsupported_unit(tmp_path):
+    """As a new user runs it: the deal's length, which the article never gives, is its own unit, listed as
+    unsupported with the closest evidence; the rest of the sentence stays supported."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "article.txt").write_text(ARTICLE)
+    (tmp_path / "summary.txt").write_text(
+        "Sale Sharks will sign Scotland number eight Josh Strauss on a three-year deal from next season.\n")
+    p = subprocess.run([sys.executable, "-m", "citefix.cli", "check", "--source", str(tmp_path / "article.txt"),
+                        "--summary", str(tmp_path / "summary.txt"), "--db", str(tmp_path / "s.db"), "--json"],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    text = out["text"]
+    verdicts = {v["unit_id"]: v for v in out["verdicts"]}
+    by_words = {text[u["start"]:u["end"]]: verdicts[u["id"]] for u in out["units"]}
+    deal = by_words["on a three-year deal"]
+    assert deal["label"] == "unsupported"
+    assert "Josh Strauss" in deal["evidence"]["text"]
+    assert by_words["from next season"]["label"] == "supported"
+    assert by_words["Sale Sharks will sign Scotland number eight Josh Strauss"]["label"] == "supported"

@@ -462,7 +462,8 @@ async def test_offline_flow_with_real_models(store, example_path):
         assert ev.verifier.startswith("offline") and ev.unsupported
         await pilot.press("r")
         await settle(pilot, app, until=lambda: main._job is None and main.snap.proposal is not None, steps=3000)
-        assert len(main.snap.proposal.text) < len(main.snap.text)  # the offline reviser only deletes
+        # the offline reviser corrects from the source: the changed duration gets the source's value
+        assert main.snap.proposal.text != main.snap.text and "take about eighteen months" in main.snap.proposal.text
         await pilot.press("a")
         await settle(pilot, app, until=lambda: main._job is None and main.snap.current == 1, steps=3000)
         rows = store.rounds(main.snap.run_id)

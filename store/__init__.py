@@ -213,28 +213,27 @@ class Store:
             try:
                 self._retry_busy(lambda: self.db.conn.execute("BEGIN IMMEDIATE"))
             except sqlite3.OperationalError as exc:
-                if _is_readonly(exc):
-                    raise ConfigError(f"the store at {self.path} is read-only; make it writable or pass a writable "
-                                      "path with --db") from exc
+                self._raise_if_readonly(exc)
                 raise
             try:
                 yield self.db
             except BaseException as exc:
                 if self.db.conn.in_transaction:
                     self.db.conn.execute("ROLLBACK")
-                if _is_readonly(exc):
-                    raise ConfigError(f"the store at {self.path} is read-only; make it writable or pass a writable "
-                                      "path with --db") from exc
+                self._raise_if_readonly(exc)
                 raise
             try:
                 self.db.conn.execute("COMMIT")
             except sqlite3.OperationalError as exc:
                 if self.db.conn.in_transaction:
                     self.db.conn.execute("ROLLBACK")
-                if _is_readonly(exc):
-                    raise ConfigError(f"the store at {self.path} is read-only; make it writable or pass a writable "
-                                      "path with --db") from exc
+                self._raise_if_readonly(exc)
                 raise
+
+    def _raise_if_readonly(self, exc: BaseException) -> None:
+        if _is_readonly(exc):
+            raise ConfigError(f"the store at {self.path} is read-only; make it writable or pass a writable "
+                              "path with --db") from exc
 
     def close(self) -> None:
         self.db.close()

@@ -20,6 +20,18 @@ SIZE = (120, 34)
 SMALL = (80, 24)
 
 
+def _gated_responder():
+    """A scripted ACU responder that blocks every call until the returned gate is set."""
+    gate = threading.Event()
+    inner = acu_responder()
+
+    def slow(messages):
+        gate.wait(20)
+        return inner(messages)
+
+    return gate, slow
+
+
 @pytest.fixture
 def example_path():
     from citefix.commands.check import example_path as p
@@ -117,12 +129,7 @@ def _style_at(text, offset):
 async def test_quit_during_a_check_marks_the_run_and_leaves_no_thread_to_wait_for(store, example_path):
     """q while a model call hangs: the job runs in a daemon thread (nothing joins it at exit) and the run is stored
     as interrupted, not left running."""
-    gate = threading.Event()
-    inner = acu_responder()
-
-    def slow(messages):
-        gate.wait(20)
-        return inner(messages)
+    gate, slow = _gated_responder()
 
     from citefix.tui import messages as m
 
@@ -269,12 +276,7 @@ async def test_settings_blocked_while_a_check_runs(store, example_path):
     from citefix.tui import messages as m
     from citefix.tui.dialogs import SettingsScreen
 
-    gate = threading.Event()
-    inner = acu_responder()
-
-    def slow(messages):
-        gate.wait(20)
-        return inner(messages)
+    gate, slow = _gated_responder()
 
     rec = Recorder()
     app = make_app(store, path=example_path, responder=slow)

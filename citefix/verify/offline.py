@@ -778,7 +778,9 @@ class OfflineVerifier:
         rdocs = self._parse_regions(texts)
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) else []
         structure += swaps
-        conflicts = value_conflicts(doc, focus, rdocs)
+        # a value the source states on the same word elsewhere (an age, a figure or a name the summary gathered from
+        # another sentence) is not contradicted by a different value in this region
+        conflicts = [c for c in value_conflicts(doc, focus, rdocs) if not anchored(c["start"], c["end"])]
         structure += conflicts
         return {
             "misplaced": out,

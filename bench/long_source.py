@@ -3,7 +3,7 @@
 Run: nice -n 10 .venv/bin/python bench/long_source.py --sizes 250000,500000,1000000 [--profile 1000000]
 For each size (characters) it writes a source of varied news-style sentences (seeded, deterministic) and a short
 summary to a temporary folder, runs `citefix check --source S --summary T --json --db X` as a subprocess and prints
-size, words, wall seconds and seconds per 100k characters. A 2,000-character run first measures the fixed cost
+size, words, wall seconds, seconds per 100k characters and the largest child's peak memory (sizes ascend). A 2,000-character run first measures the fixed cost
 (model loading), which the per-size rate subtracts. --profile SIZE runs that size in-process under cProfile and prints
 the top functions by cumulative time.
 """
@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -104,14 +105,16 @@ def main() -> None:
             return
         src, summ = write_inputs(folder, 2000)
         base, _, _ = time_check(src, summ, folder / "base.db")
-        print(f"{'chars':>9} {'words':>8} {'wall s':>8} {'s/100k chars (wall - base)':>27} score")
-        print(f"{2000:>9} {len(src.read_text().split()):>8} {base:>8.1f} {'(base)':>27}")
+        print(f"{'chars':>9} {'words':>8} {'wall s':>8} {'s/100k chars (wall - base)':>27} {'peak RSS MB':>12} score")
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"{2000:>9} {len(src.read_text().split()):>8} {base:>8.1f} {'(base)':>27} {rss:>12.0f}")
         for chars in [int(x) for x in args.sizes.split(",")]:
             src, summ = write_inputs(folder, chars)
             took, res, _ = time_check(src, summ, folder / f"s{chars}.db")
             words = len(src.read_text(encoding="utf-8").split())
             rate = (took - base) / (chars / 100_000)
-            print(f"{chars:>9} {words:>8} {took:>8.1f} {rate:>27.2f} {res.get('score')}", flush=True)
+            rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest child so far: this one
+            print(f"{chars:>9} {words:>8} {took:>8.1f} {rate:>27.2f} {rss:>12.0f} {res.get('score'):.3f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Progress of a long `citefix check` on stderr, so a big source does not look like a hang.
 
-A case whose sources hold LONG_WORDS words or more shows its stages (splitting the text into units, verifying them
+A case whose sources hold LONG_WORDS words or more (or whose text holds LONG_TEXT_WORDS) shows its stages (splitting the text into units, verifying them
 against the source) with the time spent: on a terminal as a spinner line that updates (rich, as `refine` and
 `compare` show theirs, erased when done), and with `--progress` as plain lines on any stderr. `--no-progress` turns it
 off. Nothing is written to stdout, so `--json` output is the same with or without it.
@@ -13,6 +13,7 @@ import time
 from typing import Any, Callable
 
 LONG_WORDS = 10_000  # source words from which a check shows progress by itself (~10 s of offline verification)
+LONG_TEXT_WORDS = 1_000  # … or words of the checked text (a hundred units and more)
 
 
 def source_words(case) -> int:
@@ -36,7 +37,7 @@ class CheckProgress:
             return False
         if self.mode == "always":
             return True
-        return self.tty and source_words(case) >= LONG_WORDS
+        return self.tty and (source_words(case) >= LONG_WORDS or len(case.text.split()) >= LONG_TEXT_WORDS)
 
     def start(self, case, i: int = 1, total: int = 1) -> Callable[[str, dict[str, Any]], None] | None:
         """Begin showing one case; returns the on_event callback for the check, or None when not shown."""

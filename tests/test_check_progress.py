@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 
-from citefix.progress import LONG_WORDS
+from citefix.progress import LONG_TEXT_WORDS, LONG_WORDS
 
 SENTENCES = [
     "The council voted on {d} to approve a new {t} near {p}, ending a debate that lasted {n} years.",
@@ -124,3 +124,10 @@ def test_progress_flag_prints_plain_stage_lines_and_no_progress_silences_them(tm
     assert CheckProgress("auto", stream=Tty()).wants(big)
     small = Case(id="small", text="x y", sources=[Source(id="1", text="word " * 100)])
     assert not CheckProgress("auto", stream=Tty()).wants(small)
+    assert CheckProgress("auto", stream=Tty()).wants(small.model_copy(update={"text": "word " * LONG_TEXT_WORDS}))
+
+    class Pipe(Tty):
+        def isatty(self):
+            return False
+
+    assert not CheckProgress("auto", stream=Pipe()).wants(big)  # auto: only on a terminal

@@ -40,7 +40,7 @@ def register(sub) -> None:
                    help="also write a self-contained HTML report (several cases: FILE's name gets each run's id)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="show each case's stages and time on stderr (default: only for a source of 10,000 words or "
-                        "more, on a terminal); stdout is the same either way")
+                        "more or a text of 1,000, on a terminal); stdout is the same either way")
     p.add_argument("--nli", metavar="MODEL",
                    help="judge with a transformers NLI model (hub id or local folder); same as --verifier nli:MODEL")
     add_common(p)

@@ -3,9 +3,9 @@
 Run: nice -n 10 .venv/bin/python bench/long_source.py --sizes 250000,500000,1000000 [--profile 1000000]
 For each size (characters) it writes a source of varied news-style sentences (seeded, deterministic) and a short
 summary to a temporary folder, runs `citefix check --source S --summary T --json --db X` as a subprocess and prints
-size, words, wall seconds, seconds per 100k characters and the largest child's peak memory (sizes ascend). A 2,000-character run first measures the fixed cost
-(model loading), which the per-size rate subtracts. --profile SIZE runs that size in-process under cProfile and prints
-the top functions by cumulative time.
+size, words, wall seconds, seconds per 100k characters and the largest child's peak memory (sizes ascend). A
+2,000-character run first measures the fixed cost (model loading), which the per-size rate subtracts. --profile SIZE
+runs that size in-process under cProfile and prints the top functions by cumulative and by own time.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def time_check(src: Path, summ: Path, db: Path, extra: list[str] | None = None) 
     return took, json.loads(r.stdout.splitlines()[0]), r.stderr
 
 
-def profile(src: Path, summ: Path, db: Path, top: int = 25) -> None:
+def profile(src: Path, summ: Path, db: Path, top: int = 25, dump: str | None = None) -> None:
     import cProfile
     import pstats
 
@@ -87,13 +87,18 @@ def profile(src: Path, summ: Path, db: Path, top: int = 25) -> None:
     prof.enable()
     main(["check", "--source", str(src), "--summary", str(summ), "--json", "--db", str(db)])
     prof.disable()
-    pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(top)
+    if dump:
+        prof.dump_stats(dump)
+    stats = pstats.Stats(prof, stream=sys.stderr)
+    stats.sort_stats("cumulative").print_stats(top)
+    stats.sort_stats("tottime").print_stats(top)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="250000,500000,1000000", help="source sizes in characters, comma-separated")
     ap.add_argument("--profile", type=int, metavar="SIZE", help="profile one size in-process instead")
+    ap.add_argument("--dump", metavar="FILE", help="with --profile: also save the profile (pstats) here")
     ap.add_argument("--keep", metavar="DIR", help="write the inputs here (kept) instead of a temporary folder")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -101,7 +106,7 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         if args.profile:
             src, summ = write_inputs(folder, args.profile)
-            profile(src, summ, folder / "profile.db")
+            profile(src, summ, folder / "profile.db", dump=args.dump)
             return
         src, summ = write_inputs(folder, 2000)
         base, _, _ = time_check(src, summ, folder / "base.db")

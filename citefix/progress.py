@@ -1,9 +1,9 @@
 """Progress of a long `citefix check` on stderr, so a big source does not look like a hang.
 
-A case whose sources hold LONG_WORDS words or more (or whose text holds LONG_TEXT_WORDS) shows its stages (splitting the text into units, verifying them
-against the source) with the time spent: on a terminal as a spinner line that updates (rich, as `refine` and
-`compare` show theirs, erased when done), and with `--progress` as plain lines on any stderr. `--no-progress` turns it
-off. Nothing is written to stdout, so `--json` output is the same with or without it.
+A case whose sources hold LONG_WORDS words or more (or whose text holds LONG_TEXT_WORDS) shows its stages (splitting
+the text into units, verifying them against the source) with the time spent: on a terminal as a spinner line that
+updates (rich, as `refine` and `compare` show theirs, erased when done), and with `--progress` as plain lines on any
+stderr. `--no-progress` turns it off. Nothing is written to stdout, so `--json` output is the same with or without it.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ class CheckProgress:
         elif event == "units_ready":
             self._show(f"{self.head}: verifying {data.get('n', 0)} units against {self.words:,} source words")
         elif event == "units_scored":
-            self._show(f"{self.head}: {data.get('n', 0)} units verified in {time.monotonic() - self._stage_started:.0f} s")
+            took = time.monotonic() - self._stage_started
+            self._show(f"{self.head}: {data.get('n', 0)} units verified in {took:.0f} s")
         elif event == "round_retried":
             self._show(f"{self.head}: some units could not be checked; checking the text once more")
 

@@ -37,6 +37,33 @@ WRITER = textwrap.dedent(
     """
 )
 
+TUI_WRITER = textwrap.dedent(
+    """
+    import json, sys
+    sys.path.insert(0, sys.argv[4])  # the tests folder: refine_fakes' scripted model
+    from citefix.config import Settings
+    from citefix.llm.fake import ScriptedTransport
+    from refine_fakes import make_case, refine_responder
+    from citefix.tui.session import Session, Workbench
+
+    path, who, m = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    # the TUI's own objects, as the app drives them (minus Textual): one Workbench, a Session per opened case
+    bench = Workbench(Settings(llm="fake/model", db=path, concurrency=1), transport=ScriptedTransport(refine_responder()))
+    out = []
+    for i in range(m):
+        s = Session(bench, make_case(case_id=f"plan-{i % 3}"))  # the same cases in every process
+        snap = s.check()                                                 # round 0
+        s.edit(snap.text.replace(", the mayor chairs the board", ""))
+        s.check()                                                        # round 1: the edited text
+        s.propose()
+        s.accept()                                                       # round 2: the accepted revision
+        snap = s.auto_refine(2)                                          # round 3, then all supported
+        s.close()
+        out.append({"run": s.run_id, "rounds": [r.n for r in snap.rounds]})
+    print(json.dumps({"who": who, "runs": out}))
+    """
+)
+
 HOLDER = textwrap.dedent(
     """
     import sqlite3, sys, time
@@ -83,6 +110,51 @@ def test_many_writer_processes_and_a_lock_holder_share_one_store(tmp_path):
     assert rows(db, "select count(*) n from units")[0]["n"] == 3 * n_proc * m_rounds
     assert rows(db, "select count(*) n from calls")[0]["n"] == n_proc * m_rounds
     assert rows(db, "select count(*) n from cases")[0]["n"] == m_rounds  # shared cases stored once
+    assert rows(db, "select count(distinct name) n from _sqlite_migrations")[0]["n"] == \
+        rows(db, "select count(*) n from _sqlite_migrations")[0]["n"]
+    assert rows(db, "pragma integrity_check")[0]["integrity_check"] == "ok"
+
+
+def test_tui_sessions_and_a_cli_check_share_one_store(tmp_path):
+    """Issue 12: N processes driving the TUI's session code (Workbench/Session: check, edit, propose, accept,
+    auto-refine, close) × M cases, a `citefix check` CLI process and a 3 s holder of the write lock, all on one new
+    store file at once: 0 crashes, every run finished with all its rounds, the store's integrity intact."""
+    import json
+    from pathlib import Path
+
+    db = tmp_path / "shared.db"
+    n_proc, m_cases, hold = 4, 6, 3.0
+    env = _env(tmp_path)
+    tests_dir = str(Path(__file__).parent)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), str(hold)], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    cli_check = subprocess.Popen([sys.executable, "-m", "citefix.cli", "check", "--example", "summary", "--json",
+                                  "--db", str(db)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    tui = [subprocess.Popen([sys.executable, "-c", TUI_WRITER, str(db), f"t{k}", str(m_cases), tests_dir], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(n_proc)]
+    outs = [(p.wait(timeout=300), *p.communicate()) for p in tui]
+    c_out = cli_check.communicate(timeout=300)
+    h_out = holder.communicate(timeout=60)
+    assert holder.returncode == 0 and "holding" in h_out[0], h_out
+    assert cli_check.returncode == 0 and "Traceback" not in c_out[1], c_out[1]
+    cli_run = json.loads(c_out[0].splitlines()[0])["run_id"]
+    tui_runs = []
+    for rc, out, err in outs:
+        assert rc == 0 and "Traceback" not in err, err
+        tui_runs += json.loads(out)["runs"]
+    assert len(tui_runs) == n_proc * m_cases and len({r["run"] for r in tui_runs}) == n_proc * m_cases
+    assert all(r["rounds"] == [0, 1, 2, 3] for r in tui_runs), tui_runs
+    runs = rows(db, "select id, command, status, best_round from runs order by id")
+    assert len(runs) == n_proc * m_cases + 1
+    assert sorted(r["id"] for r in runs if r["command"] == "tui") == sorted(r["run"] for r in tui_runs)
+    assert all(r["status"] == "finished" and r["best_round"] is not None for r in runs), runs
+    assert next(r for r in runs if r["id"] == cli_run)["command"] == "check"
+    per_run = rows(db, "select run_id, count(*) n, sum(status in ('done', 'edited') and score is not null) done "
+                       "from rounds group by run_id")  # every round complete and scored (none partial)
+    assert {r["run_id"]: (r["n"], r["done"]) for r in per_run} == \
+        {**{r["run"]: (4, 4) for r in tui_runs}, cli_run: (1, 1)}
+    assert rows(db, "select count(*) n from calls where run_id is null or run_id not in (select id from runs)")[0]["n"] == 0
+    assert rows(db, "select count(*) n from cases")[0]["n"] == 2  # the plan case (content hash) and the example
     assert rows(db, "select count(distinct name) n from _sqlite_migrations")[0]["n"] == \
         rows(db, "select count(*) n from _sqlite_migrations")[0]["n"]
     assert rows(db, "pragma integrity_check")[0]["integrity_check"] == "ok"

@@ -38,6 +38,9 @@ def register(sub) -> None:
                         "already checked with the same settings, so an interrupted batch continues where it stopped")
     p.add_argument("--html", metavar="FILE",
                    help="also write a self-contained HTML report (several cases: FILE's name gets each run's id)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show each case's stages and time on stderr (default: only for a source of 10,000 words or "
+                        "more or a text of 1,000, on a terminal); stdout is the same either way")
     p.add_argument("--nli", metavar="MODEL",
                    help="judge with a transformers NLI model (hub id or local folder); same as --verifier nli:MODEL")
     add_common(p)
@@ -118,6 +121,9 @@ def run(args) -> int:
     store = Store(settings.db)
     pipeline = build_pipeline(settings, store)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    from citefix.progress import CheckProgress
+
+    progress = CheckProgress({None: "auto", True: "always", False: "never"}[getattr(args, "progress", None)])
     failed_gate = False
     model_failure = False
     many = len(cases) > 1
@@ -129,7 +135,11 @@ def run(args) -> int:
             (ev, run_id), failed = hit, False
             reused += 1
         else:
-            ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path))
+            on_event = progress.start(case, i, len(cases))
+            try:
+                ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path), on_event=on_event)
+            finally:
+                progress.finish()
         if failed:
             model_failure = True
             print(f"citefix: run {run_id} ({case.id}): {ev.message or ev.status}", file=sys.stderr)

@@ -207,6 +207,15 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
         score_cols = [[r["scores"][k] for r in per_run] for k in rounds]
         judge_cols = [[r["judge_scores"][k] for r in per_run] for k in rounds]
         active = [sum(1 for r in per_run if r["rounds_used"] >= k) for k in rounds]  # runs that reached round k
+        # where runs ended before --rounds: a normal early stop (all supported, target, no improvement, unchanged
+        # text) or a failure (model error, partial round, interrupted, cancelled), counted at the round they ended on
+        stopped_at, failed_at = [0] * (max_rounds + 1), [0] * (max_rounds + 1)
+        for r in per_run:
+            k = min(r["rounds_used"], max_rounds)
+            if _run_failed(r):
+                failed_at[k] += 1
+            elif r["rounds_used"] < max_rounds:
+                stopped_at[k] += 1
         stops: dict[str, int] = {}
         for r in per_run:
             stops[r["stop_reason"] or "?"] = stops.get(r["stop_reason"] or "?", 0) + 1
@@ -219,6 +228,8 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
             "mean_unsupported": [_mean([r["unsupported"][k] for r in per_run]) for k in rounds],
             "mean_edit_per_round": [_mean([r["edit_per_round"][k] for r in per_run]) for k in rounds],
             "active_runs": active,
+            "stopped_at": stopped_at,
+            "failed_at": failed_at,
             "all_supported_before": (sum(r["unsupported_before"] == 0 for r in per_run) / n) if n else None,
             "all_supported": (sum(r["all_supported"] for r in per_run) / n) if n else None,
             "mean_best_score": _mean([r["best_score"] for r in per_run]),
@@ -236,6 +247,13 @@ def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> d
             "runs": per_run,
         }
     return out
+
+
+def _run_failed(r: dict) -> bool:
+    """A run that did not finish (failed, interrupted, cancelled, running) or ended on a model failure."""
+    from citefix.refine.session import FAILURE_REASONS
+
+    return r.get("status") != "finished" or r.get("stop_reason") in FAILURE_REASONS
 
 
 def _edit_kinds(rows: list[dict], best_n: int) -> dict[str, int]:
@@ -350,13 +368,23 @@ METRICS = {  # file → (series key, y-axis label, y limits)
     "unsupported.png": ("mean_unsupported", "unsupported or partial units (mean per text)", None),
     "edits.png": ("mean_edit_per_round", "edit distance to the original (words, mean)", None),
 }
+STOP_MARKS = {  # the round a run ended on before --rounds: a normal early stop, or a failure
+    "stopped-here": {"marker": "*", "markersize": 12, "color": "#444444", "markeredgecolor": "black", "zorder": 4},
+    "failed-here": {"marker": "X", "markersize": 10, "color": "#d62728", "markeredgecolor": "black", "zorder": 5},
+}
+STOP_LABELS = {
+    "stopped-here": "run(s) stopped early here (all supported, target, no improvement)",
+    "failed-here": "run(s) failed or interrupted here (model error, partial round, killed)",
+}
 STYLES = [("o", "-"), ("s", "--"), ("^", "-."), ("D", ":"), ("v", "-"), ("P", "--")]
 
 
 def plots(data: dict[str, Any], out_dir: Path, *, title: str = "") -> dict[str, Path]:
     """One PNG per metric (score, unsupported units, edit distance) against round. Each strategy has its own marker
     and line style and a small sideways offset, so overlapping lines stay apart; a round that some runs never reached
-    (they stopped early) is drawn with a hollow marker and its count of runs still going is written beside it."""
+    (they stopped early) is drawn with a hollow marker and its count of runs still going is written beside it. The
+    round a run ended on before --rounds carries a star (a normal early stop: all supported, target, no improvement)
+    or a red cross (failed, partial round, interrupted), each with its count and a legend entry."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -383,6 +411,7 @@ def metric_figure(data: dict[str, Any], key: str, ylabel: str, ylim=None, *, tit
     xs = list(range(R + 1))
     names = list(data["strategies"])
     fig, ax = plt.subplots(figsize=(7.0, 4.4), dpi=120)
+    seen: set[str] = set()  # which early-stop marks were drawn: each gets a legend entry
     for i, (s, d) in enumerate(data["strategies"].items()):
         marker, ls = STYLES[i % len(STYLES)]
         shift = (i - (len(names) - 1) / 2) * 0.04
@@ -400,6 +429,13 @@ def metric_figure(data: dict[str, Any], key: str, ylabel: str, ylim=None, *, tit
                         markeredgecolor=line.get_color(), linestyle="none", gid="early-stop")
                 ax.annotate(f"{n}/{d['cases']} running", (x, y), textcoords="offset points", xytext=(4, 6),
                             fontsize=7, color=line.get_color())
+        for gid, counts in (("stopped-here", d.get("stopped_at")), ("failed-here", d.get("failed_at"))):
+            for x, y, c in zip(xx, ys, counts or []):
+                if c and y == y:  # c runs ended on this round (before --rounds, or on a failure)
+                    ax.plot([x], [y], linestyle="none", gid=gid, label="_nolegend_", **STOP_MARKS[gid])
+                    ax.annotate(f"{c} {'failed' if gid == 'failed-here' else 'stopped'}", (x, y),
+                                textcoords="offset points", xytext=(4, -11), fontsize=7, color=STOP_MARKS[gid]["color"])
+                    seen.add(gid)
     ax.set_xlabel("round (0 = original text)")
     ax.set_ylabel(ylabel)
     ax.set_xticks(xs)
@@ -407,7 +443,15 @@ def metric_figure(data: dict[str, Any], key: str, ylabel: str, ylim=None, *, tit
         ax.set_ylim(*ylim)
     ax.set_title(title or "Strategy comparison", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(loc="best", fontsize=8, title="hollow: runs stopped early, last value carried", title_fontsize=7)
+    from matplotlib.lines import Line2D
+
+    handles, labels = ax.get_legend_handles_labels()
+    for gid in ("stopped-here", "failed-here"):
+        if gid in seen:
+            handles.append(Line2D([], [], linestyle="none", **STOP_MARKS[gid]))
+            labels.append(STOP_LABELS[gid])
+    ax.legend(handles, labels, loc="best", fontsize=8, title="hollow: runs stopped early, last value carried",
+              title_fontsize=7)
     fig.tight_layout()
     return fig
 

@@ -18,56 +18,14 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TUI_WRITER = textwrap.dedent(
-    """
-    import json, sys
-    sys.path.insert(0, sys.argv[4])
-    from citefix.config import Settings
-    from citefix.llm.fake import ScriptedTransport
-    from refine_fakes import make_case, refine_responder
-    from citefix.tui.session import Session, Workbench
-
-    path, who, m = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    bench = Workbench(Settings(llm="fake/model", db=path, concurrency=1), transport=ScriptedTransport(refine_responder()))
-    out = []
-    for i in range(m):
-        s = Session(bench, make_case(case_id=f"plan-{i % 3}"))
-        snap = s.check()
-        s.edit(snap.text.replace(", the mayor chairs the board", ""))
-        s.check()
-        s.propose()
-        s.accept()
-        snap = s.auto_refine(2)
-        s.close()
-        out.append({"run": s.run_id, "rounds": [r.n for r in snap.rounds]})
-    print(json.dumps({"who": who, "runs": out}))
-    """
-)
-
-HOLDER = textwrap.dedent(
-    """
-    import sqlite3, sys, time
-    conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=120)
-    while True:
-        try:
-            if conn.execute("select count(*) from sqlite_master where name = 'runs'").fetchone()[0]:
-                break
-        except sqlite3.OperationalError:
-            pass
-        time.sleep(0.05)
-    conn.execute("BEGIN IMMEDIATE")
-    conn.execute("insert into verdict_cache(key, verifier, value, created) values ('holder', 'x', '{}', 'now')")
-    print("holding", flush=True)
-    time.sleep(float(sys.argv[2]))
-    conn.execute("COMMIT")
-    """
-)
+# the writer and lock-holder scripts are the suite's own (tests/test_store_concurrency.py), run here at scale
+sys.path.insert(0, str(ROOT / "tests"))
+from test_store_concurrency import HOLDER, TUI_WRITER  # noqa: E402
 
 
 def main() -> None:

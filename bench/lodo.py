@@ -34,7 +34,7 @@ CACHE = ROOT / "out" / "lodo"
 from tune_offline import FILES, auc, one_vs_one  # noqa: E402
 
 SETS = ("xsumfaith", "summeval", "wice", "attributionbench", "planted")
-SIGNALS = ("lexical", "alignment", "similarity")
+SIGNALS = ("lexical", "alignment", "similarity", "entail")
 # Combinations compared: name → parameter overlay (None: the packaged parameters as they are).
 VARIANTS: dict[str, dict[str, Any] | None] = {
     "packaged": None,
@@ -42,6 +42,9 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "local": {"combined": {"method": "local"}, "profiles": {"cited_answer": {"combined": {"method": "local"}}}},
     "local3": {"combined": {"method": "local", "signals": ["lexical", "alignment", "similarity"]},
                "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "alignment", "similarity"]}}}},
+    "local4": {"combined": {"method": "local", "signals": ["lexical", "alignment", "similarity", "entail"]},
+               "profiles": {"cited_answer": {"combined": {"method": "local",
+                                                          "signals": ["lexical", "alignment", "similarity", "entail"]}}}},
     "local2": {"combined": {"method": "local", "signals": ["lexical", "alignment"]},
                "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "alignment"]}}}},
 }
@@ -105,7 +108,11 @@ def features(args) -> None:
     from citefix.verify.offline import OfflineVerifier
 
     CACHE.mkdir(parents=True, exist_ok=True)
-    v = OfflineVerifier()
+    from citefix.verify.offline import load_params
+
+    params = load_params()
+    params.setdefault("entail", {})["always"] = True  # cache the entailment score too, whatever the packaged mix
+    v = OfflineVerifier(params=params)
     dec = ClauseDecomposer()
     data = _data_dir(args.data_dir)
     for name in args.sets:

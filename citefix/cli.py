@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
 def add_common(p: argparse.ArgumentParser) -> None:
     """Options every pipeline command shares."""
     p.add_argument("--llm", help="litellm model string (e.g. openai/gpt-4o-mini, ollama/qwen2.5:14b); default: offline")
-    p.add_argument("--verifier", help="offline | offline:lexical | offline:alignment | offline:similarity | llm | nli:<model>")
+    p.add_argument("--verifier", help="offline | offline:lexical | offline:alignment | offline:similarity | offline:entail | llm | nli:<model>")
     p.add_argument("--decomposer", help="auto | acu | clauses | aliice | sentence")
     p.add_argument("--concurrency", type=int, help="parallel model calls (default 8)")
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")

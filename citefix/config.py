@@ -34,7 +34,7 @@ AGGREGATIONS = ("mean", "all_supported", "min")
 class Settings:
     llm: str | None = None  # litellm model string; None = offline default
     judge_llm: str | None = None  # a second model that scores rounds in refinement
-    verifier: str = "auto"  # auto | offline | offline:lexical | offline:alignment | offline:similarity | llm | nli:<model>
+    verifier: str = "auto"  # auto | offline | offline:lexical | offline:alignment | offline:similarity | offline:entail | llm | nli:<model>
     decomposer: str = "auto"  # auto | acu | clauses | aliice | sentence
     strategy: str = "acu"  # refinement feedback strategy
     concurrency: int = 8
@@ -107,8 +107,8 @@ def load_settings(**cli: Any) -> Settings:
 
 
 DECOMPOSERS = ("auto", "acu", "clauses", "aliice", "sentence")
-VERIFIERS = ("auto", "offline", "offline:lexical", "offline:alignment", "offline:similarity", "lexical", "alignment",
-             "similarity", "llm")
+VERIFIERS = ("auto", "offline", "offline:lexical", "offline:alignment", "offline:similarity", "offline:entail",
+             "lexical", "alignment", "similarity", "entail", "llm")
 
 
 def _check_choices(values: dict[str, Any], origin: dict[str, str]) -> None:
@@ -127,7 +127,7 @@ def _check_choices(values: dict[str, Any], origin: dict[str, str]) -> None:
         ok = v in VERIFIERS or (v.startswith("nli:") and len(v) > 4) or (v.startswith("llm:") and len(v) > 4)
         if not ok:
             raise ConfigError(f"unknown verifier {ver!r} (from {origin.get('verifier', 'verifier')}); use offline, "
-                              "offline:lexical, offline:alignment, offline:similarity, llm or nli:<model>")
+                              "offline:lexical, offline:alignment, offline:similarity, offline:entail, llm or nli:<model>")
         if v == "llm" and not values.get("llm"):
             raise ConfigError(f"{origin.get('verifier', 'verifier')} = 'llm' needs a model: pass --llm MODEL or set "
                               "CITEFIX_LLM")

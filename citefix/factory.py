@@ -10,7 +10,8 @@ from citefix.llm.client import LLMClient
 
 OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical": "lexical",
                    "offline:alignment": "alignment", "alignment": "alignment",
-                   "offline:similarity": "similarity", "similarity": "similarity"}
+                   "offline:similarity": "similarity", "similarity": "similarity",
+                   "offline:entail": "entail", "entail": "entail"}
 
 
 def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLMClient:
@@ -45,7 +46,7 @@ def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | N
         from citefix.verify.nli import NLIVerifier
 
         return NLIVerifier(name.split(":", 1)[1], device=settings.nli_device)
-    raise ConfigError(f"unknown verifier {name!r}; use offline, offline:lexical, offline:alignment, offline:similarity, llm or nli:<model>")
+    raise ConfigError(f"unknown verifier {name!r}; use offline, offline:lexical, offline:alignment, offline:similarity, offline:entail, llm or nli:<model>")
 
 
 def build_decomposer(name: str, settings: Settings, llm: LLMClient | None = None, *, kind: str = "summary"):

@@ -45,7 +45,7 @@ from citefix.verify.local import (
 
 PARAMS_ENV = "CITEFIX_OFFLINE_PARAMS"
 _PROFILE_KEYS = ("combined", "cap", "thresholds")  # what a calibration profile may set
-SIGNALS = ("combined", "lexical", "alignment", "similarity")
+SIGNALS = ("combined", "lexical", "alignment", "similarity", "entail")
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
 
@@ -206,6 +206,7 @@ class OfflineVerifier:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._profile_params: dict[str, dict[str, Any]] = {}
+        self._entail = None
 
     # --- models, loaded on first use ------------------------------------------------------------------------------
 
@@ -260,8 +261,9 @@ class OfflineVerifier:
         bad = [s for s in signals if s not in SIGNALS]
         if bad:
             raise ValueError(f"signal must be one of {', '.join(SIGNALS)}, not {bad[0]!r}")
-        tokens = any(s in ("combined", "alignment") for s in signals)
-        feats = self.features(units, case, targets=targets, tokens=tokens)
+        tokens = any(s in ("combined", "alignment", "entail") for s in signals)
+        entail = "entail" in signals or ("combined" in signals and self.uses_entail(combined=True))
+        feats = self.features(units, case, targets=targets, tokens=tokens, entail=entail)
         return {s: [self._verdict(u, f, case, signal=s) for u, f in zip(units, feats)] for s in signals}
 
     def features(
@@ -271,13 +273,16 @@ class OfflineVerifier:
         *,
         targets: Sequence[Sequence[str]] | None = None,
         tokens: bool | None = None,
+        entail: bool | None = None,
     ) -> list[dict[str, Any]]:
         """Raw per-unit features (all three signals), or {"error": ...}. Used by verify() and by the tuner.
 
         ``tokens``: compute the token alignment (default: when this verifier's signal uses it).
         """
         if tokens is None:
-            tokens = self.signal in ("combined", "alignment")
+            tokens = self.signal in ("combined", "alignment", "entail")
+        if entail is None:
+            entail = self.uses_entail()
         if targets is not None and len(targets) != len(units):
             raise ValueError(f"targets has {len(targets)} entries for {len(units)} units")
         all_ids = [s.id for s in case.sources]
@@ -322,7 +327,36 @@ class OfflineVerifier:
             out[i] = self._unit_features(units[i], case, docs[k], tok[k], sent[k], pools[key])
             out[i]["target"] = list(target_ids[i] or [])
             out[i]["profile"] = self.profile_for(case)
+        regions = {i: out[i].pop("_region_text", "") for i in live}
+        if entail:
+            # (e) the entailment model, one batch for all units: the unit against its evidence region
+            probs = self.entail_model.score([(units[i].text, regions[i]) for i in live])
+            for i, pr in zip(live, probs):
+                out[i]["entail"] = _clip01(_finite(pr))
         return [o if o is not None else {"error": "no features"} for o in out]
+
+    def uses_entail(self, combined: bool = False) -> bool:
+        """Whether features carry the entailment model's score: for the entail signal, and for the combination when
+        its signals include it (``entail.enabled`` false turns it off)."""
+        if not self.params.get("entail", {}).get("enabled", True):
+            return False
+        if self.signal == "entail" and not combined:
+            return True
+        if self.signal not in ("combined", "entail") and not combined:
+            return False
+        names = set(self.params.get("combined", {}).get("signals") or ())
+        for prof in (self.params.get("profiles") or {}).values():
+            names |= set(prof.get("combined", {}).get("signals") or ())
+        return "entail" in names or bool(self.params.get("entail", {}).get("always"))
+
+    @property
+    def entail_model(self):
+        if self._entail is None:
+            _quiet_transformers()
+            from citefix.verify.entail import load_entail
+
+            self._entail = load_entail()
+        return self._entail
 
     def profile_for(self, case: Case) -> str:
         """The calibration profile for a case: its kind when the parameters hold a profile for it, else "default".
@@ -367,6 +401,10 @@ class OfflineVerifier:
             s = feat["alignment"]
         elif signal == "similarity":
             s = feat["similarity"]
+        elif signal == "entail":
+            if "entail" not in feat:
+                raise ValueError("the entail signal needs features computed with the entailment model")
+            s = feat["entail"]
         elif p["combined"].get("method") == "local":
             s = self._local_score(feat, p)
             if self._capped(feat, p):
@@ -385,7 +423,6 @@ class OfflineVerifier:
         return _clip01(s)
 
     @staticmethod
-    @staticmethod
     def _local_score(feat: dict[str, Any], p: dict[str, Any]) -> float:
         """The "local" combination: the geometric mean of the signals named in combined.signals (default all three:
         lexical coverage, token alignment against the evidence region, embedding similarity). No fitted weights: each is already a support score in
@@ -396,7 +433,9 @@ class OfflineVerifier:
             "alignment": feat.get("local_alignment", feat["alignment"]),
             "similarity": feat["similarity"],
         }
-        names = p["combined"].get("signals") or list(vals)
+        if "entail" in feat:
+            vals["entail"] = feat["entail"]
+        names = [n for n in (p["combined"].get("signals") or ("lexical", "alignment", "similarity")) if n in vals]
         prod = 1.0
         for n in names:
             prod *= max(0.0, vals[n])
@@ -599,6 +638,8 @@ class OfflineVerifier:
                 evidence = {"source_id": pool.ids[si], "start": piece.start, "end": piece.end, "text": piece.text}
                 f["evidence"] = evidence
 
+        f["_region_text"] = " ".join(pool.sources[r.source].text[r.start:r.end] for r in regions) if regions else (
+            evidence["text"] if evidence else "")
         # (a) lexical, on the unit's own words; (d) the same elements against the evidence region
         lex = self._lexical(unit, doc, pool, evidence["text"] if evidence else "", focus)
         groups, content = lex.pop("_entity_groups"), lex.pop("_content")
@@ -1001,6 +1042,7 @@ class OfflineVerifier:
             "similarity": round(f["similarity"], 4),
             "alignment_raw": round(f["alignment_raw"], 4),
             "similarity_raw": round(f["similarity_raw"], 4),
+            **({"entail": round(f["entail"], 4)} if "entail" in f else {}),
             "missing": [m["text"] for m in f["missing"]],
             "missing_words": [m["text"] for m in f["missing_words"]],
             "unsupported_tokens": [m["text"] for m in f["low_tokens"]],

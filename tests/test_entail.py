@@ -1,0 +1,86 @@
+"""citefix's small entailment model: the shipped delta loads on the packaged MiniLM with both hashes checked, scores
+pairs, and the training script's save/load round trip gives the same scores."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from citefix.errors import ConfigError
+from citefix.verify.entail import delta_dir, load_entail
+
+ROOT = Path(__file__).resolve().parent.parent
+
+EVIDENCE = ("Work is expected to begin next spring and to take about eighteen months. The old engine shed will be kept "
+            "and restored as a workshop.")
+
+
+def test_shipped_delta_is_small_hashed_and_pinned_to_the_packaged_minilm():
+    from citefix.encoder import MINILM_SHA256
+    from citefix.verify.entail import _sha256
+
+    folder = delta_dir()
+    manifest = json.loads((folder / "entail.json").read_text())
+    weights = folder / "entail.safetensors"
+    assert weights.stat().st_size <= 30e6
+    assert manifest["sha256"] == _sha256(weights)
+    assert manifest["base_sha256"] == MINILM_SHA256
+    assert manifest["provenance"]["n_train"] > 1000
+
+
+def test_scores_are_probabilities_and_follow_the_evidence():
+    m = load_entail()
+    pairs = [
+        ("Work is expected to take about eighteen months.", EVIDENCE),
+        ("Work is expected to take about five years.", EVIDENCE),
+        ("The old engine shed will be demolished.", EVIDENCE),
+        ("The old engine shed will be kept.", EVIDENCE),
+    ]
+    p = m.score(pairs)
+    assert all(0.0 <= x <= 1.0 for x in p)
+    assert p[0] > p[1]
+    assert p[3] > p[2]
+    # the same pair alone or in a batch of others scores the same (padding does not leak into the score)
+    assert abs(m.score(pairs[:1])[0] - p[0]) < 1e-3
+
+
+def test_a_delta_whose_hash_does_not_match_is_refused(tmp_path):
+    folder = tmp_path / "entail"
+    shutil.copytree(delta_dir(), folder)
+    manifest = json.loads((folder / "entail.json").read_text())
+    manifest["sha256"] = "0" * 64
+    (folder / "entail.json").write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError, match="sha256 does not match"):
+        load_entail(folder)
+
+
+def test_missing_files_name_the_folder_and_the_fix(tmp_path):
+    with pytest.raises(ConfigError, match="missing.*bench/train_entail.py"):
+        load_entail(tmp_path)
+
+
+def test_training_script_round_trip(tmp_path):
+    """bench/train_entail.py on a few pairs writes a delta that load_entail reads back (fp16, hashes checked)."""
+    pairs = tmp_path / "pairs.jsonl"
+    rows = []
+    for k in range(24):
+        good = k % 2 == 0
+        rows.append({"id": f"p{k}", "article_id": f"a{k % 6}", "evidence": EVIDENCE, "label": int(good),
+                     "statement": "Work will take about eighteen months." if good else "Work will take two years.",
+                     "error_type": "none" if good else "date"})
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "delta"
+    res = subprocess.run([sys.executable, str(ROOT / "bench" / "train_entail.py"), str(pairs), "--layers", "1",
+                          "--epochs", "1", "--batch", "8", "--threads", "1", "--out", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "saved" in res.stdout
+    m = load_entail(out)
+    assert len(m.head.layers) == 1
+    p = m.score([("Work will take about eighteen months.", EVIDENCE)])
+    assert 0.0 <= p[0] <= 1.0

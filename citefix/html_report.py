@@ -209,7 +209,7 @@ def _citations_table(ev: Evaluation) -> str:
 
 def render_run_html(store, run_id: int) -> str:
     """The whole page for one stored run."""
-    from citefix.commands.history import best_round_of
+    from citefix.export import best_round_of
     from citefix.costs import format_cost, summarise_calls
 
     run = store.run(run_id)

@@ -2,14 +2,14 @@
 
 No Textual here and no pipeline logic: checks, revisions, accept/reject and revert are steps of
 citefix.refine.session.RefineSession (the same object `citefix refine` loops over), export is
-citefix.commands.history.export_run. Jobs run in worker threads and return a Snapshot, plain data the screen paints,
+citefix.export.export_run. Jobs run in worker threads and return a Snapshot, plain data the screen paints,
 so the UI thread never waits on a model. `busy` makes a new job wait for a cancelled one still finishing in its thread.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -18,6 +18,7 @@ from citefix.errors import InputError
 
 if TYPE_CHECKING:  # pydantic models load with the first case, after the first paint
     from citefix.models import Case, Evaluation
+    from citefix.pipeline import RunSettings
 
 Event = Callable[[str, dict[str, Any]], None]
 
@@ -84,15 +85,20 @@ class Workbench:
 
     The store opens on first use (in a worker: sqlite-utils is not needed for the first paint)."""
 
-    def __init__(self, settings: Settings, store=None, transport=None):
-        self.settings = settings
+    def __init__(self, settings: Settings | RunSettings, store=None, transport=None):
+        # everything a run needs (judge verifier, reviser, loop limits besides config.Settings): citefix.pipeline,
+        # where the pipeline is built too; a plain Settings gets the loop defaults
+        self.run_settings = settings if not isinstance(settings, Settings) else _run_settings(settings)
         self._store = store
         self.transport = transport
         self._pipeline = None
-        self._judge = None
         self.generation = 0  # bumped when settings change: sessions rebuild their refiner
         self.busy = threading.Lock()
         self._store_lock = threading.Lock()
+
+    @property
+    def settings(self) -> Settings:
+        return self.run_settings.settings
 
     @property
     def store(self):
@@ -110,10 +116,11 @@ class Workbench:
 
     @property
     def pipeline(self):
+        """The run pipeline (citefix.pipeline.build_run_pipeline): the same one `citefix refine` builds."""
         if self._pipeline is None:
-            from citefix.factory import build_pipeline
+            from citefix.pipeline import build_run_pipeline
 
-            self._pipeline = build_pipeline(self.settings, self.store, self.transport)
+            self._pipeline = build_run_pipeline(self.run_settings, self.store, self.transport)
         return self._pipeline
 
     def needs_warm_up(self) -> bool:
@@ -145,7 +152,9 @@ class Workbench:
                 import litellm  # noqa: F401
 
                 loaded.append("litellm")
-            for obj in (p.decomposer_for(kind), p.verifier):
+            from citefix.refine.incremental import unwrap
+
+            for obj in (p.decomposer_for(kind), unwrap(p.verifier)):
                 for attr in ("nlp", "encoder"):
                     if isinstance(getattr(type(obj), attr, None), property):
                         getattr(obj, attr)
@@ -154,15 +163,8 @@ class Workbench:
         return loaded
 
     def judge_verifier(self):
-        """The judge that scores rounds with a second model (settings.judge_llm), or None."""
-        if not self.settings.judge_llm:
-            return None
-        if self._judge is None:
-            from citefix.factory import build_verifier
-
-            self._judge = build_verifier(f"llm:{self.settings.judge_llm}", self.settings, self.store,
-                                         transport=self.transport)
-        return self._judge
+        """The judge that scores rounds a second time (settings.judge_llm, a judge verifier), or None."""
+        return self.pipeline.judge
 
     def describe(self) -> dict[str, str]:
         s = self.settings
@@ -177,13 +179,12 @@ class Workbench:
     def apply_settings(self, new: Settings, *, save: bool = True) -> Path | None:
         """Validate by building what the settings name (cheap: models load on first use), swap it in, save."""
         from citefix.config import save_settings
-        from citefix.factory import build_pipeline, build_verifier
-        from citefix.refine.feedback import build_strategy
+        from citefix.pipeline import build_run_pipeline
 
-        pipeline = build_pipeline(new, self.store, self.transport)
-        build_strategy(new.strategy, llm=pipeline.llm)
-        judge = build_verifier(f"llm:{new.judge_llm}", new, self.store, transport=self.transport) if new.judge_llm else None
-        self.settings, self._pipeline, self._judge = new, pipeline, judge
+        run = replace(self.run_settings, settings=new)
+        pipeline = build_run_pipeline(run, self.store, self.transport)
+        pipeline.strategy_for(new.strategy)
+        self.run_settings, self._pipeline = run, pipeline
         self.generation += 1
         return save_settings(new) if save else None
 
@@ -210,6 +211,12 @@ class Workbench:
             last = (accepted or rows)[-1]
             s.current, s.text = last["n"], last["text"]
         return s
+
+
+def _run_settings(settings: Settings) -> "RunSettings":
+    from citefix.pipeline import RunSettings  # imports pydantic models: not before the first paint
+
+    return RunSettings(settings)
 
 
 class Session:
@@ -267,8 +274,8 @@ class Session:
         self.text = text
 
     def export(self, fmt: str, path: str | None = None) -> tuple[str, str]:
-        """Export the run with citefix.commands.history.export_run; returns (path written, format)."""
-        from citefix.commands.history import export_run
+        """Export the run with citefix.export.export_run; returns (path written, format)."""
+        from citefix.export import export_run
 
         if self.run_id is None:
             raise InputError("nothing to export yet: check the text first (c)")
@@ -290,10 +297,8 @@ class Session:
         from citefix.refine.session import RefineSession
 
         if self.refiner is None or self._generation != self.bench.generation:
-            s = self.settings
-            kw = dict(pipeline=self.bench.pipeline, strategy=s.strategy, judge_verifier=self.bench.judge_verifier(),
-                      command="tui", input_path=self.input_path,
-                      settings={"verifier": s.verifier, "decomposer": s.decomposer, "cache": s.cache})
+            kw = dict(self.bench.pipeline.refine_kwargs(), command="tui", input_path=self.input_path,
+                      settings=self.bench.run_settings.with_loop())
             if self.run_id is None:
                 self.refiner = RefineSession(self.case, store=self.store, **kw)
                 self.run_id = self.refiner.run_id

@@ -1012,7 +1012,10 @@ def store_rows(result: MetaEvalResult, command: str = "") -> tuple[dict[str, Any
     return run, items
 
 
-def _store_result(store: Any, result: MetaEvalResult, command: str = "") -> int:
-    """Write one meta-eval run and its items into the store; return the run id."""
+def store_result(store: Any, result: MetaEvalResult, command: str = "", *, signature: str | None = None) -> int:
+    """Write one meta-eval run and its items into the store (with the signature a rerun is matched by); return the
+    run id."""
     run, items = store_rows(result, command)
+    if signature is not None:
+        run["signature"] = signature
     return int(store.save_metaeval(run, items))

@@ -12,16 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from citefix.config import Settings, load_settings
+from citefix.config import DEFAULT_PATIENCE, DEFAULT_ROUNDS, Settings, load_settings
 from citefix.errors import ConfigError, InputError
 from citefix.llm.client import LLMClient
 
 OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical": "lexical",
                    "offline:alignment": "alignment", "alignment": "alignment",
                    "offline:similarity": "similarity", "similarity": "similarity"}
-
-DEFAULT_ROUNDS = 3
-DEFAULT_PATIENCE = 2
 
 
 # --- single collaborators -------------------------------------------------------------------------------------------

@@ -28,9 +28,9 @@ from typing import Any
 
 from citefix.errors import InputError
 
+from citefix.config import DEFAULT_PATIENCE, DEFAULT_ROUNDS
+
 JSON_EVENTS = ("round_started", "units_scored", "revision_proposed", "run_finished")
-DEFAULT_ROUNDS = 3
-DEFAULT_PATIENCE = 2
 
 
 def register(sub) -> None:

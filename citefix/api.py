@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from citefix.errors import InputError
 from citefix.models import Case, Evaluation, Source
 
+
 class CheckResult(Evaluation):
     """An Evaluation (score, units, verdicts, scores, metrics) with the run it was stored as."""
 
@@ -215,10 +216,10 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
               aggregate: str = "min", bootstrap: int = 1000, seed: int = 0, strict: bool = False,
               db: str | os.PathLike | None = None, store: bool = True):
     """Measure verifiers against human labels (what `citefix meta-eval` does); returns the MetaEvalResult."""
-    from citefix.pipeline import build_decomposer, build_llm, build_verifier
     from citefix.metaeval import verifier_names
     from citefix.metaeval.loaders import detect_format
     from citefix.metaeval.runner import run_meta_eval, store_result
+    from citefix.pipeline import build_decomposer, build_llm, build_verifier
 
     shape = detect_format(path) if format == "auto" else format
     names = verifier_names(verifiers if isinstance(verifiers, str) else ",".join(verifiers)) if shape != "rose" else []

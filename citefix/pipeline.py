@@ -10,11 +10,14 @@ in the verdict cache, the judge, and — per session — the feedback strategy a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citefix.config import DEFAULT_PATIENCE, DEFAULT_ROUNDS, Settings, load_settings
 from citefix.errors import ConfigError, InputError
 from citefix.llm.client import LLMClient
+
+if TYPE_CHECKING:
+    from citefix.verify.base import Verifier
 
 OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical": "lexical",
                    "offline:alignment": "alignment", "alignment": "alignment",
@@ -117,12 +120,24 @@ def build_strategy(strategy, llm=None):
 
 
 def build_reviser(reviser, llm=None):
-    """A reviser by name (auto | llm | offline; None = auto); an object passes through."""
+    """A reviser by name: auto (the LLM when one is configured, else offline; None = auto) | llm | offline. An object
+    passes through."""
     if reviser is not None and not isinstance(reviser, str):
         return reviser
-    from citefix.refine.revise import build_reviser as by_name
+    name = (reviser or "auto").strip()
+    if name == "auto":
+        name = "llm" if llm is not None else "offline"
+    if name == "llm":
+        if llm is None:
+            raise ConfigError("reviser 'llm' needs a model: pass --llm MODEL or set CITEFIX_LLM (or use --reviser offline)")
+        from citefix.refine.revise import LLMReviser
 
-    return by_name(reviser, llm=llm)
+        return LLMReviser(llm)
+    if name == "offline":
+        from citefix.refine.offline import OfflineReviser
+
+        return OfflineReviser()
+    raise ConfigError(f"unknown reviser {name!r}; use auto, llm or offline")
 
 
 # --- settings -------------------------------------------------------------------------------------------------------
@@ -212,10 +227,10 @@ class Pipeline:
 
     settings: Settings
     llm: LLMClient | None
-    verifier: Any
+    verifier: Verifier
     store: Any | None = None
     transport: Any | None = None
-    judge: Any | None = None
+    judge: Verifier | None = None
     run: RunSettings | None = None
 
     def decomposer_for(self, kind: str):
@@ -242,7 +257,7 @@ class Pipeline:
         return self.llm is None
 
     def describe(self) -> dict:
-        return {"llm": self.llm.model if self.llm else None, "verifier": getattr(self.verifier, "name", "?")}
+        return {"llm": self.llm.model if self.llm else None, "verifier": self.verifier.name}
 
 
 def build_pipeline(settings: Settings, store=None, transport=None) -> Pipeline:

@@ -11,20 +11,17 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING
 
+from citefix.events import Event
 from citefix.config import Settings
-from citefix.errors import InputError
+from citefix.errors import Cancelled, InputError  # noqa: F401 - Cancelled: what a cancelled job raises
 
 if TYPE_CHECKING:  # pydantic models load with the first case, after the first paint
     from citefix.models import Case, Evaluation
+    from citefix.refine.session import Proposal
     from citefix.pipeline import RunSettings
 
-Event = Callable[[str, dict[str, Any]], None]
-
-
-class Cancelled(Exception):
-    """The user cancelled the running job; the step in progress is not stored."""
 
 
 @dataclass
@@ -54,17 +51,6 @@ class RoundRow:
 
 
 @dataclass
-class Proposal:
-    """A revision waiting for accept or reject (what RefineSession.propose_revision returned, evaluated)."""
-
-    text: str
-    evaluation: Evaluation | None
-    comment: str | None = None
-    notes: list[str] = field(default_factory=list)
-    handle: Any = None  # the refine package's Proposal, passed back on accept/reject
-
-
-@dataclass
 class Snapshot:
     """What a screen paints after a job: the case, the run's rounds with their evaluations, the working text."""
 
@@ -75,7 +61,7 @@ class Snapshot:
     evaluation: Evaluation | None  # evaluation of `current` (None before the first check)
     text: str  # the working text (may be edited and not yet checked)
     run: dict = field(default_factory=dict)
-    proposal: Proposal | None = None
+    proposal: Proposal | None = None  # a revision waiting for accept or reject (evaluated), as the session made it
     evaluations: dict[int, Evaluation] = field(default_factory=dict)  # every stored round's, for viewing and diffs
     info: str | None = None  # something to tell the user (why there was no revision, why auto-refine stopped)
 
@@ -169,7 +155,7 @@ class Workbench:
     def describe(self) -> dict[str, str]:
         s = self.settings
         if self._pipeline is not None:
-            verifier = getattr(self._pipeline.verifier, "name", s.verifier)
+            verifier = self._pipeline.verifier.name
         else:  # what "auto" will pick (factory.build_verifier's rule), before the pipeline is built
             verifier = f"auto ({'llm' if s.llm else 'offline'})" if s.verifier == "auto" else s.verifier
         return {"llm": s.llm or "none (offline)", "judge": s.judge_llm or "—", "verifier": verifier,
@@ -249,7 +235,7 @@ class Session:
     def apply_settings(self, new: Settings, *, save: bool = True) -> Path | None:
         path = self.bench.apply_settings(new, save=save)
         if self.proposal is not None and self.refiner is not None:  # proposed under the old settings: drop it
-            self.refiner.reject(self.proposal.handle)
+            self.refiner.reject(self.proposal)
             self.proposal = None
         return path
 
@@ -312,16 +298,11 @@ class Session:
         return self.refiner
 
     def _job(self, cancel, fn):
-        """Run one step under the busy lock, turning the refine package's Cancelled into ours."""
-        from citefix.refine.session import Cancelled as RefineCancelled
-
+        """Run one step under the busy lock (a cancelled step raises citefix.errors.Cancelled)."""
         with self.bench.busy:
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
-            try:
-                return fn()
-            except RefineCancelled as exc:
-                raise Cancelled() from exc
+            return fn()
 
     def _sync(self) -> None:
         cur = self.refiner.current
@@ -339,7 +320,7 @@ class Session:
             if first:
                 try:
                     r.evaluate_current()  # round 0: the text as it came
-                except Cancelled_ as exc:
+                except Cancelled as exc:
                     r.finish("cancelled", "cancelled", "cancelled before the first round was stored")
                     raise exc
             info = None
@@ -354,8 +335,6 @@ class Session:
             self.proposal = None
             self._sync()
             return self.snapshot(info)
-
-        from citefix.refine.session import Cancelled as Cancelled_
 
         return self._job(cancel, step)
 
@@ -376,8 +355,7 @@ class Session:
                 if prop.reason == "no_feedback" and r.current.n_unsupported == 0:
                     return self.snapshot(f"nothing to revise: no unit of round {r.current.n} is unsupported")
                 return self.snapshot(f"no revision: {prop.message or prop.reason}")
-            notes = list(prop.revision.notes) if prop.revision else []
-            self.proposal = Proposal(prop.text, prop.evaluation, prop.comment, notes, handle=prop)
+            self.proposal = prop
             return self.snapshot()
 
         return self._job(cancel, step)
@@ -391,9 +369,9 @@ class Session:
         def step() -> Snapshot:
             r = self._refiner(cancel, on_event)
             if text is not None:
-                r.accept(self.proposal.handle, text=text, comment=comment)
+                r.accept(self.proposal, text=text, comment=comment)
             else:
-                r.accept(self.proposal.handle)
+                r.accept(self.proposal)
             self.proposal = None
             self._sync()
             return self.snapshot()
@@ -406,7 +384,7 @@ class Session:
 
         def step() -> Snapshot:
             r = self._refiner(cancel, on_event)
-            r.reject(self.proposal.handle)
+            r.reject(self.proposal)
             self.proposal = None
             self._sync()
             return self.snapshot()
@@ -433,7 +411,7 @@ class Session:
         def step() -> Snapshot:
             r = self._refiner(cancel, on_event)
             if self.proposal is not None:
-                r.reject(self.proposal.handle)
+                r.reject(self.proposal)
                 self.proposal = None
             if r.current is not None and self.text.strip() != r.current.text.strip():
                 r.accept(text=self.text, comment="edited in the TUI")

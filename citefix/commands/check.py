@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from citefix.errors import InputError
 
@@ -64,10 +63,9 @@ def run(args) -> int:
     from citefix.checking import check_case, find_checked
     from citefix.config import load_settings
     from citefix.factory import build_pipeline
+    from citefix.inputs import gather_cases
     from citefix.report import render, to_json
     from citefix.store import Store
-
-    from citefix.inputs import gather_cases
 
     cases = gather_cases(args)  # validate inputs before loading any model
     if getattr(args, "nli", None):

@@ -113,9 +113,9 @@ def _torch_threads() -> None:
 
 def run(args) -> int:
     from citefix.config import load_settings
-    from citefix.pipeline import OFFLINE_SIGNALS, build_decomposer, build_llm, build_verifier
     from citefix.metaeval.loaders import detect_format
-    from citefix.metaeval.runner import NO_UNITS, render_table, store_result, run_meta_eval, to_json, write_report
+    from citefix.metaeval.runner import NO_UNITS, render_table, run_meta_eval, store_result, to_json, write_report
+    from citefix.pipeline import OFFLINE_SIGNALS, build_decomposer, build_llm, build_verifier
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
     names = verifier_names(args.verifier) if shape != "rose" else []

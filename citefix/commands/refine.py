@@ -26,9 +26,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from citefix.errors import InputError
-
 from citefix.config import DEFAULT_PATIENCE, DEFAULT_ROUNDS
+from citefix.errors import InputError
 
 JSON_EVENTS = ("round_started", "units_scored", "revision_proposed", "run_finished")
 
@@ -351,7 +350,7 @@ def cmd_compare(args) -> int:
 
     pipeline = build_run_pipeline(run, store)
     reviser, judge, run_settings = pipeline.reviser_name, pipeline.judge, run.stored()
-    base_sig = {**run_settings, "verifier": getattr(pipeline.verifier, "name", settings.verifier),
+    base_sig = {**run_settings, "verifier": pipeline.verifier.name,
                 "decomposer": settings.decomposer}
     base_sig.pop("cache", None)
 
@@ -384,13 +383,13 @@ def cmd_compare(args) -> int:
     notes = [f"cases: {len(cases)} from {', '.join(args.inputs)}" + (f" (seed {args.seed})" if args.seed is not None else "")
              + (f", limit {args.limit}" if args.limit is not None else ""),
              f"LLM: {settings.llm or 'none (offline)'}; reviser: {_reviser_name(reviser, pipeline)}; "
-             f"verifier: {getattr(pipeline.verifier, 'name', settings.verifier)}; judge: "
-             f"{getattr(judge, 'name', None) or 'none'}",
+             f"verifier: {pipeline.verifier.name}; judge: "
+             f"{judge.name if judge is not None else 'none'}",
              f"rounds: {args.rounds}; target: {args.target if args.target is not None else 'none'}; patience: "
              f"{args.patience or 'off'}",
              f"store: {store.path}"]
     title = (f"{', '.join(Path(p).name for p in args.inputs)} · LLM {settings.llm or 'none (offline)'} · verifier "
-             f"{getattr(pipeline.verifier, 'name', settings.verifier)} · {len(cases)} cases")
+             f"{pipeline.verifier.name} · {len(cases)} cases")
     paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes, title=title)
     print(paths["markdown"].read_text(encoding="utf-8"))
     print(f"wrote {', '.join(str(p) for k, p in paths.items())}", file=sys.stderr)

@@ -30,24 +30,28 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from citefix.errors import ConfigError, LLMError
+from citefix.errors import Cancelled, ConfigError, LLMError
 from citefix.evaluate import collect_calls, evaluate
+from citefix.events import Event
 from citefix.models import CallRecord, Case, Evaluation, Unit
+from citefix.pipeline import session_parts
 from citefix.refine.distance import word_edit_distance
 from citefix.refine.feedback import Feedback, FeedbackStrategy
 from citefix.refine.incremental import CachingVerifier
 from citefix.refine.revise import Revision
+from citefix.refine.vocabulary import Reviser
 
-Event = Callable[[str, dict[str, Any]], None]
+if TYPE_CHECKING:
+    from citefix.decompose.base import Decomposer
+    from citefix.llm.client import LLMClient
+    from citefix.pipeline import Pipeline
+    from citefix.verify.base import Verifier
+
 
 # Stop reasons that mean something failed (the CLI exits 3 on them).
 FAILURE_REASONS = {"evaluation_error", "llm_error", "revision_empty", "revision_refused"}
-
-
-class Cancelled(Exception):
-    """The cancel flag was set while a step ran; nothing of that step is stored except its model calls."""
 
 
 @dataclass(eq=False)
@@ -111,6 +115,11 @@ class Proposal:
     judge: Evaluation | None = None
     settled: bool = False  # accepted or rejected already
 
+    @property
+    def notes(self) -> list[str]:
+        """What the reviser said about its revision (dropped marks, unchanged parts)."""
+        return list(self.revision.notes) if self.revision is not None else []
+
 
 @dataclass
 class RefineResult:
@@ -164,7 +173,7 @@ class RefineSession:
         self,
         case: Case,
         *,
-        pipeline=None,
+        pipeline: Pipeline | None = None,
         llm=None,
         verifier=None,
         decomposer=None,
@@ -181,8 +190,6 @@ class RefineSession:
         cancel=None,
         incremental: bool = True,
     ):
-        from citefix.pipeline import session_parts
-
         self.case = case
         self.pipeline = pipeline
         self.store = store
@@ -191,8 +198,12 @@ class RefineSession:
             strategy=strategy, reviser=reviser,
             judge_verifier=judge_verifier if judge_verifier is not None else getattr(pipeline, "judge", None),
             store=store, cache=(settings or {}).get("cache", True), incremental=incremental)
-        self.llm, self.verifier, self.decomposer = parts["llm"], parts["verifier"], parts["decomposer"]
-        self.strategy, self.reviser, self.judge_verifier = parts["strategy"], parts["reviser"], parts["judge_verifier"]
+        self.llm: LLMClient | None = parts["llm"]
+        self.verifier: Verifier = parts["verifier"]
+        self.decomposer: Decomposer = parts["decomposer"]
+        self.strategy: FeedbackStrategy | None = parts["strategy"]  # None: a session that only checks
+        self.reviser: Reviser | None = parts["reviser"]
+        self.judge_verifier: Verifier | None = parts["judge_verifier"]
         self.judge_decomposer = judge_decomposer
         self.on_event = on_event or (lambda e, d: None)
         self.cancel = cancel
@@ -211,9 +222,9 @@ class RefineSession:
             self._load(run_id)
         elif store is not None:
             self.run_id = store.start_run(
-                case, command, input_path=input_path, llm=getattr(self.llm, "model", None),
+                case, command, input_path=input_path, llm=self.llm.model if self.llm is not None else None,
                 judge_llm=getattr(getattr(self.judge_verifier, "llm", None), "model", None),
-                decomposer=getattr(self.decomposer, "name", None), verifier=getattr(self.verifier, "name", None),
+                decomposer=self.decomposer.name, verifier=self.verifier.name,
                 strategy=self.strategy_name, settings=self.run_settings())
         if store is not None and self.run_id is not None:  # every call logged as it completes, under this run
             from citefix.calllog import bind_call_log
@@ -238,10 +249,9 @@ class RefineSession:
         collaborators actually used. A session without a strategy (a check) records what the caller gave."""
         if self.strategy is None:
             return dict(self.settings)
-        return {**self.settings, "strategy": self.strategy.name, "reviser_name": getattr(self.reviser, "name", None),
-                "verifier_name": getattr(self.verifier, "name", None),
-                "decomposer_name": getattr(self.decomposer, "name", None),
-                "judge_verifier_name": getattr(self.judge_verifier, "name", None)}
+        return {**self.settings, "strategy": self.strategy.name, "reviser_name": self.reviser.name if self.reviser is not None else None,
+                "verifier_name": self.verifier.name, "decomposer_name": self.decomposer.name,
+                "judge_verifier_name": self.judge_verifier.name if self.judge_verifier is not None else None}
 
     def _load(self, run_id: int) -> None:
         run = self.store.run(run_id)
@@ -322,7 +332,7 @@ class RefineSession:
     def _evaluate(self, text: str, n: int) -> tuple[Evaluation, Evaluation | None]:
         case = self.case.with_text(text)
         before = (self.verifier.total.units, self.verifier.total.reused) if isinstance(self.verifier, CachingVerifier) else None
-        aggregation = getattr(getattr(self.pipeline, "settings", None), "aggregation", "mean")
+        aggregation = self.pipeline.settings.aggregation if self.pipeline is not None else "mean"
         ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"),
                       aggregation=aggregation)
         if before is not None:
@@ -334,7 +344,7 @@ class RefineSession:
             self._check_cancel()
             dec = self.judge_decomposer
             if dec is None:
-                dec = self.decomposer if case.kind == "cited_answer" else _FixedUnits(ev.units, getattr(self.decomposer, "name", "units"))
+                dec = self.decomposer if case.kind == "cited_answer" else _FixedUnits(ev.units, self.decomposer.name)
             judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"),
                              aggregation=aggregation)
         return ev, judge
@@ -412,7 +422,7 @@ class RefineSession:
             if fb.comment is None:
                 revision = Revision(None, "no_feedback", f"the {self.strategy.name} strategy has nothing to say about round {cur.n}")
             else:
-                self._emit("progress", {"round": n, "stage": "revise", "reviser": getattr(self.reviser, "name", "?")})
+                self._emit("progress", {"round": n, "stage": "revise", "reviser": self.reviser.name})
                 revision = self.reviser.revise(self.current_case, fb, cur.evaluation)
         except LLMError as exc:
             calls = self._drain()

@@ -93,7 +93,7 @@ def case_500_60(pool):
 
 def offline(n: int) -> None:
     from citefix.config import Settings
-    from citefix.factory import build_pipeline
+    from citefix.pipeline import build_pipeline
     from citefix.inputs import load_cases
     from citefix.inputs import example_path
 

@@ -218,7 +218,8 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
     """Measure verifiers against human labels (what `citefix meta-eval` does); returns the MetaEvalResult."""
     from citefix.metaeval import verifier_names
     from citefix.metaeval.loaders import detect_format
-    from citefix.metaeval.runner import run_meta_eval, store_result
+    from citefix.metaeval.runner import run_meta_eval
+    from citefix.metaeval.stored import store_result
     from citefix.pipeline import build_decomposer, build_llm, build_verifier
 
     shape = detect_format(path) if format == "auto" else format
@@ -234,7 +235,7 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
         built = {}
         for name in names:
             v = build_verifier(name, settings, st, client)
-            built.setdefault(getattr(v, "name", None) or name, v)
+            built.setdefault(v.name or name, v)
         dec = None
         if shape == "rose":
             dec = build_decomposer(decomposer or "auto", settings, client, kind="summary")

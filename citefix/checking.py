@@ -11,7 +11,7 @@ def signature(pipeline, decomposer) -> dict:
     import citefix
     from citefix.refine.incremental import verifier_fingerprint
 
-    return {"verifier": verifier_fingerprint(pipeline.verifier), "decomposer": getattr(decomposer, "name", None),
+    return {"verifier": verifier_fingerprint(pipeline.verifier), "decomposer": decomposer.name,
             "llm": pipeline.settings.llm, "version": citefix.__version__,
             "acu_granularity": pipeline.settings.acu_granularity, "aggregation": pipeline.settings.aggregation}
 

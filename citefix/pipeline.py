@@ -283,8 +283,9 @@ def session_parts(kind: str, *, pipeline: Pipeline | None = None, llm=None, veri
     """The collaborators of one refinement session (what RefineSession holds), from a pipeline and/or explicit ones.
 
     strategy=None builds neither strategy nor reviser: a session that only checks (zero revision rounds)."""
-    llm = llm if llm is not None else getattr(pipeline, "llm", None)
-    verifier = verifier if verifier is not None else getattr(pipeline, "verifier", None)
+    if pipeline is not None:
+        llm = llm if llm is not None else pipeline.llm
+        verifier = verifier if verifier is not None else pipeline.verifier
     if verifier is None:
         raise ConfigError("refine needs a verifier (or a pipeline)")
     if incremental:
@@ -297,9 +298,8 @@ def session_parts(kind: str, *, pipeline: Pipeline | None = None, llm=None, veri
         built_strategy = built_reviser = None
     else:
         built_strategy = build_strategy(strategy, llm=llm)
-        run = getattr(pipeline, "run", None)
-        if reviser is None and run is not None:
-            reviser = run.reviser
+        if reviser is None and pipeline is not None and pipeline.run is not None:
+            reviser = pipeline.run.reviser
         built_reviser = build_reviser(reviser, llm=llm)
     return {"llm": llm, "verifier": verifier, "decomposer": decomposer, "strategy": built_strategy,
             "reviser": built_reviser, "judge_verifier": judge_verifier}

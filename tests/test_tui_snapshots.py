@@ -62,7 +62,7 @@ def _fixed_times(store):
 
 def test_start_screen(snap_compare, store, example):
     from citefix.evaluate import evaluate
-    from citefix.factory import build_pipeline
+    from citefix.pipeline import build_pipeline
     from citefix.inputs import load_cases
 
     case = load_cases(example)[0]

@@ -156,7 +156,7 @@ class Workbench:
         s = self.settings
         if self._pipeline is not None:
             verifier = self._pipeline.verifier.name
-        else:  # what "auto" will pick (factory.build_verifier's rule), before the pipeline is built
+        else:  # what "auto" will pick (citefix.pipeline.build_verifier's rule), before the pipeline is built
             verifier = f"auto ({'llm' if s.llm else 'offline'})" if s.verifier == "auto" else s.verifier
         return {"llm": s.llm or "none (offline)", "judge": s.judge_llm or "—", "verifier": verifier,
                 "strategy": s.strategy, "decomposer": s.decomposer,

@@ -62,8 +62,8 @@ def dry_run(cases, settings, *, json_out: bool = False) -> int:
 def run(args) -> int:
     from citefix.checking import check_case, find_checked
     from citefix.config import load_settings
-    from citefix.factory import build_pipeline
     from citefix.inputs import gather_cases
+    from citefix.pipeline import build_pipeline
     from citefix.report import render, to_json
     from citefix.store import Store
 

@@ -114,7 +114,9 @@ def _torch_threads() -> None:
 def run(args) -> int:
     from citefix.config import load_settings
     from citefix.metaeval.loaders import detect_format
-    from citefix.metaeval.runner import NO_UNITS, render_table, run_meta_eval, store_result, to_json, write_report
+    from citefix.metaeval.report import render_table, to_json, write_report
+    from citefix.metaeval.runner import NO_UNITS, run_meta_eval
+    from citefix.metaeval.stored import store_result
     from citefix.pipeline import OFFLINE_SIGNALS, build_decomposer, build_llm, build_verifier
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
@@ -161,7 +163,7 @@ def run(args) -> int:
         print(f"citefix: note: --decomposer is not used for {shape} files (their units are given)", file=sys.stderr)
 
     command = command_line(args)
-    from citefix.metaeval.runner import load_stored_result, result_signature
+    from citefix.metaeval.stored import load_stored_result, result_signature
 
     signature = result_signature(args.path, command, verifiers, decomposer)
     stored = load_stored_result(store, signature) if (store is not None and not args.fresh) else None

@@ -196,7 +196,7 @@ class RefineSession:
         parts = session_parts(
             case.kind or "summary", pipeline=pipeline, llm=llm, verifier=verifier, decomposer=decomposer,
             strategy=strategy, reviser=reviser,
-            judge_verifier=judge_verifier if judge_verifier is not None else getattr(pipeline, "judge", None),
+            judge_verifier=judge_verifier if judge_verifier is not None else (pipeline.judge if pipeline is not None else None),
             store=store, cache=(settings or {}).get("cache", True), incremental=incremental)
         self.llm: LLMClient | None = parts["llm"]
         self.verifier: Verifier = parts["verifier"]

@@ -1,7 +1,8 @@
 """What the TUI holds for the open case: settings, store, pipeline, and the case's refinement session.
 
-No Textual here and no pipeline logic: checks, revisions, accept/reject and revert are steps of
-citefix.refine.session.RefineSession (the same object `citefix refine` loops over), export is
+No Textual here and no pipeline logic: the pipeline is built by citefix.pipeline.build_run_pipeline from a RunSettings
+(as `citefix refine` builds it, so the TUI can use every setting the CLI can); checks, revisions, accept/reject and
+revert are steps of citefix.refine.session.RefineSession (the same object `citefix refine` loops over); export is
 citefix.export.export_run. Jobs run in worker threads and return a Snapshot, plain data the screen paints,
 so the UI thread never waits on a model. `busy` makes a new job wait for a cancelled one still finishing in its thread.
 """

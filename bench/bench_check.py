@@ -93,9 +93,9 @@ def case_500_60(pool):
 
 def offline(n: int) -> None:
     from citefix.config import Settings
-    from citefix.factory import build_pipeline
+    from citefix.pipeline import build_pipeline
     from citefix.inputs import load_cases
-    from citefix.commands.check import example_path
+    from citefix.inputs import example_path
 
     print("== (a) offline default ==")
     t0 = time.perf_counter()

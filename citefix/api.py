@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from citefix.errors import InputError
 from citefix.models import Case, Evaluation, Source
 
+
 class CheckResult(Evaluation):
     """An Evaluation (score, units, verdicts, scores, metrics) with the run it was stored as."""
 
@@ -103,7 +104,7 @@ def check(text: Any, sources: Sequence[str | Source | dict] | None = None, *, ll
     `llm=None` (and no CITEFIX_LLM / config) checks offline.
     """
     from citefix.checking import check_case
-    from citefix.factory import build_pipeline
+    from citefix.pipeline import build_pipeline
     from citefix.store import Store
 
     cases = _cases(text, sources, question=question, case_id=id, kind=kind)
@@ -130,7 +131,7 @@ def refine(text: Any, sources: Sequence[str | Source | dict] | None = None, *, l
            on_event=None) -> RefineReport | list[RefineReport]:
     """Refine a text round by round (what `citefix refine` does); every round is stored. Without an LLM the offline
     deletion-only reviser edits. Returns the best round, not the last."""
-    from citefix.refine.command import _collaborators, _run_settings
+    from citefix.pipeline import RunSettings, build_run_pipeline
     from citefix.refine.session import refine as run_refine
     from citefix.store import Store
 
@@ -138,15 +139,16 @@ def refine(text: Any, sources: Sequence[str | Source | dict] | None = None, *, l
     settings = _settings(llm=llm, verifier=verifier, decomposer=decomposer, judge_llm=judge_llm, strategy=strategy,
                          db=str(db) if db else None, cache=cache, aggregation=aggregation,
                          acu_granularity=acu_granularity)
+    run = RunSettings(settings, reviser=reviser, judge_verifier=judge_verifier, max_rounds=rounds, target=target,
+                      patience=patience or None)
     store = Store(settings.db)
     try:
-        pipeline, rev, judge = _collaborators(settings, store, reviser=reviser, judge_verifier=judge_verifier)
+        pipeline = build_run_pipeline(run, store)
         out = []
         for case, path in cases:
-            res = run_refine(case, pipeline=pipeline, strategy=settings.strategy, reviser=rev, store=store,
-                             max_rounds=rounds, target=target, patience=patience or None, judge_verifier=judge,
-                             on_event=on_event, input_path=path or "python-api",
-                             settings=_run_settings(settings, reviser=rev, judge_verifier=judge_verifier))
+            res = run_refine(case, **pipeline.refine_kwargs(), store=store, max_rounds=run.max_rounds,
+                             target=run.target, patience=run.patience, on_event=on_event,
+                             input_path=path or "python-api")
             out.append(RefineReport(run_id=res.run_id, case_id=res.case_id, status=res.status,
                                     stop_reason=res.stop_reason, best_round=res.best_round, best_score=res.best_score,
                                     best_judge_score=res.best_judge_score, best_text=res.best_text,
@@ -166,7 +168,7 @@ def compare(cases: Any, *, strategies: Iterable[str] = ("acu", "none"), rounds: 
     """Run each strategy on each case (finished runs with the same settings are reused) and compare them, as
     `citefix compare` does. `cases`: a case file path or a list of Cases. With report_dir, also writes the report
     files there."""
-    from citefix.refine.command import _collaborators, _run_settings
+    from citefix.pipeline import RunSettings, build_run_pipeline
     from citefix.refine.compare import collect, run_compare, select_cases, write_report
     from citefix.refine.feedback import available_strategies
     from citefix.store import Store
@@ -188,15 +190,14 @@ def compare(cases: Any, *, strategies: Iterable[str] = ("acu", "none"), rounds: 
                          db=str(db) if db else None, cache=cache)
     store = Store(settings.db)
     try:
-        pipeline, rev, judge = _collaborators(settings, store, reviser=reviser, judge_verifier=judge_verifier)
-        run_settings = _run_settings(settings, reviser=rev, judge_verifier=judge_verifier)
+        pipeline = build_run_pipeline(RunSettings(settings, reviser=reviser, judge_verifier=judge_verifier), store)
+        run_settings = pipeline.refine_kwargs()["settings"]
         base = {**run_settings, "verifier": getattr(pipeline.verifier, "name", settings.verifier),
                 "decomposer": settings.decomposer}
         base.pop("cache", None)
         result = run_compare(loaded, strategies=names, store=store, base_signature=base, max_rounds=rounds,
                              target=target, patience=patience,
-                             make_session_kwargs=lambda s: {"pipeline": pipeline, "strategy": s, "reviser": rev,
-                                                            "judge_verifier": judge, "settings": dict(run_settings)},
+                             make_session_kwargs=lambda s: {**pipeline.refine_kwargs(), "strategy": s},
                              input_path=input_path)
         data = collect(store, result.by_strategy(), rounds)
         files = {}
@@ -215,10 +216,11 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
               aggregate: str = "min", bootstrap: int = 1000, seed: int = 0, strict: bool = False,
               db: str | os.PathLike | None = None, store: bool = True):
     """Measure verifiers against human labels (what `citefix meta-eval` does); returns the MetaEvalResult."""
-    from citefix.factory import build_decomposer, build_llm, build_verifier
-    from citefix.metaeval.command import verifier_names
+    from citefix.metaeval import verifier_names
     from citefix.metaeval.loaders import detect_format
-    from citefix.metaeval.runner import _store_result, run_meta_eval
+    from citefix.metaeval.runner import run_meta_eval
+    from citefix.metaeval.stored import store_result
+    from citefix.pipeline import build_decomposer, build_llm, build_verifier
 
     shape = detect_format(path) if format == "auto" else format
     names = verifier_names(verifiers if isinstance(verifiers, str) else ",".join(verifiers)) if shape != "rose" else []
@@ -233,7 +235,7 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
         built = {}
         for name in names:
             v = build_verifier(name, settings, st, client)
-            built.setdefault(getattr(v, "name", None) or name, v)
+            built.setdefault(v.name or name, v)
         dec = None
         if shape == "rose":
             dec = build_decomposer(decomposer or "auto", settings, client, kind="summary")
@@ -242,7 +244,7 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
         result = run_meta_eval(str(path), built, decomposer=dec, limit=limit, bootstrap=bootstrap, seed=seed,
                                format=shape, aggregate=aggregate, skip_invalid=not strict)
         if st is not None:
-            _store_result(st, result, f"citefix.meta_eval({str(path)!r}, {names!r})")
+            store_result(st, result, f"citefix.meta_eval({str(path)!r}, {names!r})")
         return result
     finally:
         if st is not None:

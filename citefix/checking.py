@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from citefix.errors import UserError
-from citefix.evaluate import evaluate
 from citefix.models import Case, Evaluation
 
 
@@ -13,7 +11,7 @@ def signature(pipeline, decomposer) -> dict:
     import citefix
     from citefix.refine.incremental import verifier_fingerprint
 
-    return {"verifier": verifier_fingerprint(pipeline.verifier), "decomposer": getattr(decomposer, "name", None),
+    return {"verifier": verifier_fingerprint(pipeline.verifier), "decomposer": decomposer.name,
             "llm": pipeline.settings.llm, "version": citefix.__version__,
             "acu_granularity": pipeline.settings.acu_granularity, "aggregation": pipeline.settings.aggregation}
 
@@ -46,27 +44,10 @@ def find_checked(case: Case, pipeline, store) -> tuple[Evaluation, int] | None:
 
 def check_case(case: Case, pipeline, store, *, input_path: str | None = None, command: str = "check",
                on_event=None) -> tuple[Evaluation, int, bool]:
-    """Evaluate `case`, store it as a run (round 0); return (evaluation, run id, failed)."""
-    settings = pipeline.settings
-    decomposer = pipeline.decomposer_for(case.kind)
-    run_id = store.start_run(case, command, input_path=input_path, llm=settings.llm, decomposer=decomposer.name,
-                             verifier=pipeline.verifier.name, settings=run_settings(settings, pipeline, decomposer))
-    from citefix.calllog import bind_call_log
+    """Evaluate `case`, store it as a run (round 0); return (evaluation, run id, failed). A refinement session with
+    zero revision rounds (citefix.refine.session.check)."""
+    from citefix.refine.session import check
 
-    bind_call_log(store, run_id, pipeline.llm, pipeline.verifier, decomposer)  # calls logged as they complete
-    try:
-        ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier, on_event=on_event,
-                      aggregation=settings.aggregation)
-    except KeyboardInterrupt:
-        store.finish_run(run_id, "interrupted", stop_reason="interrupted")
-        raise
-    except UserError:
-        store.finish_run(run_id, "failed", stop_reason="error")
-        raise
-    store.write_round(run_id, 0, ev, status="partial" if ev.status == "partial" else "done")
-    # "no units" because every model call failed is a failure too, not an empty text; a partly checked text is
-    # not a result: its run fails with llm_error and the units are named
-    failed = ev.status in ("error", "partial") or (ev.status == "no_units" and bool(ev.errors))
-    store.finish_run(run_id, "failed" if failed else "finished", best_round=None if ev.status == "partial" else 0,
-                     stop_reason="llm_error" if ev.status == "partial" else ev.status)
-    return ev, run_id, failed
+    decomposer = pipeline.decomposer_for(case.kind)
+    return check(case, pipeline=pipeline, store=store, decomposer=decomposer, settings=run_settings(pipeline.settings, pipeline, decomposer),
+                 command=command, input_path=input_path, on_event=on_event)

@@ -36,9 +36,10 @@ passages not found) for `citefix check FILE` with several cited answers.
 from __future__ import annotations
 
 import statistics
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from citefix.citations import ParsedAnswer, Sentence, parse_case
+from citefix.events import Event
 from citefix.metrics import (
     AnswerCitationScores,
     ClaimScore,
@@ -50,8 +51,6 @@ from citefix.metrics import (
 )
 from citefix.models import Case, Evaluation, Unit, Verdict
 from citefix.support import PairSupport, SupportSettings, support_from_verdicts
-
-Event = Callable[[str, dict[str, Any]], None]
 
 ALIICE = "aliice"
 ALCE = "alce"

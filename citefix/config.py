@@ -27,6 +27,8 @@ ENV = {
 }
 
 GRANULARITIES = ("sentence", "text")
+DEFAULT_ROUNDS = 3  # a refinement's revision rounds, unless given (citefix.pipeline.RunSettings)
+DEFAULT_PATIENCE = 2  # rounds without a better score before a refinement stops
 AGGREGATIONS = ("mean", "all_supported", "min")
 
 

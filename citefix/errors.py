@@ -29,3 +29,8 @@ class StoreBusyError(UserError):
     """The store stayed locked by another writer for longer than the configured wait."""
 
     exit_code = EXIT_STORE_BUSY
+
+
+class Cancelled(Exception):
+    """A job's cancel flag was set while a step ran; nothing of that step is stored except its model calls.
+    Not a UserError: the caller asked for it (the TUI's cancel key, compare's --max-cost), nothing went wrong."""

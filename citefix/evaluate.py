@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any
 
+from citefix.events import Event
 from citefix.models import Case, Evaluation
-
-Event = Callable[[str, dict[str, Any]], None]
 
 
 def _noop(event: str, data: dict[str, Any]) -> None:

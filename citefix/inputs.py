@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -252,3 +253,42 @@ def _explain(exc: ValidationError) -> str:
         return f"unknown field '{loc}'; {hint}allowed fields are {allowed} (put anything else under 'metadata')"
     msg = err["msg"].removeprefix("Value error, ")
     return f"field '{loc}': {msg}; fix that value"
+
+
+# --- what a command's arguments name ---------------------------------------------------------------------------
+
+EXAMPLES = ("summary", "cited_answer")
+
+
+def example_path(name: str) -> str:
+    """A bundled example case file (summary, cited_answer)."""
+    return str(resources.files("citefix").joinpath("examples", f"{name}.json"))
+
+
+def gather_cases(args) -> list[tuple]:
+    """The cases a command's arguments name (case files, --source/--summary, --example), each with its path."""
+    from itertools import islice
+
+    cases = []
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit {args.limit}: must be 1 or more (the number of cases to use); drop it to use them all")
+    if args.example:
+        path = example_path(args.example)
+        cases += [(c, path) for c in load_cases(path)]
+    if args.summary or args.source:
+        if not (args.summary and args.source):
+            raise InputError("--source and --summary go together; give both (or a case file instead)")
+        cases.append((load_pair(args.source, args.summary), args.summary))
+    for path in args.inputs:  # with --limit, read no further than needed (a bad record after it is not an error)
+        left = None if args.limit is None else max(0, args.limit - len(cases))
+        if left == 0:
+            break
+        skipped: list[str] | None = [] if getattr(args, "skip_invalid", False) else None
+        cases += [(c, path) for c in islice(iter_cases(path, skipped=skipped), left)]
+        for msg in skipped or []:
+            print(f"citefix: skipped {msg}", file=sys.stderr)
+    if not cases:
+        raise InputError("nothing to check; give a case file, --source FILE --summary FILE, or --example summary")
+    if args.limit is not None:
+        cases = cases[: max(0, args.limit)]
+    return cases

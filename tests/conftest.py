@@ -54,7 +54,7 @@ def store(tmp_path):
 
 @pytest.fixture
 def summary_case():
-    from citefix.commands.check import example_path
+    from citefix.inputs import example_path
     from citefix.inputs import load_cases
 
     return load_cases(example_path("summary"))[0]
@@ -62,7 +62,7 @@ def summary_case():
 
 @pytest.fixture
 def cited_case():
-    from citefix.commands.check import example_path
+    from citefix.inputs import example_path
     from citefix.inputs import load_cases
 
     return load_cases(example_path("cited_answer"))[0]

@@ -11,7 +11,7 @@ from conftest import acu_responder
 from citefix.checking import check_case
 from citefix.config import Settings, load_settings
 from citefix.errors import ConfigError
-from citefix.factory import build_pipeline
+from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport
 
 

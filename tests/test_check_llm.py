@@ -16,7 +16,7 @@ from loopback import LoopbackLLM, Reply, messages_responder
 
 from citefix.config import Settings
 from citefix.evaluate import evaluate
-from citefix.factory import build_pipeline
+from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport, yes_answer
 
 KEY = "sk-test-SECRET123456"

@@ -92,7 +92,7 @@ def test_a_long_source_shows_progress_on_a_terminal_and_json_stdout_is_unchanged
 
 
 def test_progress_flag_prints_plain_stage_lines_and_no_progress_silences_them(tmp_path):
-    from citefix.commands.check import example_path
+    from citefix.inputs import example_path
 
     env = _env(tmp_path)
     r = subprocess.run([sys.executable, "-m", "citefix.cli", "check", "--example", "summary", "--json", "--progress",

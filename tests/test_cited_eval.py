@@ -70,7 +70,7 @@ def offline():
 
 @pytest.fixture(scope="module")
 def cups_ev(offline):
-    from citefix.commands.check import example_path
+    from citefix.inputs import example_path
     from citefix.inputs import load_cases
 
     case = load_cases(example_path("cited_answer"))[0]

@@ -221,7 +221,7 @@ def test_cache_survives_reopening_the_store(tmp_path):
 
 def test_no_cache_path_asks_every_time(store):
     from citefix.config import Settings
-    from citefix.factory import build_llm
+    from citefix.pipeline import build_llm
 
     t = ScriptedTransport(lambda m: "Yes")
     c = build_llm("scripted/model", Settings(cache=False), store, t)

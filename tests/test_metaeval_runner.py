@@ -13,7 +13,7 @@ from citefix.errors import ConfigError, LLMError
 from citefix.metaeval import protocols as P
 from citefix.metaeval.loaders import load_items
 from citefix.metaeval.runner import (
-    MetaEvalResult, _store_result, chunk_relevance, evidence_chunks, from_json, predicted_spans, render_table,
+    MetaEvalResult, store_result, chunk_relevance, evidence_chunks, from_json, predicted_spans, render_table,
     run_meta_eval, store_rows, to_json, to_markdown, write_report,
 )
 from citefix.models import Unit, Verdict
@@ -376,7 +376,7 @@ def test_store_rows_and_store(tmp_path, store):
     assert run["format"] == "xsumfaith" and run["n_items"] == 6 and json.loads(run["verifiers"]) == ["o"]
     assert "scores" not in json.loads(run["result"])
     assert len(items) == 6 and json.loads(items[0]["human"])["label"] == 1
-    run_id = _store_result(store, result, "citefix meta-eval x")
+    run_id = store_result(store, result, "citefix meta-eval x")
     row = store.db["metaeval_runs"].get(run_id)
     assert row["command"] == "citefix meta-eval x"
     stored = list(store.db["metaeval_items"].rows_where("metaeval_run_id = ?", [run_id]))
@@ -387,10 +387,10 @@ def test_store_rows_and_store(tmp_path, store):
 
 
 def test_cli_meta_eval_with_fake_verifier(tmp_path, monkeypatch, capsys):
-    import citefix.factory as factory
+    import citefix.pipeline as pipeline
     from citefix.cli import main
 
-    monkeypatch.setattr(factory, "build_verifier", lambda name, settings, store=None, llm=None: OverlapVerifier(name))
+    monkeypatch.setattr(pipeline, "build_verifier", lambda name, settings, store=None, llm=None: OverlapVerifier(name))
     path = write(tmp_path, summary_records())
     rc = main(["meta-eval", str(path), "--verifier", "a,b,a", "--bootstrap", "50", "--report", str(tmp_path / "r"),
                "--db", str(tmp_path / "m.db")])

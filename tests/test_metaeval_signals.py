@@ -150,7 +150,7 @@ def test_params_env_changes_the_label(tmp_path, monkeypatch, shared_models):
 def test_meta_eval_torch_threads(monkeypatch):
     import torch
 
-    from citefix.metaeval.command import THREADS_ENV, _torch_threads
+    from citefix.commands.metaeval import THREADS_ENV, _torch_threads
 
     before = torch.get_num_threads()
     try:

@@ -89,7 +89,7 @@ def test_the_run_deadline_stops_retries(server):
 
 def test_fault_settings_come_from_flag_env_and_config(tmp_path, monkeypatch):
     from citefix.config import load_settings
-    from citefix.factory import build_llm
+    from citefix.pipeline import build_llm
 
     (tmp_path / "config" / "citefix").mkdir(parents=True)
     (tmp_path / "config" / "citefix" / "config.toml").write_text("llm_attempts = 3\nrun_deadline = 600\n")

@@ -11,7 +11,7 @@ import pytest
 from refine_fakes import FLAGGED, between, drop_first_flagged, make_case
 
 from citefix.config import Settings
-from citefix.factory import build_pipeline
+from citefix.pipeline import build_pipeline
 from citefix.llm.client import TransientLLMError
 from citefix.llm.fake import ScriptedTransport, yes_answer
 from citefix.refine.compare import run_compare, write_report

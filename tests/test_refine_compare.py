@@ -9,7 +9,7 @@ import pytest
 from refine_fakes import FLAGGED, between, drop_first_flagged, make_case
 
 from citefix.config import Settings
-from citefix.factory import build_pipeline
+from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport, yes_answer
 from citefix.refine.compare import collect, render_markdown, run_compare, select_cases, write_report
 

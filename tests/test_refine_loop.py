@@ -9,7 +9,7 @@ import pytest
 from refine_fakes import FLAGGED, SOURCE, TEXT, drop_first_flagged, make_case, refine_responder
 
 from citefix.config import Settings
-from citefix.factory import build_pipeline
+from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport
 from citefix.refine import RefineSession, build_strategy, refine
 from citefix.refine.distance import word_edit_distance
@@ -185,7 +185,7 @@ def test_critique_needs_an_llm():
 
 
 def test_judge_scores_every_round_with_another_model_and_both_scores_are_kept(store):
-    from citefix.factory import build_llm
+    from citefix.pipeline import build_llm
     from citefix.verify.llm_judge import LLMJudgeVerifier
 
     p, transport = pipeline_for(store, refine_responder())
@@ -206,7 +206,7 @@ def test_judge_scores_every_round_with_another_model_and_both_scores_are_kept(st
 
 
 def test_judge_score_selects_the_best_round(store):
-    from citefix.factory import build_llm
+    from citefix.pipeline import build_llm
     from citefix.verify.llm_judge import LLMJudgeVerifier
 
     # the judge dislikes the revised texts: only the original has "Monday," followed by "the plan costs"

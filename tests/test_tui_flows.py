@@ -62,7 +62,7 @@ async def settle(pilot, app, *, until=None, steps=200):
 
 @pytest.fixture
 def example_path():
-    from citefix.commands.check import example_path as p
+    from citefix.inputs import example_path as p
 
     return p("summary")
 

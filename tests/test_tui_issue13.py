@@ -34,7 +34,7 @@ def _gated_responder():
 
 @pytest.fixture
 def example_path():
-    from citefix.commands.check import example_path as p
+    from citefix.inputs import example_path as p
 
     return p("summary")
 
@@ -398,7 +398,7 @@ async def test_failed_model_calls_show_a_failed_round(store, example_path):
 async def test_cited_answer_statements_citations_and_scores(store):
     """Statement rows show their support level (not "not checked"); a claim's detail lists each citation's verdict;
     the ALiiCE / ALCE figures are on screen."""
-    from citefix.commands.check import example_path as p
+    from citefix.inputs import example_path as p
 
     app = make_app(store, path=p("cited_answer"))
     async with app.run_test(size=SIZE) as pilot:

@@ -24,7 +24,7 @@ def make_app(store, **kw):
 
 @pytest.fixture
 def example():
-    from citefix.commands.check import example_path
+    from citefix.inputs import example_path
 
     return example_path("summary")
 
@@ -62,7 +62,7 @@ def _fixed_times(store):
 
 def test_start_screen(snap_compare, store, example):
     from citefix.evaluate import evaluate
-    from citefix.factory import build_pipeline
+    from citefix.pipeline import build_pipeline
     from citefix.inputs import load_cases
 
     case = load_cases(example)[0]
@@ -86,7 +86,7 @@ def test_main_screen_mixed_verdicts(snap_compare, store, example, size):
 
 @SIZES
 def test_main_screen_cited_answer(snap_compare, store, size):
-    from citefix.commands.check import example_path
+    from citefix.inputs import example_path
 
     async def before(pilot):
         app = pilot.app

@@ -217,7 +217,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
 
 
 class ExportScreen(ModalScreen[tuple[str, str] | None]):
-    """Pick JSON or Markdown and a path; the export itself runs in a worker (citefix.commands.history.export_run)."""
+    """Pick JSON or Markdown and a path; the export itself runs in a worker (citefix.export.export_run)."""
 
     DEFAULT_CSS = _MODAL_CSS.format(name="ExportScreen", w=72)
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

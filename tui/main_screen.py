@@ -12,7 +12,7 @@ import traceback
 from typing import Any, Callable
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -267,8 +267,7 @@ class MainScreen(Screen):
         if prop is None:
             self.hunks, self.keep, self.edit_cur = [], set(), None
             return
-        handle = prop.handle
-        reasons = list(getattr(getattr(handle, "revision", None), "edits", None) or [])
+        reasons = list(prop.revision.edits if prop.revision is not None else [])
         self.hunks = render.proposal_hunks(self.snap.text, prop.text, self.snap.evaluation, reasons)
         self.keep = {h.k for h in self.hunks}
         self.edit_cur = 0 if self.hunks else None

@@ -1,29 +1,28 @@
 """What the TUI holds for the open case: settings, store, pipeline, and the case's refinement session.
 
-No Textual here and no pipeline logic: checks, revisions, accept/reject and revert are steps of
-citefix.refine.session.RefineSession (the same object `citefix refine` loops over), export is
-citefix.commands.history.export_run. Jobs run in worker threads and return a Snapshot, plain data the screen paints,
+No Textual here and no pipeline logic: the pipeline is built by citefix.pipeline.build_run_pipeline from a RunSettings
+(as `citefix refine` builds it, so the TUI can use every setting the CLI can); checks, revisions, accept/reject and
+revert are steps of citefix.refine.session.RefineSession (the same object `citefix refine` loops over); export is
+citefix.export.export_run. Jobs run in worker threads and return a Snapshot, plain data the screen paints,
 so the UI thread never waits on a model. `busy` makes a new job wait for a cancelled one still finishing in its thread.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING
 
+from citefix.events import Event
 from citefix.config import Settings
-from citefix.errors import InputError
+from citefix.errors import Cancelled, InputError  # noqa: F401 - Cancelled: what a cancelled job raises
 
 if TYPE_CHECKING:  # pydantic models load with the first case, after the first paint
     from citefix.models import Case, Evaluation
+    from citefix.refine.session import Proposal
+    from citefix.pipeline import RunSettings
 
-Event = Callable[[str, dict[str, Any]], None]
-
-
-class Cancelled(Exception):
-    """The user cancelled the running job; the step in progress is not stored."""
 
 
 @dataclass
@@ -53,17 +52,6 @@ class RoundRow:
 
 
 @dataclass
-class Proposal:
-    """A revision waiting for accept or reject (what RefineSession.propose_revision returned, evaluated)."""
-
-    text: str
-    evaluation: Evaluation | None
-    comment: str | None = None
-    notes: list[str] = field(default_factory=list)
-    handle: Any = None  # the refine package's Proposal, passed back on accept/reject
-
-
-@dataclass
 class Snapshot:
     """What a screen paints after a job: the case, the run's rounds with their evaluations, the working text."""
 
@@ -74,7 +62,7 @@ class Snapshot:
     evaluation: Evaluation | None  # evaluation of `current` (None before the first check)
     text: str  # the working text (may be edited and not yet checked)
     run: dict = field(default_factory=dict)
-    proposal: Proposal | None = None
+    proposal: Proposal | None = None  # a revision waiting for accept or reject (evaluated), as the session made it
     evaluations: dict[int, Evaluation] = field(default_factory=dict)  # every stored round's, for viewing and diffs
     info: str | None = None  # something to tell the user (why there was no revision, why auto-refine stopped)
 
@@ -84,15 +72,20 @@ class Workbench:
 
     The store opens on first use (in a worker: sqlite-utils is not needed for the first paint)."""
 
-    def __init__(self, settings: Settings, store=None, transport=None):
-        self.settings = settings
+    def __init__(self, settings: Settings | RunSettings, store=None, transport=None):
+        # everything a run needs (judge verifier, reviser, loop limits besides config.Settings): citefix.pipeline,
+        # where the pipeline is built too; a plain Settings gets the loop defaults
+        self.run_settings = settings if not isinstance(settings, Settings) else _run_settings(settings)
         self._store = store
         self.transport = transport
         self._pipeline = None
-        self._judge = None
         self.generation = 0  # bumped when settings change: sessions rebuild their refiner
         self.busy = threading.Lock()
         self._store_lock = threading.Lock()
+
+    @property
+    def settings(self) -> Settings:
+        return self.run_settings.settings
 
     @property
     def store(self):
@@ -110,10 +103,11 @@ class Workbench:
 
     @property
     def pipeline(self):
+        """The run pipeline (citefix.pipeline.build_run_pipeline): the same one `citefix refine` builds."""
         if self._pipeline is None:
-            from citefix.factory import build_pipeline
+            from citefix.pipeline import build_run_pipeline
 
-            self._pipeline = build_pipeline(self.settings, self.store, self.transport)
+            self._pipeline = build_run_pipeline(self.run_settings, self.store, self.transport)
         return self._pipeline
 
     def needs_warm_up(self) -> bool:
@@ -145,7 +139,9 @@ class Workbench:
                 import litellm  # noqa: F401
 
                 loaded.append("litellm")
-            for obj in (p.decomposer_for(kind), p.verifier):
+            from citefix.refine.incremental import unwrap
+
+            for obj in (p.decomposer_for(kind), unwrap(p.verifier)):
                 for attr in ("nlp", "encoder"):
                     if isinstance(getattr(type(obj), attr, None), property):
                         getattr(obj, attr)
@@ -154,21 +150,14 @@ class Workbench:
         return loaded
 
     def judge_verifier(self):
-        """The judge that scores rounds with a second model (settings.judge_llm), or None."""
-        if not self.settings.judge_llm:
-            return None
-        if self._judge is None:
-            from citefix.factory import build_verifier
-
-            self._judge = build_verifier(f"llm:{self.settings.judge_llm}", self.settings, self.store,
-                                         transport=self.transport)
-        return self._judge
+        """The judge that scores rounds a second time (settings.judge_llm, a judge verifier), or None."""
+        return self.pipeline.judge
 
     def describe(self) -> dict[str, str]:
         s = self.settings
         if self._pipeline is not None:
-            verifier = getattr(self._pipeline.verifier, "name", s.verifier)
-        else:  # what "auto" will pick (factory.build_verifier's rule), before the pipeline is built
+            verifier = self._pipeline.verifier.name
+        else:  # what "auto" will pick (citefix.pipeline.build_verifier's rule), before the pipeline is built
             verifier = f"auto ({'llm' if s.llm else 'offline'})" if s.verifier == "auto" else s.verifier
         return {"llm": s.llm or "none (offline)", "judge": s.judge_llm or "—", "verifier": verifier,
                 "strategy": s.strategy, "decomposer": s.decomposer,
@@ -177,13 +166,12 @@ class Workbench:
     def apply_settings(self, new: Settings, *, save: bool = True) -> Path | None:
         """Validate by building what the settings name (cheap: models load on first use), swap it in, save."""
         from citefix.config import save_settings
-        from citefix.factory import build_pipeline, build_verifier
-        from citefix.refine.feedback import build_strategy
+        from citefix.pipeline import build_run_pipeline
 
-        pipeline = build_pipeline(new, self.store, self.transport)
-        build_strategy(new.strategy, llm=pipeline.llm)
-        judge = build_verifier(f"llm:{new.judge_llm}", new, self.store, transport=self.transport) if new.judge_llm else None
-        self.settings, self._pipeline, self._judge = new, pipeline, judge
+        run = replace(self.run_settings, settings=new)
+        pipeline = build_run_pipeline(run, self.store, self.transport)
+        pipeline.strategy_for(new.strategy)
+        self.run_settings, self._pipeline = run, pipeline
         self.generation += 1
         return save_settings(new) if save else None
 
@@ -210,6 +198,12 @@ class Workbench:
             last = (accepted or rows)[-1]
             s.current, s.text = last["n"], last["text"]
         return s
+
+
+def _run_settings(settings: Settings) -> "RunSettings":
+    from citefix.pipeline import RunSettings  # imports pydantic models: not before the first paint
+
+    return RunSettings(settings)
 
 
 class Session:
@@ -242,7 +236,7 @@ class Session:
     def apply_settings(self, new: Settings, *, save: bool = True) -> Path | None:
         path = self.bench.apply_settings(new, save=save)
         if self.proposal is not None and self.refiner is not None:  # proposed under the old settings: drop it
-            self.refiner.reject(self.proposal.handle)
+            self.refiner.reject(self.proposal)
             self.proposal = None
         return path
 
@@ -267,8 +261,8 @@ class Session:
         self.text = text
 
     def export(self, fmt: str, path: str | None = None) -> tuple[str, str]:
-        """Export the run with citefix.commands.history.export_run; returns (path written, format)."""
-        from citefix.commands.history import export_run
+        """Export the run with citefix.export.export_run; returns (path written, format)."""
+        from citefix.export import export_run
 
         if self.run_id is None:
             raise InputError("nothing to export yet: check the text first (c)")
@@ -290,10 +284,8 @@ class Session:
         from citefix.refine.session import RefineSession
 
         if self.refiner is None or self._generation != self.bench.generation:
-            s = self.settings
-            kw = dict(pipeline=self.bench.pipeline, strategy=s.strategy, judge_verifier=self.bench.judge_verifier(),
-                      command="tui", input_path=self.input_path,
-                      settings={"verifier": s.verifier, "decomposer": s.decomposer, "cache": s.cache})
+            kw = dict(self.bench.pipeline.refine_kwargs(), command="tui", input_path=self.input_path,
+                      settings=self.bench.run_settings.with_loop())
             if self.run_id is None:
                 self.refiner = RefineSession(self.case, store=self.store, **kw)
                 self.run_id = self.refiner.run_id
@@ -307,16 +299,11 @@ class Session:
         return self.refiner
 
     def _job(self, cancel, fn):
-        """Run one step under the busy lock, turning the refine package's Cancelled into ours."""
-        from citefix.refine.session import Cancelled as RefineCancelled
-
+        """Run one step under the busy lock (a cancelled step raises citefix.errors.Cancelled)."""
         with self.bench.busy:
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
-            try:
-                return fn()
-            except RefineCancelled as exc:
-                raise Cancelled() from exc
+            return fn()
 
     def _sync(self) -> None:
         cur = self.refiner.current
@@ -334,7 +321,7 @@ class Session:
             if first:
                 try:
                     r.evaluate_current()  # round 0: the text as it came
-                except Cancelled_ as exc:
+                except Cancelled as exc:
                     r.finish("cancelled", "cancelled", "cancelled before the first round was stored")
                     raise exc
             info = None
@@ -349,8 +336,6 @@ class Session:
             self.proposal = None
             self._sync()
             return self.snapshot(info)
-
-        from citefix.refine.session import Cancelled as Cancelled_
 
         return self._job(cancel, step)
 
@@ -371,8 +356,7 @@ class Session:
                 if prop.reason == "no_feedback" and r.current.n_unsupported == 0:
                     return self.snapshot(f"nothing to revise: no unit of round {r.current.n} is unsupported")
                 return self.snapshot(f"no revision: {prop.message or prop.reason}")
-            notes = list(prop.revision.notes) if prop.revision else []
-            self.proposal = Proposal(prop.text, prop.evaluation, prop.comment, notes, handle=prop)
+            self.proposal = prop
             return self.snapshot()
 
         return self._job(cancel, step)
@@ -386,9 +370,9 @@ class Session:
         def step() -> Snapshot:
             r = self._refiner(cancel, on_event)
             if text is not None:
-                r.accept(self.proposal.handle, text=text, comment=comment)
+                r.accept(self.proposal, text=text, comment=comment)
             else:
-                r.accept(self.proposal.handle)
+                r.accept(self.proposal)
             self.proposal = None
             self._sync()
             return self.snapshot()
@@ -401,7 +385,7 @@ class Session:
 
         def step() -> Snapshot:
             r = self._refiner(cancel, on_event)
-            r.reject(self.proposal.handle)
+            r.reject(self.proposal)
             self.proposal = None
             self._sync()
             return self.snapshot()
@@ -428,7 +412,7 @@ class Session:
         def step() -> Snapshot:
             r = self._refiner(cancel, on_event)
             if self.proposal is not None:
-                r.reject(self.proposal.handle)
+                r.reject(self.proposal)
                 self.proposal = None
             if r.current is not None and self.text.strip() != r.current.text.strip():
                 r.accept(text=self.text, comment="edited in the TUI")

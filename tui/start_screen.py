@@ -120,7 +120,7 @@ class StartScreen(Screen):
 
     @on(Button.Pressed, "#open-example")
     def action_example(self) -> None:
-        from citefix.commands.check import example_path
+        from citefix.inputs import example_path
 
         self.app.open_target(path=example_path("summary"))
 

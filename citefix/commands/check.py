@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib import resources
-from pathlib import Path
 
 from citefix.errors import InputError
 
-EXAMPLES = ("summary", "cited_answer")
+EXAMPLES = ("summary", "cited_answer")  # as citefix.inputs.EXAMPLES, not imported here: pydantic loads on first use
 
 
 def register(sub) -> None:
-    from citefix.cli import add_common
+    from citefix.commands.common import add_common
 
     p = sub.add_parser(
         "check",
@@ -47,40 +45,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def example_path(name: str) -> str:
-    return str(resources.files("citefix").joinpath("examples", f"{name}.json"))
-
-
-def gather_cases(args) -> list[tuple]:
-    from itertools import islice
-
-    from citefix.inputs import iter_cases, load_cases, load_pair
-
-    cases = []
-    if args.limit is not None and args.limit < 1:
-        raise InputError(f"--limit {args.limit}: must be 1 or more (the number of cases to use); drop it to use them all")
-    if args.example:
-        path = example_path(args.example)
-        cases += [(c, path) for c in load_cases(path)]
-    if args.summary or args.source:
-        if not (args.summary and args.source):
-            raise InputError("--source and --summary go together; give both (or a case file instead)")
-        cases.append((load_pair(args.source, args.summary), args.summary))
-    for path in args.inputs:  # with --limit, read no further than needed (a bad record after it is not an error)
-        left = None if args.limit is None else max(0, args.limit - len(cases))
-        if left == 0:
-            break
-        skipped: list[str] | None = [] if getattr(args, "skip_invalid", False) else None
-        cases += [(c, path) for c in islice(iter_cases(path, skipped=skipped), left)]
-        for msg in skipped or []:
-            print(f"citefix: skipped {msg}", file=sys.stderr)
-    if not cases:
-        raise InputError("nothing to check; give a case file, --source FILE --summary FILE, or --example summary")
-    if args.limit is not None:
-        cases = cases[: max(0, args.limit)]
-    return cases
-
-
 def dry_run(cases, settings, *, json_out: bool = False) -> int:
     """--dry-run: the model calls, tokens and cost the check would take; nothing is called or stored."""
     import json
@@ -98,7 +62,8 @@ def dry_run(cases, settings, *, json_out: bool = False) -> int:
 def run(args) -> int:
     from citefix.checking import check_case, find_checked
     from citefix.config import load_settings
-    from citefix.factory import build_pipeline
+    from citefix.inputs import gather_cases
+    from citefix.pipeline import build_pipeline
     from citefix.report import render, to_json
     from citefix.store import Store
 
@@ -107,7 +72,7 @@ def run(args) -> int:
         if args.verifier and args.verifier != f"nli:{args.nli}":
             raise InputError("--nli and --verifier both choose the verifier; give one of them")
         args.verifier = f"nli:{args.nli}"
-    from citefix.cli import llm_options
+    from citefix.commands.common import llm_options
 
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
                              concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None,
@@ -115,7 +80,7 @@ def run(args) -> int:
                              **llm_options(args))
     if args.dry_run:
         return dry_run([c for c, _ in cases], settings, json_out=args.json)
-    from citefix.cli import apply_budget
+    from citefix.commands.common import apply_budget
 
     budget = apply_budget(args, settings)
     store = Store(settings.db)

@@ -6,7 +6,7 @@ from citefix.errors import InputError
 
 
 def register(sub) -> None:
-    from citefix.cli import add_common
+    from citefix.commands.common import add_common
 
     p = sub.add_parser(
         "tui",
@@ -34,7 +34,7 @@ def run(args) -> int:
         raise InputError("--case counts from 1")
     path = args.path
     if args.example:
-        from citefix.commands.check import example_path
+        from citefix.inputs import example_path
 
         path = example_path(args.example)
     settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer, strategy=args.strategy,

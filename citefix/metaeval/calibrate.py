@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from citefix.errors import ConfigError
-from citefix.factory import OFFLINE_SIGNALS  # verifier name -> the offline signal whose thresholds it uses
 from citefix.metaeval import protocols as P
+from citefix.pipeline import OFFLINE_SIGNALS  # verifier name -> the offline signal whose thresholds it uses
 
 PARTIAL_SHARE = 0.8  # without partial labels, 'partial' starts at this share of the 'supported' threshold
 

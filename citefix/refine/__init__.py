@@ -7,10 +7,11 @@ Public API (see citefix/refine/session.py for the step-by-step use a TUI makes o
         .evaluate_current() .feedback() .propose_revision() .accept() .reject() .revert_to(n)
         .stop_reason(...) .best_round() .step() .run(...) .finish(reason)
     build_strategy(name, llm=None), available_strategies(), register_strategy(name)
-    build_reviser(name, llm=None): LLMReviser | OfflineReviser
+    build_reviser(name, llm=None): LLMReviser | OfflineReviser (built in citefix.pipeline, with every collaborator)
     CachingVerifier(verifier, store=None)
 """
 
+from citefix.pipeline import build_reviser  # the builder lives with the others
 from citefix.refine.distance import word_edit_distance
 from citefix.refine.feedback import (
     CitationIssue,
@@ -22,7 +23,7 @@ from citefix.refine.feedback import (
     register_strategy,
 )
 from citefix.refine.incremental import CachingVerifier
-from citefix.refine.revise import LLMReviser, Revision, build_reviser, parse_revision
+from citefix.refine.revise import LLMReviser, Revision, parse_revision
 from citefix.refine.session import Cancelled, Proposal, RefineResult, RefineSession, Round, refine
 
 __all__ = [

@@ -9,43 +9,12 @@ gives no specifics (`none`, `critique`) gives it none. New strategies plug in wi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 from citefix.errors import ConfigError
-from citefix.models import CallRecord, Case, Evaluation, Unit, Verdict
+from citefix.models import Case, Evaluation, Unit, Verdict
 from citefix.prompting import load_prompt
-
-NOUNS = {"summary": "summary", "cited_answer": "answer"}
-
-
-def noun(case: Case) -> str:
-    return NOUNS.get(case.kind or "summary", "text")
-
-
-@dataclass
-class CitationIssue:
-    """One problem with a cited answer's citations."""
-
-    kind: str  # unsupported_claim | redundant | missing_passage
-    claim: str
-    cited: list[str] = field(default_factory=list)  # the group's passage ids
-    source: str | None = None  # the citation in question (redundant, missing_passage)
-    unit: Unit | None = None
-
-
-@dataclass
-class Feedback:
-    """What a strategy says about one evaluated text."""
-
-    strategy: str
-    comment: str | None
-    units: list[Unit] = field(default_factory=list)  # units the feedback names as unsupported
-    verdicts: dict[str, Verdict] = field(default_factory=dict)  # their verdicts, by unit id
-    citations: list[CitationIssue] = field(default_factory=list)
-    rating: float | None = None  # critique: the 1-5 consistency rating
-    calls: list[CallRecord] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)
+from citefix.refine.vocabulary import NOUNS, CitationIssue, Feedback, noun, render_sources  # noqa: F401 - re-exported
 
 
 class FeedbackStrategy:
@@ -168,8 +137,6 @@ class CritiqueFeedback(FeedbackStrategy):
         self.prompt = load_prompt("critique")
 
     def feedback(self, case: Case, evaluation: Evaluation) -> Feedback:
-        from citefix.refine.revise import render_sources
-
         messages = self.prompt.render(source=render_sources(case), text=evaluation.text or case.text, noun=noun(case))
         comp = self.llm.complete(messages, purpose="critique", max_tokens=self.max_tokens, prompt=self.prompt)
         rating, explanation = parse_critique(comp.text)

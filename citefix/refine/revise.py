@@ -4,62 +4,18 @@ deletes. Both return a Revision: the revised text alone, or no text and the reas
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Protocol
 
-from citefix.models import CallRecord, Case, Evaluation
+from citefix.models import Case, Evaluation
 from citefix.prompting import load_prompt
-from citefix.refine.feedback import Feedback, noun
-
-
-@dataclass
-class Revision:
-    """A reviser's answer. `text` is None when there is none; `reason` then says why (it ends the run)."""
-
-    text: str | None
-    reason: str | None = None  # empty | refused | no_feedback | nothing_to_delete | ...
-    message: str | None = None  # a readable account of `reason`
-    raw: str | None = None  # the model's answer as written
-    calls: list[CallRecord] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what was cleaned or cut (stripped preamble, removed marks, …)
-    edits: list[dict[str, Any]] = field(default_factory=list)  # offline reviser: corrections and deletions, with why
-
-
-def edit_kind(edit: dict[str, Any]) -> str:
-    """The family of an offline edit: correction, deletion or citation."""
-    kind = str(edit.get("kind", ""))
-    if kind.startswith("correction"):
-        return "correction"
-    if kind == "citation":
-        return "citation"
-    return "deletion"
-
-
-def edits_by_kind(edits: list[dict[str, Any]] | None) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for e in edits or []:
-        if e.get("text") and e.get("kind") not in ("note", "skipped", "kept"):
-            k = edit_kind(e)
-            out[k] = out.get(k, 0) + 1
-    return out
-
-
-class Reviser(Protocol):
-    name: str
-
-    def revise(self, case: Case, feedback: Feedback, evaluation: Evaluation) -> Revision: ...
-
-
-def render_sources(case: Case) -> str:
-    """The sources as the model reads them: one document bare, several (or passages) numbered with their titles."""
-    if len(case.sources) == 1 and case.kind != "cited_answer":
-        return case.sources[0].text
-    parts = []
-    for s in case.sources:
-        head = f"[{s.id}]" + (f" {s.title}" if s.title else "")
-        parts.append(f"{head}\n{s.text}")
-    return "\n\n".join(parts)
-
+from citefix.refine.vocabulary import (  # noqa: F401 - re-exported
+    Feedback,
+    Reviser,
+    Revision,
+    edit_kind,
+    edits_by_kind,
+    noun,
+    render_sources,
+)
 
 # --- parsing the model's answer ----------------------------------------------------------------------------------
 
@@ -192,21 +148,3 @@ class LLMReviser:
             if removed:
                 notes.append("removed marks naming passages that do not exist: " + ", ".join(f"[{i}]" for i in removed))
         return Revision(revised, raw=comp.text, notes=notes)
-
-
-def build_reviser(name: str | None, *, llm=None):
-    """auto (LLM when one is configured, else offline) | llm | offline."""
-    from citefix.errors import ConfigError
-
-    name = (name or "auto").strip()
-    if name == "auto":
-        name = "llm" if llm is not None else "offline"
-    if name == "llm":
-        if llm is None:
-            raise ConfigError("reviser 'llm' needs a model: pass --llm MODEL or set CITEFIX_LLM (or use --reviser offline)")
-        return LLMReviser(llm)
-    if name == "offline":
-        from citefix.refine.offline import OfflineReviser
-
-        return OfflineReviser()
-    raise ConfigError(f"unknown reviser {name!r}; use auto, llm or offline")

@@ -30,24 +30,28 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from citefix.errors import ConfigError, LLMError
+from citefix.errors import Cancelled, ConfigError, LLMError
 from citefix.evaluate import collect_calls, evaluate
+from citefix.events import Event
 from citefix.models import CallRecord, Case, Evaluation, Unit
+from citefix.pipeline import session_parts
 from citefix.refine.distance import word_edit_distance
-from citefix.refine.feedback import Feedback, FeedbackStrategy, build_strategy
+from citefix.refine.feedback import Feedback, FeedbackStrategy
 from citefix.refine.incremental import CachingVerifier
-from citefix.refine.revise import Revision, build_reviser
+from citefix.refine.revise import Revision
+from citefix.refine.vocabulary import Reviser
 
-Event = Callable[[str, dict[str, Any]], None]
+if TYPE_CHECKING:
+    from citefix.decompose.base import Decomposer
+    from citefix.llm.client import LLMClient
+    from citefix.pipeline import Pipeline
+    from citefix.verify.base import Verifier
+
 
 # Stop reasons that mean something failed (the CLI exits 3 on them).
 FAILURE_REASONS = {"evaluation_error", "llm_error", "revision_empty", "revision_refused"}
-
-
-class Cancelled(Exception):
-    """The cancel flag was set while a step ran; nothing of that step is stored except its model calls."""
 
 
 @dataclass(eq=False)
@@ -111,6 +115,11 @@ class Proposal:
     judge: Evaluation | None = None
     settled: bool = False  # accepted or rejected already
 
+    @property
+    def notes(self) -> list[str]:
+        """What the reviser said about its revision (dropped marks, unchanged parts)."""
+        return list(self.revision.notes) if self.revision is not None else []
+
 
 @dataclass
 class RefineResult:
@@ -164,11 +173,11 @@ class RefineSession:
         self,
         case: Case,
         *,
-        pipeline=None,
+        pipeline: Pipeline | None = None,
         llm=None,
         verifier=None,
         decomposer=None,
-        strategy: str | FeedbackStrategy = "acu",
+        strategy: str | FeedbackStrategy | None = "acu",
         reviser=None,
         store=None,
         judge_verifier=None,
@@ -183,27 +192,18 @@ class RefineSession:
     ):
         self.case = case
         self.pipeline = pipeline
-        self.llm = llm if llm is not None else getattr(pipeline, "llm", None)
-        verifier = verifier if verifier is not None else getattr(pipeline, "verifier", None)
-        if verifier is None:
-            raise ConfigError("refine needs a verifier (or a pipeline)")
         self.store = store
-        cache_store = store if (store is not None and (settings or {}).get("cache", True)) else None
-        self.verifier = CachingVerifier(verifier, store=cache_store) if incremental and not isinstance(verifier, CachingVerifier) else verifier
-        if decomposer is None:
-            if pipeline is not None:
-                decomposer = pipeline.decomposer_for(case.kind)
-            else:
-                from citefix.config import Settings
-                from citefix.factory import build_decomposer
-
-                decomposer = build_decomposer("auto", Settings(), self.llm, kind=case.kind or "summary")
-        self.decomposer = decomposer
-        self.strategy = build_strategy(strategy, llm=self.llm) if isinstance(strategy, str) else strategy
-        self.reviser = build_reviser(reviser, llm=self.llm) if (reviser is None or isinstance(reviser, str)) else reviser
-        if judge_verifier is not None and incremental and not isinstance(judge_verifier, CachingVerifier):
-            judge_verifier = CachingVerifier(judge_verifier, store=cache_store)
-        self.judge_verifier = judge_verifier
+        parts = session_parts(
+            case.kind or "summary", pipeline=pipeline, llm=llm, verifier=verifier, decomposer=decomposer,
+            strategy=strategy, reviser=reviser,
+            judge_verifier=judge_verifier if judge_verifier is not None else (pipeline.judge if pipeline is not None else None),
+            store=store, cache=(settings or {}).get("cache", True), incremental=incremental)
+        self.llm: LLMClient | None = parts["llm"]
+        self.verifier: Verifier = parts["verifier"]
+        self.decomposer: Decomposer = parts["decomposer"]
+        self.strategy: FeedbackStrategy | None = parts["strategy"]  # None: a session that only checks
+        self.reviser: Reviser | None = parts["reviser"]
+        self.judge_verifier: Verifier | None = parts["judge_verifier"]
         self.judge_decomposer = judge_decomposer
         self.on_event = on_event or (lambda e, d: None)
         self.cancel = cancel
@@ -222,10 +222,10 @@ class RefineSession:
             self._load(run_id)
         elif store is not None:
             self.run_id = store.start_run(
-                case, command, input_path=input_path, llm=getattr(self.llm, "model", None),
+                case, command, input_path=input_path, llm=self.llm.model if self.llm is not None else None,
                 judge_llm=getattr(getattr(self.judge_verifier, "llm", None), "model", None),
-                decomposer=getattr(self.decomposer, "name", None), verifier=getattr(self.verifier, "name", None),
-                strategy=self.strategy.name, settings=self.run_settings())
+                decomposer=self.decomposer.name, verifier=self.verifier.name,
+                strategy=self.strategy_name, settings=self.run_settings())
         if store is not None and self.run_id is not None:  # every call logged as it completes, under this run
             from citefix.calllog import bind_call_log
 
@@ -240,13 +240,18 @@ class RefineSession:
         case = store.case_for_run(run_id)
         return cls(case, store=store, run_id=run_id, **kwargs)
 
+    @property
+    def strategy_name(self) -> str | None:
+        return self.strategy.name if self.strategy is not None else None
+
     def run_settings(self) -> dict[str, Any]:
         """The run row's settings: what the caller gave (used to rebuild the run on resume) and the names of the
-        collaborators actually used."""
-        return {**self.settings, "strategy": self.strategy.name, "reviser_name": getattr(self.reviser, "name", None),
-                "verifier_name": getattr(self.verifier, "name", None),
-                "decomposer_name": getattr(self.decomposer, "name", None),
-                "judge_verifier_name": getattr(self.judge_verifier, "name", None)}
+        collaborators actually used. A session without a strategy (a check) records what the caller gave."""
+        if self.strategy is None:
+            return dict(self.settings)
+        return {**self.settings, "strategy": self.strategy.name, "reviser_name": self.reviser.name if self.reviser is not None else None,
+                "verifier_name": self.verifier.name, "decomposer_name": self.decomposer.name,
+                "judge_verifier_name": self.judge_verifier.name if self.judge_verifier is not None else None}
 
     def _load(self, run_id: int) -> None:
         run = self.store.run(run_id)
@@ -327,7 +332,7 @@ class RefineSession:
     def _evaluate(self, text: str, n: int) -> tuple[Evaluation, Evaluation | None]:
         case = self.case.with_text(text)
         before = (self.verifier.total.units, self.verifier.total.reused) if isinstance(self.verifier, CachingVerifier) else None
-        aggregation = getattr(getattr(self.pipeline, "settings", None), "aggregation", "mean")
+        aggregation = self.pipeline.settings.aggregation if self.pipeline is not None else "mean"
         ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"),
                       aggregation=aggregation)
         if before is not None:
@@ -339,7 +344,7 @@ class RefineSession:
             self._check_cancel()
             dec = self.judge_decomposer
             if dec is None:
-                dec = self.decomposer if case.kind == "cited_answer" else _FixedUnits(ev.units, getattr(self.decomposer, "name", "units"))
+                dec = self.decomposer if case.kind == "cited_answer" else _FixedUnits(ev.units, self.decomposer.name)
             judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"),
                              aggregation=aggregation)
         return ev, judge
@@ -417,7 +422,7 @@ class RefineSession:
             if fb.comment is None:
                 revision = Revision(None, "no_feedback", f"the {self.strategy.name} strategy has nothing to say about round {cur.n}")
             else:
-                self._emit("progress", {"round": n, "stage": "revise", "reviser": getattr(self.reviser, "name", "?")})
+                self._emit("progress", {"round": n, "stage": "revise", "reviser": self.reviser.name})
                 revision = self.reviser.revise(self.current_case, fb, cur.evaluation)
         except LLMError as exc:
             calls = self._drain()
@@ -626,14 +631,16 @@ class RefineSession:
                 self.store.write_calls(self.run_id, None, prop.calls)
             prop.calls = []
 
-    def finish(self, stop_reason: str, status: str | None = None, message: str | None = None) -> RefineResult:
-        """Record the stop reason and best round on the run row and announce the end."""
+    def finish(self, stop_reason: str, status: str | None = None, message: str | None = None, *,
+               record_best: bool = True) -> RefineResult:
+        """Record the stop reason and best round on the run row and announce the end. record_best=False leaves the
+        run row's best round empty (a check whose only round was checked in part has no result)."""
         if status is None:
             status = "failed" if stop_reason in FAILURE_REASONS else "finished"
         res = self.result(stop_reason, status, message)
         if self.store is not None and self.run_id is not None:
-            self.store.finish_run(self.run_id, status, best_round=res.best_round if self.current is not None else None,
-                                  stop_reason=stop_reason)
+            best = res.best_round if (self.current is not None and record_best) else None
+            self.store.finish_run(self.run_id, status, best_round=best, stop_reason=stop_reason)
         self._emit("run_finished", {"status": status, "stop_reason": stop_reason, "message": message,
                                     "best_round": res.best_round, "best_score": res.best_score,
                                     "best_judge_score": res.best_judge_score, "rounds": len(self.rounds),
@@ -667,6 +674,37 @@ class RefineSession:
             self.finish("interrupted", "interrupted", "interrupted; completed rounds are kept")
             raise
         return self.finish(reason, message=message)
+
+
+def check(case: Case, *, pipeline, store, decomposer=None, settings: dict[str, Any] | None = None,
+          command: str = "check", input_path: str | None = None, on_event: Event | None = None) -> tuple[Evaluation, int | None, bool]:
+    """A refine with zero revision rounds: evaluate `case`, store it as a run (round 0) and finish the run.
+
+    Returns (evaluation, run id, failed). `on_event` gets evaluate()'s own events (decompose_started, …), as
+    citefix.evaluate sends them; the session's round events are not passed on."""
+    from citefix.errors import UserError
+
+    def forward(name: str, data: dict[str, Any]) -> None:
+        if name == "progress" and on_event is not None:
+            inner = {k: v for k, v in data.items() if k not in ("run_id", "case_id", "round", "stage", "step")}
+            on_event(data["step"], inner)
+
+    session = RefineSession(case, pipeline=pipeline, decomposer=decomposer, strategy=None, store=store, command=command,
+                            input_path=input_path, settings=settings, on_event=forward, incremental=False)
+    try:
+        ev = session.evaluate_current().evaluation
+    except KeyboardInterrupt:
+        session.finish("interrupted", "interrupted")
+        raise
+    except UserError:
+        session.finish("error", "failed")
+        raise
+    # "no units" because every model call failed is a failure too, not an empty text; a partly checked text is
+    # not a result: its run fails with llm_error and the units are named
+    failed = ev.status in ("error", "partial") or (ev.status == "no_units" and bool(ev.errors))
+    session.finish("llm_error" if ev.status == "partial" else ev.status, "failed" if failed else "finished",
+                   record_best=ev.status != "partial")
+    return ev, session.run_id, failed
 
 
 def refine(

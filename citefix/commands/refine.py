@@ -26,15 +26,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from citefix.config import DEFAULT_PATIENCE, DEFAULT_ROUNDS
 from citefix.errors import InputError
 
 JSON_EVENTS = ("round_started", "units_scored", "revision_proposed", "run_finished")
-DEFAULT_ROUNDS = 3
-DEFAULT_PATIENCE = 2
 
 
 def register(sub) -> None:
-    from citefix.cli import add_common
+    from citefix.commands.common import add_common
     from citefix.refine.feedback import available_strategies
 
     strategies = ", ".join(available_strategies())
@@ -97,43 +96,17 @@ def register(sub) -> None:
 # --- shared set-up ------------------------------------------------------------------------------------------------------
 
 
-def _settings(args, saved: dict[str, Any] | None = None):
-    from citefix.cli import llm_options
-    from citefix.config import load_settings
+def _run_settings(args, saved: dict[str, Any] | None = None, *, loop: bool = True):
+    """The command line (over a stored run's settings, when resuming) → RunSettings (citefix.pipeline)."""
+    from citefix.commands.common import llm_options
+    from citefix.pipeline import RunSettings
 
-    saved = saved or {}
-    pick = lambda name, attr=None: getattr(args, attr or name, None) if getattr(args, attr or name, None) is not None else saved.get(name)  # noqa: E731
-    return load_settings(llm=pick("llm"), judge_llm=pick("judge_llm"), verifier=pick("verifier"),
-                         decomposer=pick("decomposer"), strategy=pick("strategy"), concurrency=args.concurrency,
-                         acu_granularity=pick("acu_granularity"), aggregation=pick("aggregation"),
-                         db=args.db, cache=False if args.no_cache else saved.get("cache"), **llm_options(args, saved))
-
-
-def _collaborators(settings, store, *, reviser: str | None, judge_verifier: str | None):
-    """Pipeline, reviser name and judge verifier, built once per command."""
-    from citefix.factory import build_llm, build_pipeline, build_verifier
-    from citefix.refine.incremental import CachingVerifier
-
-    pipeline = build_pipeline(settings, store)
-    judge = None
-    if settings.judge_llm or judge_verifier:
-        judge_llm = build_llm(settings.judge_llm, settings, store) if settings.judge_llm else None
-        name = judge_verifier or "llm"
-        judge = build_verifier(name, settings, store, llm=judge_llm) if judge_llm is not None or name != "llm" else None
-        if judge is None:
-            raise InputError("--judge-verifier llm needs --judge-llm MODEL")
-    cache_store = store if settings.cache else None
-    pipeline.verifier = CachingVerifier(pipeline.verifier, store=cache_store)
-    if judge is not None:
-        judge = CachingVerifier(judge, store=cache_store)
-    return pipeline, (reviser or "auto"), judge
-
-
-def _run_settings(settings, *, reviser, judge_verifier) -> dict[str, Any]:
-    return {"llm": settings.llm, "judge_llm": settings.judge_llm, "verifier": settings.verifier,
-            "judge_verifier": judge_verifier, "decomposer": settings.decomposer, "reviser": reviser,
-            "acu_granularity": settings.acu_granularity, "aggregation": settings.aggregation,
-            "cache": settings.cache}
+    return RunSettings.load(
+        saved=saved, llm=args.llm, judge_llm=args.judge_llm, verifier=args.verifier, decomposer=args.decomposer,
+        strategy=getattr(args, "strategy", None), acu_granularity=args.acu_granularity, aggregation=args.aggregation,
+        reviser=args.reviser, judge_verifier=args.judge_verifier, rounds=args.rounds if loop else None,
+        target=args.target if loop else None, patience=args.patience if loop else None, concurrency=args.concurrency,
+        db=args.db, cache=False if args.no_cache else None, llm_options=llm_options(args, saved))
 
 
 class HumanProgress:
@@ -226,25 +199,18 @@ def cmd_refine(args) -> int:
     saved: dict[str, Any] = {}
     jobs: list[tuple[Any, str | None]] = []
     if args.resume is None:
-        from citefix.commands.check import gather_cases
+        from citefix.inputs import gather_cases
 
         jobs = gather_cases(args)  # validate inputs before loading any model
     else:
         from citefix.config import load_settings
+        from citefix.pipeline import stored_settings
 
         probe = Store(load_settings(db=args.db).db, readonly=True)
-        run = probe.run(args.resume)
-        try:
-            saved = json.loads(run.get("settings") or "{}")
-        except json.JSONDecodeError:
-            saved = {}
-        saved.setdefault("llm", run.get("llm"))
-        saved.setdefault("judge_llm", run.get("judge_llm"))
-        saved.setdefault("strategy", run.get("strategy"))
+        saved = stored_settings(probe, args.resume)
         probe.close()
-    settings = _settings(args, saved)
-    reviser = args.reviser or saved.get("reviser")
-    judge_verifier = args.judge_verifier or saved.get("judge_verifier")
+    run = _run_settings(args, saved)
+    settings = run.settings
     if args.dry_run:
         if args.resume is not None:
             raise InputError("--dry-run estimates new runs; give case files, not --resume")
@@ -253,25 +219,23 @@ def cmd_refine(args) -> int:
         total = Estimate()
         rounds = args.rounds if args.rounds is not None else DEFAULT_ROUNDS
         for case, _ in jobs:
-            total.merge(estimate_refine(case, settings, strategy=args.strategy or settings.strategy, rounds=rounds,
-                                        reviser=reviser, judge_llm=settings.judge_llm, judge_verifier=judge_verifier))
+            total.merge(estimate_refine(case, settings, strategy=run.strategy, rounds=rounds,
+                                        reviser=run.reviser, judge_llm=settings.judge_llm,
+                                        judge_verifier=run.judge_verifier))
         print(json.dumps({"dry_run": total.as_dict(), "cases": len(jobs)}) if args.json
               else f"{total.line()} ({len(jobs)} case(s), up to {rounds} rounds)")
         return 0
-    from citefix.cli import apply_budget
+    from citefix.commands.common import apply_budget
+    from citefix.pipeline import build_run_pipeline
 
     budget = apply_budget(args, settings)
     store = Store(settings.db)
-    pipeline, reviser, judge = _collaborators(settings, store, reviser=reviser, judge_verifier=judge_verifier)
-    strategy = args.strategy or saved.get("strategy") or settings.strategy
-    max_rounds = args.rounds if args.rounds is not None else saved.get("max_rounds", DEFAULT_ROUNDS)
-    target = args.target if args.target is not None else saved.get("target")
-    patience = args.patience if args.patience is not None else saved.get("patience", DEFAULT_PATIENCE)
-    patience = patience or None
-    run_settings = _run_settings(settings, reviser=reviser, judge_verifier=judge_verifier)
+    pipeline = build_run_pipeline(run, store)
+    max_rounds = run.max_rounds
     on_event = _json_events if args.json else HumanProgress(max_rounds=max_rounds)
-    common = dict(pipeline=pipeline, strategy=strategy, reviser=reviser, store=store, max_rounds=max_rounds, target=target,
-                  patience=patience, judge_verifier=judge, on_event=on_event, settings=run_settings)
+    strategy = run.strategy
+    common = dict(**pipeline.refine_kwargs(), store=store, max_rounds=max_rounds, target=run.target,
+                  patience=run.patience, on_event=on_event)
     results = []
     if args.resume is not None:
         if not args.json:
@@ -363,7 +327,8 @@ def cmd_compare(args) -> int:
     cases = select_cases(cases, seed=args.seed, limit=args.limit)
     if not cases:
         raise InputError("no cases to compare on (check --limit)")
-    settings = _settings(args)
+    run = _run_settings(args, loop=False)
+    settings = run.settings
     if "critique" in strategies and not settings.llm:
         raise InputError("strategy 'critique' needs an LLM to write the critique: pass --llm MODEL or drop it")
     if args.dry_run:
@@ -377,19 +342,20 @@ def cmd_compare(args) -> int:
         print(f"{total.line()} ({len(cases)} cases × {len(strategies)} strategies, up to {args.rounds} rounds; "
               "finished runs in the store would be reused)")
         return 0
-    from citefix.cli import apply_budget
+    from citefix.commands.common import apply_budget
 
     budget = apply_budget(args, settings)
     store = Store(settings.db)
-    pipeline, reviser, judge = _collaborators(settings, store, reviser=args.reviser, judge_verifier=args.judge_verifier)
-    run_settings = _run_settings(settings, reviser=reviser, judge_verifier=args.judge_verifier)
-    base_sig = {**run_settings, "verifier": getattr(pipeline.verifier, "name", settings.verifier),
+    from citefix.pipeline import build_run_pipeline
+
+    pipeline = build_run_pipeline(run, store)
+    reviser, judge, run_settings = pipeline.reviser_name, pipeline.judge, run.stored()
+    base_sig = {**run_settings, "verifier": pipeline.verifier.name,
                 "decomposer": settings.decomposer}
     base_sig.pop("cache", None)
 
     def kwargs_for(strategy: str) -> dict[str, Any]:
-        return {"pipeline": pipeline, "strategy": strategy, "reviser": reviser, "judge_verifier": judge,
-                "settings": dict(run_settings)}
+        return {**pipeline.refine_kwargs(), "strategy": strategy}
 
     bar = _CompareBar(len(cases) * len(strategies))
 
@@ -417,13 +383,13 @@ def cmd_compare(args) -> int:
     notes = [f"cases: {len(cases)} from {', '.join(args.inputs)}" + (f" (seed {args.seed})" if args.seed is not None else "")
              + (f", limit {args.limit}" if args.limit is not None else ""),
              f"LLM: {settings.llm or 'none (offline)'}; reviser: {_reviser_name(reviser, pipeline)}; "
-             f"verifier: {getattr(pipeline.verifier, 'name', settings.verifier)}; judge: "
-             f"{getattr(judge, 'name', None) or 'none'}",
+             f"verifier: {pipeline.verifier.name}; judge: "
+             f"{judge.name if judge is not None else 'none'}",
              f"rounds: {args.rounds}; target: {args.target if args.target is not None else 'none'}; patience: "
              f"{args.patience or 'off'}",
              f"store: {store.path}"]
     title = (f"{', '.join(Path(p).name for p in args.inputs)} · LLM {settings.llm or 'none (offline)'} · verifier "
-             f"{getattr(pipeline.verifier, 'name', settings.verifier)} · {len(cases)} cases")
+             f"{pipeline.verifier.name} · {len(cases)} cases")
     paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes, title=title)
     print(paths["markdown"].read_text(encoding="utf-8"))
     print(f"wrote {', '.join(str(p) for k, p in paths.items())}", file=sys.stderr)

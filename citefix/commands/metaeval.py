@@ -7,6 +7,7 @@ import shlex
 import sys
 
 from citefix.errors import ConfigError
+from citefix.metaeval import by_fields, verifier_names
 
 FORMATS = ("auto", "xsumfaith", "summeval", "wice", "attributionbench", "rose")
 
@@ -58,26 +59,10 @@ def register(sub) -> None:
     p.add_argument("--no-store", action="store_true", help="do not record the run in the store")
     p.add_argument("--fresh", action="store_true",
                    help="score again even when the store holds a result for the same file and settings")
-    from citefix.cli import add_cost_options
+    from citefix.commands.common import add_cost_options
 
     add_cost_options(p)
     p.set_defaults(func=run)
-
-
-def verifier_names(spec: str) -> list[str]:
-    """Split the --verifier list, dropping blanks and repeats (order kept)."""
-    names = list(dict.fromkeys(n.strip() for n in (spec or "").split(",") if n.strip()))
-    if not names:
-        raise ConfigError("--verifier is empty; name at least one verifier, e.g. --verifier offline")
-    return names
-
-
-def by_fields(spec: str | None) -> list[str]:
-    """Split the --by list, dropping blanks and repeats (order kept)."""
-    fields = list(dict.fromkeys(f.strip() for f in (spec or "").split(",") if f.strip()))
-    if spec is not None and not fields:
-        raise ConfigError("--by is empty; name a field of the records, e.g. --by error_type")
-    return fields
 
 
 def command_line(args) -> str:
@@ -128,9 +113,11 @@ def _torch_threads() -> None:
 
 def run(args) -> int:
     from citefix.config import load_settings
-    from citefix.factory import OFFLINE_SIGNALS, build_decomposer, build_llm, build_verifier
     from citefix.metaeval.loaders import detect_format
-    from citefix.metaeval.runner import NO_UNITS, _store_result, render_table, run_meta_eval, to_json, write_report
+    from citefix.metaeval.report import render_table, to_json, write_report
+    from citefix.metaeval.runner import NO_UNITS, run_meta_eval
+    from citefix.metaeval.stored import store_result
+    from citefix.pipeline import OFFLINE_SIGNALS, build_decomposer, build_llm, build_verifier
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
     names = verifier_names(args.verifier) if shape != "rose" else []
@@ -148,7 +135,7 @@ def run(args) -> int:
         est = estimate_meta_eval(args.path, names, settings, limit=args.limit, format=shape, decomposer=args.decomposer)
         print(est.line())
         return 0
-    from citefix.cli import apply_budget
+    from citefix.commands.common import apply_budget
 
     budget = apply_budget(args, settings)
     if names:
@@ -176,7 +163,7 @@ def run(args) -> int:
         print(f"citefix: note: --decomposer is not used for {shape} files (their units are given)", file=sys.stderr)
 
     command = command_line(args)
-    from citefix.metaeval.runner import load_stored_result, result_signature
+    from citefix.metaeval.stored import load_stored_result, result_signature
 
     signature = result_signature(args.path, command, verifiers, decomposer)
     stored = load_stored_result(store, signature) if (store is not None and not args.fresh) else None
@@ -190,8 +177,7 @@ def run(args) -> int:
                                skip_invalid=not args.strict, by=by)
     print(to_json(result) if args.json else render_table(result), end="" if not args.json else "\n", flush=True)
     if store is not None and stored is None:
-        run_id = _store_result(store, result, command)
-        store.db["metaeval_runs"].update(run_id, {"signature": signature})
+        run_id = store_result(store, result, command, signature=signature)
         print(f"citefix: stored as meta-eval run {run_id} in {store.path}", file=sys.stderr)
     if args.report:
         paths = write_report(result, args.report, command)

@@ -1,0 +1,62 @@
+"""A stored run as a file: Markdown, JSON or self-contained HTML (`citefix export`, the TUI's export)."""
+
+from __future__ import annotations
+
+import json
+
+
+def best_round_of(run: dict, rows: list[dict]) -> int | None:
+    """The run's best round as stored; else the last round."""
+    if not rows:
+        return None
+    ns = {r["n"] for r in rows}
+    if run.get("best_round") is not None and run["best_round"] in ns:
+        return run["best_round"]
+    return rows[-1]["n"]
+
+
+def export_run(store, run_id: int, fmt: str) -> str:
+    from citefix.report import marked_plain
+
+    if fmt == "html":
+        from citefix.html_report import render_run_html
+
+        return render_run_html(store, run_id)
+
+    run = store.run(run_id)
+    case = store.case_for_run(run_id)
+    rounds = store.rounds(run_id)
+    if fmt == "json":
+        data = {
+            "run": run,
+            "case": case.model_dump(mode="json"),
+            "rounds": [
+                {k: (json.loads(v) if k in ("evaluation", "judge_evaluation") and v else v) for k, v in r.items()} for r in rounds
+            ],
+            "calls": store.calls(run_id),
+        }
+        return json.dumps(data, ensure_ascii=False, indent=2)
+    lines = [f"# citefix run {run_id}: {case.id}", "", f"- command: {run['command']}", f"- created: {run['created']}",
+             f"- LLM: {run['llm'] or 'none (offline)'}", f"- verifier: {run['verifier']}", f"- status: {run['status']}"]
+    if run.get("strategy"):
+        lines.append(f"- strategy: {run['strategy']}")
+    if run.get("best_round") is not None:
+        lines.append(f"- best round: {run['best_round']}")
+    judged = any(r.get("judge_score") is not None for r in rounds)
+    lines += ["", "| round | score |" + (" judge |" if judged else "") + " units | unsupported | edit (prev) |",
+              "|---:|---:|" + ("---:|" if judged else "") + "---:|---:|---:|"]
+    for r in rounds:
+        s = "—" if r["score"] is None else f"{r['score']:.3f}"
+        j = (" " + ("—" if r.get("judge_score") is None else f"{r['judge_score']:.3f}") + " |") if judged else ""
+        lines.append(f"| {r['n']} | {s} |{j} {r['n_units']} | {r['n_unsupported']} | {r['edit_prev'] if r['edit_prev'] is not None else '—'} |")
+    for r in rounds:
+        ev = store.evaluation(run_id, r["n"])
+        lines += ["", f"## Round {r['n']}", ""]
+        if r.get("comment"):
+            lines += ["Feedback:", "", "> " + r["comment"].replace("\n", "\n> "), ""]
+        lines += ["Text ([[+ supported]] [[~ partial]] [[- unsupported]]):", "", marked_plain(ev), ""]
+        uns = ev.unsupported
+        if uns:
+            lines.append("Unsupported units:")
+            lines += [f"- {u.text}" for u in uns]
+    return "\n".join(lines) + "\n"

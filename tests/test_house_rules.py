@@ -1,0 +1,67 @@
+"""The house rules, checked rather than kept by care: `ruff check` and the import-linter contracts in pyproject.toml.
+
+The contracts (core never imports Textual; the entry point above the commands, the commands above the TUI, both above
+core, and every module of the package placed in a layer) are checked on the package as it is installed: citefix.tui
+and citefix.store live in tui/ and store/ in this checkout, so the test lays the installed tree out in a temporary
+folder first and runs `lint-imports` on that.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def _tool(name: str) -> str:
+    path = BIN / name
+    if not path.exists():
+        found = shutil.which(name)
+        if found is None:
+            pytest.fail(f"{name} is not installed: pip install -e '.[test]' installs it")
+        return found
+    return str(path)
+
+
+def test_ruff_check_passes():
+    out = subprocess.run([_tool("ruff"), "check", "citefix", "store", "tui", "--output-format", "concise"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def installed_tree(dest: Path) -> Path:
+    """The package laid out as it installs (pyproject's package-dir): citefix/ with tui/, store/ and prompts/ in it."""
+    skip = shutil.ignore_patterns("__pycache__", "*.json", "*.txt", "*.md")
+    pkg = dest / "citefix"
+    shutil.copytree(ROOT / "citefix", pkg, ignore=skip)
+    for sub in ("tui", "store", "prompts"):
+        shutil.copytree(ROOT / sub, pkg / sub, ignore=skip)
+    return dest
+
+
+def test_import_contracts_hold(tmp_path):
+    tree = installed_tree(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([_tool("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tree,
+                         env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert "2 kept, 0 broken" in out.stdout
+
+
+def test_import_contracts_catch_a_breach(tmp_path):
+    """The contracts can fail: a core module that imports the TUI (or Textual) breaks them."""
+    tree = installed_tree(tmp_path)
+    (tree / "citefix" / "errors.py").write_text((ROOT / "citefix" / "errors.py").read_text()
+                                                + "\nfrom citefix.tui import render  # noqa\nimport textual  # noqa\n")
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([_tool("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tree,
+                         env=env, capture_output=True, text=True)
+    assert out.returncode != 0
+    assert "0 kept, 2 broken" in out.stdout, out.stdout[-3000:]

@@ -48,6 +48,7 @@ class Settings:
     llm_attempts: int = 5  # attempts per model call on transient faults (rate limit, timeout, 5xx, malformed 200)
     llm_backoff_max: float = 20.0  # longest wait between attempts, in seconds (a Retry-After up to 60 s is honoured)
     run_deadline: float = 0.0  # seconds a run may spend on model calls before it stops with llm_error; 0: no limit
+    router: dict | None = None  # the config file's [router] table (litellm Router), checked; see citefix.llm.router
 
     def replace(self, **overrides: Any) -> "Settings":
         data = asdict(self)
@@ -75,6 +76,10 @@ def load_settings(**cli: Any) -> Settings:
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read the config file ({exc.strerror or exc}); fix it or point "
                               "CITEFIX_CONFIG at another file") from exc
+        if "router" in data:  # a table, not a scalar setting: checked on its own, never from the environment or a flag
+            from citefix.llm.router import validate_router
+
+            values["router"] = validate_router(data.pop("router"), path)
         unknown = [k for k in data if k not in known]
         if unknown:
             raise ConfigError(f"{path}: unknown setting {unknown[0]!r}; known settings: {', '.join(known)}")
@@ -90,6 +95,8 @@ def load_settings(**cli: Any) -> Settings:
             origin[k] = f"--{k.replace('_', '-')}"
     default = Settings()
     for name, value in list(values.items()):
+        if name == "router":
+            continue
         values[name] = _typed(name, value, getattr(default, name), origin.get(name, name))
     for name in ("concurrency", "window_words", "llm_attempts"):
         if name in values and values[name] < 1:
@@ -177,11 +184,25 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     lines = []
     for f in fields(Settings):
         v = getattr(settings, f.name)
-        if v == getattr(default, f.name) or v is None:
+        if v == getattr(default, f.name) or v is None or f.name == "router":
             continue
         lines.append(f"{f.name} = {_toml(v)}")
-    path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+    text = "\n".join(lines) + ("\n" if lines else "")
+    path.write_text(text + _router_section(path), encoding="utf-8")
     return path
+
+
+def _router_section(path: Path) -> str:
+    """The file's [router] tables as written (the only tables a config file has, so they run to its end), kept when
+    the other settings are saved over it."""
+    try:
+        old = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except OSError:
+        return ""
+    for i, line in enumerate(old):
+        if line.lstrip().startswith(("[router", "[[router")):
+            return "\n" + "".join(old[i:])
+    return ""
 
 
 def _toml(v: Any) -> str:

@@ -15,6 +15,11 @@ OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical
 
 def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLMClient:
     cache = store.llm_cache() if (store is not None and settings.cache) else None
+    if transport is None and getattr(settings, "router", None):
+        from citefix.llm.router import model_names, router_transport
+
+        if model in model_names(settings.router):  # a model_name of the config's [router]: litellm's Router sends it
+            transport = router_transport(settings.router)
     client = LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency,
                        timeout=settings.llm_timeout, max_attempts=settings.llm_attempts,
                        backoff_max=settings.llm_backoff_max, run_deadline=settings.run_deadline or None)

@@ -472,6 +472,8 @@ class Store:
                 "status": c.status,
                 "error_class": c.error_class,
                 "attempt": c.attempt,
+                "deployment": c.deployment,
+                "api_base": redact(c.api_base),
             }
             for c in calls
         )

@@ -45,8 +45,9 @@ def find_checked(case: Case, pipeline, store) -> tuple[Evaluation, int] | None:
 
 
 def check_case(case: Case, pipeline, store, *, input_path: str | None = None, command: str = "check",
-               on_event=None) -> tuple[Evaluation, int, bool]:
-    """Evaluate `case`, store it as a run (round 0); return (evaluation, run id, failed)."""
+               on_event=None, evaluation: Evaluation | None = None) -> tuple[Evaluation, int, bool]:
+    """Evaluate `case`, store it as a run (round 0); return (evaluation, run id, failed). `evaluation`: one made
+    elsewhere (a Ray worker, citefix.executor) with the same settings, stored as it is."""
     settings = pipeline.settings
     decomposer = pipeline.decomposer_for(case.kind)
     run_id = store.start_run(case, command, input_path=input_path, llm=settings.llm, decomposer=decomposer.name,
@@ -55,8 +56,8 @@ def check_case(case: Case, pipeline, store, *, input_path: str | None = None, co
 
     bind_call_log(store, run_id, pipeline.llm, pipeline.verifier, decomposer)  # calls logged as they complete
     try:
-        ev = evaluate(case, decomposer=decomposer, verifier=pipeline.verifier, on_event=on_event,
-                      aggregation=settings.aggregation)
+        ev = evaluation if evaluation is not None else evaluate(
+            case, decomposer=decomposer, verifier=pipeline.verifier, on_event=on_event, aggregation=settings.aggregation)
     except KeyboardInterrupt:
         store.finish_run(run_id, "interrupted", stop_reason="interrupted")
         raise

@@ -1,0 +1,163 @@
+"""Where cases are evaluated: in this process (`--executor local`, the default) or on a Ray cluster (`--executor ray`,
+the optional extra `citefix[ray]`).
+
+With Ray, each worker is an actor that builds the pipeline (spaCy, MiniLM, the verifier, LLM clients) once and then
+evaluates the cases it is handed; evaluations flow back to the driver in input order, and the driver alone writes the
+SQLite store, each case in its usual transactions (run, round with its units, verdicts, scores and model calls), so
+resume, reuse of finished runs and every report work unchanged. Workers have no store: they do not answer model
+requests from the store's cache, and their model calls are written with the round rather than as each completes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import asdict
+from typing import Any, Iterable, Iterator
+
+from citefix.errors import ConfigError
+
+EXECUTORS = ("local", "ray")
+# Passed to the workers of a cluster (a local instance inherits the whole environment anyway); credentials are not:
+# set provider keys in the cluster's own environment.
+_WORKER_ENV_PREFIXES = ("CITEFIX_", "HF_", "TRANSFORMERS_", "LITELLM_")
+
+
+def add_executor_options(p) -> None:
+    """--executor, --ray-address, --ray-workers for a command that evaluates many cases."""
+    p.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="evaluate cases in this process (local, the default) or on Ray workers (pip install "
+                        "'citefix[ray]'); the store is written here either way")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="with --executor ray: the cluster to join (e.g. ray://head:10001, or auto); default: "
+                        "$RAY_ADDRESS, else a local Ray instance")
+    p.add_argument("--ray-workers", type=int, metavar="N",
+                   help="with --executor ray: worker actors (default: the cluster's CPUs, at most one per case)")
+
+
+def check_options(args) -> None:
+    """Flag combinations that cannot work, refused before anything is loaded."""
+    executor = getattr(args, "executor", "local") or "local"
+    if executor != "ray":
+        for flag in ("ray_address", "ray_workers"):
+            if getattr(args, flag, None) is not None:
+                raise ConfigError(f"--{flag.replace('_', '-')} needs --executor ray")
+        return
+    if getattr(args, "ray_workers", None) is not None and args.ray_workers < 1:
+        raise ConfigError(f"--ray-workers {args.ray_workers}: must be 1 or more")
+    if getattr(args, "max_cost", None) is not None:
+        raise ConfigError("--max-cost counts spend in this process only; use it with --executor local")
+    require_ray()
+
+
+def require_ray():
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise ConfigError("--executor ray needs Ray, which is not installed; install it with pip install "
+                          "'citefix[ray]' (or pip install ray), or use --executor local") from None
+    return ray
+
+
+def _portable_settings(settings) -> dict:
+    data = asdict(settings)
+    data.pop("db", None)  # workers have no store
+    return data
+
+
+class _Worker:
+    """One Ray actor: the pipeline built once, then any number of cases evaluated with it."""
+
+    def __init__(self, settings: dict, threads: int | None):
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
+        from citefix.config import Settings
+        from citefix.factory import build_pipeline
+
+        self.pipeline = build_pipeline(Settings(**settings), store=None)
+
+    def evaluate(self, case):
+        from citefix.evaluate import evaluate
+
+        pipeline = self.pipeline
+        decomposer = pipeline.decomposer_for(case.kind)
+        try:
+            return ("ok", evaluate(case, decomposer=decomposer, verifier=pipeline.verifier,
+                                   aggregation=pipeline.settings.aggregation))
+        except Exception as exc:  # noqa: BLE001 - carried back to the driver, which raises it in its own process
+            return ("error", exc)
+
+
+class RayEvaluator:
+    """Evaluations of many cases on Ray actors, yielded in input order."""
+
+    def __init__(self, settings, *, address: str | None = None, workers: int | None = None):
+        ray = require_ray()
+        self.ray = ray
+        env = {k: v for k, v in os.environ.items() if k.startswith(_WORKER_ENV_PREFIXES)}
+        env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False,
+                                          runtime_env={"env_vars": env})
+            address = address or os.environ.get("RAY_ADDRESS") or None
+            if address:
+                kwargs["address"] = address
+            elif workers:
+                kwargs["num_cpus"] = workers
+            try:
+                ray.init(**kwargs)
+            except ConnectionError as exc:
+                raise ConfigError(f"--ray-address {address}: cannot reach the Ray cluster ({exc}); check the address "
+                                  "(ray://HEAD:10001 or auto) and that the cluster is up") from None
+        self.settings = _portable_settings(settings)
+        self.workers = workers
+        threads = os.environ.get("CITEFIX_TORCH_THREADS")
+        self.threads = int(threads) if threads and threads.isdigit() else 1
+        self._actors: list = []
+
+    def _pool(self, n_cases: int):
+        ray = self.ray
+        if not self._actors:
+            n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+            n = max(1, min(n, n_cases))
+            actor = ray.remote(num_cpus=1)(_Worker)
+            self._actors = [actor.remote(self.settings, self.threads) for _ in range(n)]
+        from ray.util import ActorPool
+
+        return ActorPool(self._actors)
+
+    def map(self, cases: Iterable) -> Iterator:
+        """Each case's Evaluation, in input order, as soon as it and those before it are done. Every case is handed
+        to the workers now."""
+        cases = list(cases)
+        if not cases:
+            return iter(())
+        pool = self._pool(len(cases))
+        return self._results(pool.map(lambda a, c: a.evaluate.remote(c), cases))
+
+    @staticmethod
+    def _results(results) -> Iterator:
+        for status, value in results:
+            if status == "error":
+                raise value
+            yield value
+
+    def close(self) -> None:
+        for a in self._actors:
+            try:
+                self.ray.kill(a)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        self._actors = []
+
+
+def make_evaluator(args, settings):
+    """A RayEvaluator for --executor ray, None for local."""
+    if (getattr(args, "executor", "local") or "local") != "ray":
+        return None
+    print("citefix: starting Ray workers" + (f" on {args.ray_address}" if getattr(args, "ray_address", None) else ""),
+          file=sys.stderr, flush=True)
+    return RayEvaluator(settings, address=getattr(args, "ray_address", None), workers=getattr(args, "ray_workers", None))

@@ -18,6 +18,7 @@ ENV = {
     "strategy": "CITEFIX_STRATEGY",
     "concurrency": "CITEFIX_CONCURRENCY",
     "nli_device": "CITEFIX_NLI_DEVICE",
+    "device": "CITEFIX_DEVICE",
     "llm_timeout": "CITEFIX_LLM_TIMEOUT",
     "llm_attempts": "CITEFIX_LLM_ATTEMPTS",
     "llm_backoff_max": "CITEFIX_LLM_BACKOFF_MAX",
@@ -40,7 +41,8 @@ class Settings:
     concurrency: int = 8
     cache: bool = True
     window_words: int = 1500  # source window per LLM verification call
-    nli_device: str = "auto"
+    nli_device: str = "auto"  # the NLI verifier's device when it should differ from `device`
+    device: str = "auto"  # auto | cpu | cuda | cuda:N for the local models (MiniLM encoder, NLI); citefix.device
     acu_granularity: str = "sentence"  # LLM ACUs written per sentence, or from the whole text (pronouns resolved)
     aggregation: str = "mean"  # unit scores → text score: mean (ACUEval) | all_supported (1 or 0) | min
     db: str | None = None
@@ -124,6 +126,10 @@ def _check_choices(values: dict[str, Any], origin: dict[str, str]) -> None:
         if isinstance(values.get(name), str) and not values[name].strip():
             raise ConfigError(f"{origin.get(name, name)} is empty; give a litellm model string such as "
                               "openai/gpt-4o-mini, or unset it to run offline")
+    if values.get("device") is not None:
+        from citefix.device import check
+
+        values["device"] = check(values["device"], origin.get("device", "device"))
     dec = values.get("decomposer")
     if dec is not None and dec.strip() not in DECOMPOSERS:
         raise ConfigError(f"unknown decomposer {dec!r} (from {origin.get('decomposer', 'decomposer')}); use "

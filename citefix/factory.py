@@ -30,6 +30,9 @@ def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLM
 def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | None = None, transport=None):
     """A verifier by name: offline[:signal] | llm | nli:<hub id or path>."""
     name = (name or "auto").strip()
+    from citefix.device import use
+
+    use(getattr(settings, "device", "auto"))  # where the local models this verifier loads will run
     if name == "auto":
         name = "llm" if (llm is not None or settings.llm) else "offline"
     if name in OFFLINE_SIGNALS:
@@ -49,7 +52,8 @@ def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | N
     if name.startswith("nli:"):
         from citefix.verify.nli import NLIVerifier
 
-        return NLIVerifier(name.split(":", 1)[1], device=settings.nli_device)
+        device = settings.nli_device if settings.nli_device != "auto" else getattr(settings, "device", "auto")
+        return NLIVerifier(name.split(":", 1)[1], device=device)
     raise ConfigError(f"unknown verifier {name!r}; use offline, offline:lexical, offline:alignment, offline:similarity, llm or nli:<model>")
 
 

@@ -28,6 +28,9 @@ def register(sub) -> None:
                "  citefix meta-eval out/planted_dev.jsonl --verifier offline,lexical --by error_type",
     )
     p.add_argument("path", help="labelled JSONL file")
+    from citefix.cli import add_device_option
+
+    add_device_option(p)
     p.add_argument("--verifier", default="offline",
                    help="comma-separated verifiers: offline, lexical, alignment, similarity (offline signals), llm, "
                         "nli:<model> (default: offline)")
@@ -141,7 +144,7 @@ def run(args) -> int:
         raise ConfigError("--calibrate fits the offline verifier's thresholds on labelled items: use it with "
                           "--verifier offline (or lexical, alignment, similarity) on a file with labels, not RoSE")
     settings = load_settings(llm=args.llm, decomposer=args.decomposer, concurrency=args.concurrency, db=args.db,
-                             cache=False if args.no_cache else None)
+                             cache=False if args.no_cache else None, device=args.device)
     if args.dry_run:
         from citefix.estimate import estimate_meta_eval
 

@@ -66,7 +66,7 @@ def _portable_settings(settings) -> dict:
 
 
 class _Worker:
-    """One Ray actor: the pipeline built once, then any number of cases evaluated with it."""
+    """One Ray actor: the pipeline (or a meta-eval's verifiers) built once, then any number of cases evaluated."""
 
     def __init__(self, settings: dict, threads: int | None):
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -75,20 +75,52 @@ class _Worker:
 
             torch.set_num_threads(threads)
         from citefix.config import Settings
-        from citefix.factory import build_pipeline
 
-        self.pipeline = build_pipeline(Settings(**settings), store=None)
+        self.settings = Settings(**settings)
+        self._pipeline = None
+        self._metaeval: dict[str, Any] = {}
 
     def evaluate(self, case):
         from citefix.evaluate import evaluate
 
-        pipeline = self.pipeline
-        decomposer = pipeline.decomposer_for(case.kind)
         try:
+            if self._pipeline is None:
+                from citefix.factory import build_pipeline
+
+                self._pipeline = build_pipeline(self.settings, store=None)
+            pipeline = self._pipeline
+            decomposer = pipeline.decomposer_for(case.kind)
             return ("ok", evaluate(case, decomposer=decomposer, verifier=pipeline.verifier,
                                    aggregation=pipeline.settings.aggregation))
         except Exception as exc:  # noqa: BLE001 - carried back to the driver, which raises it in its own process
             return ("error", exc)
+
+    def score_records(self, spec: dict, jobs, options: dict):
+        """meta-eval records scored with the verifiers (and decomposer) named in spec, built as the command does."""
+        from citefix.metaeval.runner import score_records
+
+        try:
+            key = repr(sorted(spec.items()))
+            if key not in self._metaeval:
+                self._metaeval[key] = metaeval_parts(self.settings, spec)
+            verifiers, decomposer = self._metaeval[key]
+            return ("ok", score_records(jobs, verifiers, decomposer, options))
+        except Exception as exc:  # noqa: BLE001
+            return ("error", exc)
+
+
+def metaeval_parts(settings, spec: dict):
+    """A meta-eval's verifiers by display name and its decomposer, built from their names as `citefix meta-eval`
+    builds them (a repeated verifier measured once)."""
+    from citefix.factory import build_decomposer, build_llm, build_verifier
+
+    llm = build_llm(settings.llm, settings) if settings.llm else None
+    verifiers: dict[str, Any] = {}
+    for name in spec["names"]:
+        v = build_verifier(name, settings, None, llm)
+        verifiers.setdefault(getattr(v, "name", None) or name, v)
+    decomposer = build_decomposer(spec["decomposer"], settings, llm, kind="summary") if spec.get("decomposer") else None
+    return verifiers, decomposer
 
 
 class RayEvaluator:
@@ -117,6 +149,7 @@ class RayEvaluator:
         threads = os.environ.get("CITEFIX_TORCH_THREADS")
         self.threads = int(threads) if threads and threads.isdigit() else 1
         self._actors: list = []
+        self.metaeval: dict = {}  # meta-eval: {"names": verifier names, "decomposer": its name or None}
 
     def _pool(self, n_cases: int):
         ray = self.ray
@@ -137,6 +170,18 @@ class RayEvaluator:
             return iter(())
         pool = self._pool(len(cases))
         return self._results(pool.map(lambda a, c: a.evaluate.remote(c), cases))
+
+    def score_records(self, jobs: list, options: dict) -> Iterator:
+        """meta-eval: the records in contiguous chunks on the workers (citefix.metaeval.runner.score_records), each
+        chunk's outputs in order. `self.metaeval` names the verifiers and decomposer ({"names", "decomposer"})."""
+        if not jobs:
+            return iter(())
+        pool = self._pool(len(jobs))
+        n_chunks = min(len(jobs), 4 * len(self._actors))
+        size = -(-len(jobs) // n_chunks)
+        chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+        spec = self.metaeval
+        return self._results(pool.map(lambda a, c: a.score_records.remote(spec, c, options), chunks))
 
     @staticmethod
     def _results(results) -> Iterator:

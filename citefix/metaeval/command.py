@@ -29,8 +29,10 @@ def register(sub) -> None:
     )
     p.add_argument("path", help="labelled JSONL file")
     from citefix.cli import add_device_option
+    from citefix.executor import add_executor_options
 
     add_device_option(p)
+    add_executor_options(p)
     p.add_argument("--verifier", default="offline",
                    help="comma-separated verifiers: offline, lexical, alignment, similarity (offline signals), llm, "
                         "nli:<model> (default: offline)")
@@ -136,6 +138,9 @@ def run(args) -> int:
     from citefix.metaeval.runner import NO_UNITS, _store_result, render_table, run_meta_eval, to_json, write_report
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
+    from citefix.executor import check_options, make_evaluator
+
+    check_options(args)
     names = verifier_names(args.verifier) if shape != "rose" else []
     by = by_fields(args.by)
     if by and shape == "rose":
@@ -170,11 +175,11 @@ def run(args) -> int:
             print(f"citefix: note: {name!r} repeats verifier {display!r}; measured once", file=sys.stderr)
             continue
         verifiers[display] = v
-    decomposer = None
+    decomposer = dec_name = None
     if shape == "rose":
-        decomposer = build_decomposer(args.decomposer or "auto", settings, llm, kind="summary")
+        decomposer = build_decomposer(dec_name := args.decomposer or "auto", settings, llm, kind="summary")
     elif args.decomposer and shape in ("xsumfaith", "summeval"):
-        decomposer = build_decomposer(args.decomposer, settings, llm, kind="summary")
+        decomposer = build_decomposer(dec_name := args.decomposer, settings, llm, kind="summary")
     elif args.decomposer:
         print(f"citefix: note: --decomposer is not used for {shape} files (their units are given)", file=sys.stderr)
 
@@ -188,9 +193,12 @@ def run(args) -> int:
         print(f"citefix: reused meta-eval run {stored[0]} (same file and settings; --fresh scores again)",
               file=sys.stderr)
     else:
+        evaluator = make_evaluator(args, settings)  # --executor ray: records scored on Ray workers
+        if evaluator is not None:
+            evaluator.metaeval = {"names": names, "decomposer": dec_name}
         result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
                                bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
-                               skip_invalid=not args.strict, by=by)
+                               skip_invalid=not args.strict, by=by, executor=evaluator)
     print(to_json(result) if args.json else render_table(result), end="" if not args.json else "\n", flush=True)
     if store is not None and stored is None:
         run_id = _store_result(store, result, command)

@@ -474,6 +474,7 @@ class Store:
                 "attempt": c.attempt,
                 "deployment": c.deployment,
                 "api_base": redact(c.api_base),
+                "router_fallbacks": c.router_fallbacks,
             }
             for c in calls
         )

@@ -225,6 +225,7 @@ def m_issue15_datasette_views(db: Database) -> None:
 @migrations(name="m_issue16_call_deployment")
 def m_issue16_call_deployment(db: Database) -> None:
     """Which server answered (issue 16): the litellm Router deployment (its model_info id) and the base URL of every
-    call and failed attempt."""
+    call and failed attempt, and how many times the Router moved a call on (retries, fallbacks) before its answer."""
     db["calls"].add_column("deployment", str)
     db["calls"].add_column("api_base", str)
+    db["calls"].add_column("router_fallbacks", int)

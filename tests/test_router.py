@@ -71,6 +71,9 @@ def test_router_sends_calls_to_the_healthy_server_and_logs_which_answered(tmp_pa
         # the failing one down: no call was lost, none failed
         assert bad.stats.requests >= 1 and good.stats.requests == good.stats.answered
         assert not failed and all(c["attempts"] == 1 for c in ok)
+        # ... and the call log counts those moves on the calls litellm moved: none lost from the record
+        assert all(c["router_fallbacks"] is not None for c in ok)
+        assert sum(c["router_fallbacks"] for c in ok) >= bad.stats.requests >= 1
         # per-deployment concurrency: litellm's max_parallel_requests = 2 held although citefix ran 4 calls at once
         assert good.max_in_flight <= 2
         result = json.loads(r.stdout.splitlines()[0])
@@ -102,6 +105,7 @@ litellm_params = {{ model = "openai/test-model", api_base = "{good.base_url}", a
         assert ok and {c["deployment"] for c in ok} == {"hosted-1"} and {c["api_base"] for c in ok} == {good.base_url}
         assert all(c["attempts"] == 1 for c in ok)
         assert bad.stats.requests >= 1 and good.stats.answered == len(ok)
+        assert sum(c["router_fallbacks"] for c in ok) >= bad.stats.requests
 
 
 @pytest.mark.parametrize("table, key", [

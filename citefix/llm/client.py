@@ -109,6 +109,7 @@ class RawResponse:
     cost: float | None = None
     deployment: str | None = None  # the Router deployment (model_info id) that answered, if a Router sent it
     api_base: str | None = None  # the base URL that answered, when the transport knows it
+    router_fallbacks: int | None = None  # times a Router moved the call on before this answer (its retries, fallbacks)
 
 
 def deployment_of(exc: BaseException) -> tuple[str | None, str | None]:
@@ -306,7 +307,17 @@ def raw_response(resp: Any, model: str, litellm: Any) -> RawResponse:
         cost=cost,
         deployment=str(hidden["model_id"]) if hidden.get("model_id") else None,  # set by a litellm Router
         api_base=str(hidden["api_base"]) if hidden.get("api_base") else None,
+        router_fallbacks=_router_moves(hidden),
     )
+
+
+def _router_moves(hidden: dict) -> int | None:
+    """How many times a litellm Router moved this call on (retried it, or fell back to another deployment or model
+    group) before the answer, as its response headers say; None when no Router sent it."""
+    headers = hidden.get("additional_headers") or {}
+    moves = [headers.get(k) for k in ("x-litellm-attempted-retries", "x-litellm-attempted-fallbacks")]
+    moves = [int(m) for m in moves if isinstance(m, (int, str)) and str(m).isdigit()]
+    return sum(moves) if moves and hidden.get("model_id") else None
 
 
 def _env_api_base(model: str) -> str | None:
@@ -522,6 +533,7 @@ class LLMClient:
         rec.latency_ms, rec.attempts, rec.attempt, rec.status = latency, attempts, attempts, "ok"
         rec.deployment, rec.api_base = getattr(raw, "deployment", None), redact(getattr(raw, "api_base", None) or
                                                                                   self.endpoint())
+        rec.router_fallbacks = getattr(raw, "router_fallbacks", None)
         self._log(rec)
         if self.cache is not None and temperature == 0:
             self.cache.put(

@@ -165,6 +165,10 @@ class RouterTransport:
             litellm.suppress_debug_info = True
             kwargs = {k: v for k, v in self.config.items() if not k.startswith("_")}
             kwargs.setdefault("num_retries", 0)  # citefix retries, and logs every attempt; litellm falls back
+            # no hidden SDK retries either (the Router's OpenAI clients retry twice by default): each attempt is
+            # citefix's or the Router's, and so on record
+            kwargs["model_list"] = [{**d, "litellm_params": {"max_retries": 0, **d["litellm_params"]}}
+                                    for d in kwargs["model_list"]]
             try:
                 router = litellm.Router(**kwargs)
             except Exception as exc:  # noqa: BLE001 - litellm refused the table: say which file

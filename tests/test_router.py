@@ -123,8 +123,16 @@ litellm_params = {{ model = "openai/test-model", api_base = "{good.base_url}", a
     ('[router]\nrouting_strategy = "fastest"\n[[router.model_list]]\nmodel_name = "q"\n'
      'litellm_params = { model = "openai/x" }\n', "router.routing_strategy = 'fastest': use one of"),
     ('router = "gpu1"\n', "router: must be a table"),
+    ('[[router.model_list]]\nmodel_name = "q"\nlitellm_params = { model = "nowhere/x" }\n',
+     "router.model_list[0].litellm_params.model = 'nowhere/x': litellm knows no provider for it"),
+    ('[[router.model_list]]\nmodel_name = "q"\nlitellm_params = { model = "openai/x" }\nmodel_info = "gpu1"\n',
+     "router.model_list[0].model_info: must be a table"),
+    ('[[router.model_list]]\nmodel_name = "q"\nlitellm_params = { model = "openai/x" }\nmodel_info = { id = "a" }\n'
+     '[[router.model_list]]\nmodel_name = "q"\nlitellm_params = { model = "openai/y" }\nmodel_info = { id = "a" }\n',
+     "router.model_list[1].model_info.id: 'a' is used twice"),
 ])
 def test_bad_router_table_is_one_line_naming_file_and_key(tmp_path, table, key):
+    table = 'llm = "q"\n' + table if "model_name = \"q\"" in table else table
     r, cfg = run_cli("check", str(EXAMPLE), "--db", str(tmp_path / "x.db"), tmp_path=tmp_path, config=table)
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.strip().splitlines()

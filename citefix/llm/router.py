@@ -89,9 +89,9 @@ def validate_router(data: Any, path: Path | str) -> dict:
             for key in _POSITIVE_INTS:
                 if key in table and (isinstance(table[key], bool) or not isinstance(table[key], int) or table[key] < 1):
                     raise bad(f"{where}.{key}", f"= {table[key]!r}: must be a whole number of 1 or more; fix that value")
-        info = dict(entry.get("model_info") or {})
         if not isinstance(entry.get("model_info", {}), dict):
             raise bad(f"{at}.model_info", "must be a table, e.g. model_info = { id = \"gpu1\" }")
+        info = dict(entry.get("model_info") or {})
         dep_id = info.get("id") or f"{name}-{sum(1 for n in names if n == name) + 1}"
         if not isinstance(dep_id, str):
             raise bad(f"{at}.model_info.id", "must be text; fix that value")
@@ -164,6 +164,15 @@ class RouterTransport:
 
             litellm.suppress_debug_info = True
             kwargs = {k: v for k, v in self.config.items() if not k.startswith("_")}
+            source = self.config.get("_source", "config file")
+            for i, d in enumerate(kwargs["model_list"]):
+                model = d["litellm_params"]["model"]
+                try:
+                    litellm.get_llm_provider(model, api_base=d["litellm_params"].get("api_base"))
+                except Exception:  # noqa: BLE001 - litellm's words are long; say which key and how to write it
+                    raise ConfigError(f"{source}: router.model_list[{i}].litellm_params.model = {model!r}: litellm knows "
+                                      "no provider for it; write provider/model, e.g. openai/<model> for an "
+                                      "OpenAI-compatible server or ollama/<model>") from None
             kwargs.setdefault("num_retries", 0)  # citefix retries, and logs every attempt; litellm falls back
             # no hidden SDK retries either (the Router's OpenAI clients retry twice by default): each attempt is
             # citefix's or the Router's, and so on record
@@ -173,7 +182,7 @@ class RouterTransport:
                 router = litellm.Router(**kwargs)
             except Exception as exc:  # noqa: BLE001 - litellm refused the table: say which file
                 text = " ".join(str(exc).split())[:300]
-                raise ConfigError(f"{self.config.get('_source', 'config file')}: router: litellm refused it "
+                raise ConfigError(f"{source}: router: litellm refused it "
                                   f"({type(exc).__name__}: {text}); fix the [router] table") from None
             loop = asyncio.new_event_loop()
             threading.Thread(target=loop.run_forever, name="citefix-router", daemon=True).start()
@@ -210,8 +219,10 @@ class RouterTransport:
                 if _SLOTS_FULL in str(exc) and time.monotonic() < give_up:
                     time.sleep(0.02)
                     continue
-                if isinstance(exc, TimeoutError):
+                if isinstance(exc, TimeoutError):  # litellm's own timeout did not fire: give up on it, as a timeout
                     future.cancel()
+                    raise llm_client.TransientLLMError(f"the Router's call to {model!r} timed out after "
+                                                       f"{timeout:g} s") from None
                 raise
         return llm_client.raw_response(resp, model, litellm)
 
@@ -225,5 +236,7 @@ def router_transport(router: dict) -> RouterTransport:
     key = json.dumps(router, sort_keys=True, default=str)
     with _TRANSPORTS_LOCK:
         if key not in _TRANSPORTS:
-            _TRANSPORTS[key] = RouterTransport(router)
+            transport = RouterTransport(router)
+            transport._start()  # litellm checks the table now: a refusal is a settings error before any work
+            _TRANSPORTS[key] = transport
         return _TRANSPORTS[key]

@@ -154,9 +154,13 @@ class RayEvaluator:
     def _pool(self, n_cases: int):
         ray = self.ray
         if not self._actors:
-            n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+            resources = ray.cluster_resources()
+            n = self.workers or max(1, int(resources.get("CPU", 1)))
             n = max(1, min(n, n_cases))
-            actor = ray.remote(num_cpus=1)(_Worker)
+            gpus = float(resources.get("GPU", 0) or 0)
+            # GPU workers where the cluster has GPUs and the device setting allows them: each actor a share of them
+            share = min(1.0, gpus / n) if gpus and self.settings.get("device", "auto") != "cpu" else 0
+            actor = ray.remote(num_cpus=1, num_gpus=share)(_Worker)
             self._actors = [actor.remote(self.settings, self.threads) for _ in range(n)]
         from ray.util import ActorPool
 

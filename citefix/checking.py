@@ -43,11 +43,12 @@ def find_checked(case: Case, pipeline, store) -> tuple[Evaluation, int] | None:
 
 
 def check_case(case: Case, pipeline, store, *, input_path: str | None = None, command: str = "check",
-               on_event=None) -> tuple[Evaluation, int, bool]:
+               on_event=None, evaluation: Evaluation | None = None) -> tuple[Evaluation, int, bool]:
     """Evaluate `case`, store it as a run (round 0); return (evaluation, run id, failed). A refinement session with
-    zero revision rounds (citefix.refine.session.check)."""
+    zero revision rounds (citefix.refine.session.check). `evaluation`: one made elsewhere (a Ray worker,
+    citefix.executor) with the same settings, stored as it is."""
     from citefix.refine.session import check
 
     decomposer = pipeline.decomposer_for(case.kind)
     return check(case, pipeline=pipeline, store=store, decomposer=decomposer, settings=run_settings(pipeline.settings, pipeline, decomposer),
-                 command=command, input_path=input_path, on_event=on_event)
+                 command=command, input_path=input_path, on_event=on_event, evaluation=evaluation)

@@ -18,6 +18,7 @@ ENV = {
     "strategy": "CITEFIX_STRATEGY",
     "concurrency": "CITEFIX_CONCURRENCY",
     "nli_device": "CITEFIX_NLI_DEVICE",
+    "device": "CITEFIX_DEVICE",
     "llm_timeout": "CITEFIX_LLM_TIMEOUT",
     "llm_attempts": "CITEFIX_LLM_ATTEMPTS",
     "llm_backoff_max": "CITEFIX_LLM_BACKOFF_MAX",
@@ -42,7 +43,8 @@ class Settings:
     concurrency: int = 8
     cache: bool = True
     window_words: int = 1500  # source window per LLM verification call
-    nli_device: str = "auto"
+    nli_device: str = "auto"  # the NLI verifier's device when it should differ from `device`
+    device: str = "auto"  # auto | cpu | cuda | cuda:N for the local models (MiniLM encoder, NLI); citefix.device
     acu_granularity: str = "sentence"  # LLM ACUs written per sentence, or from the whole text (pronouns resolved)
     aggregation: str = "mean"  # unit scores → text score: mean (ACUEval) | all_supported (1 or 0) | min
     db: str | None = None
@@ -50,6 +52,7 @@ class Settings:
     llm_attempts: int = 5  # attempts per model call on transient faults (rate limit, timeout, 5xx, malformed 200)
     llm_backoff_max: float = 20.0  # longest wait between attempts, in seconds (a Retry-After up to 60 s is honoured)
     run_deadline: float = 0.0  # seconds a run may spend on model calls before it stops with llm_error; 0: no limit
+    router: dict | None = None  # the config file's [router] table (litellm Router), checked; see citefix.llm.router
 
     def replace(self, **overrides: Any) -> "Settings":
         data = asdict(self)
@@ -77,6 +80,10 @@ def load_settings(**cli: Any) -> Settings:
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read the config file ({exc.strerror or exc}); fix it or point "
                               "CITEFIX_CONFIG at another file") from exc
+        if "router" in data:  # a table, not a scalar setting: checked on its own, never from the environment or a flag
+            from citefix.llm.router import validate_router
+
+            values["router"] = validate_router(data.pop("router"), path)
         unknown = [k for k in data if k not in known]
         if unknown:
             raise ConfigError(f"{path}: unknown setting {unknown[0]!r}; known settings: {', '.join(known)}")
@@ -92,6 +99,8 @@ def load_settings(**cli: Any) -> Settings:
             origin[k] = f"--{k.replace('_', '-')}"
     default = Settings()
     for name, value in list(values.items()):
+        if name == "router":
+            continue
         values[name] = _typed(name, value, getattr(default, name), origin.get(name, name))
     for name in ("concurrency", "window_words", "llm_attempts"):
         if name in values and values[name] < 1:
@@ -119,6 +128,10 @@ def _check_choices(values: dict[str, Any], origin: dict[str, str]) -> None:
         if isinstance(values.get(name), str) and not values[name].strip():
             raise ConfigError(f"{origin.get(name, name)} is empty; give a litellm model string such as "
                               "openai/gpt-4o-mini, or unset it to run offline")
+    if values.get("device") is not None:
+        from citefix.device import check
+
+        values["device"] = check(values["device"], origin.get("device", "device"))
     dec = values.get("decomposer")
     if dec is not None and dec.strip() not in DECOMPOSERS:
         raise ConfigError(f"unknown decomposer {dec!r} (from {origin.get('decomposer', 'decomposer')}); use "
@@ -179,11 +192,25 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     lines = []
     for f in fields(Settings):
         v = getattr(settings, f.name)
-        if v == getattr(default, f.name) or v is None:
+        if v == getattr(default, f.name) or v is None or f.name == "router":
             continue
         lines.append(f"{f.name} = {_toml(v)}")
-    path.write_text("\n".join(lines) + ("\n" if lines else ""), encoding="utf-8")
+    text = "\n".join(lines) + ("\n" if lines else "")
+    path.write_text(text + _router_section(path), encoding="utf-8")
     return path
+
+
+def _router_section(path: Path) -> str:
+    """The file's [router] tables as written (the only tables a config file has, so they run to its end), kept when
+    the other settings are saved over it."""
+    try:
+        old = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except OSError:
+        return ""
+    for i, line in enumerate(old):
+        if line.lstrip().startswith(("[router", "[[router")):
+            return "\n" + "".join(old[i:])
+    return ""
 
 
 def _toml(v: Any) -> str:

@@ -17,7 +17,7 @@ from citefix.errors import ConfigError
 
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 _lock = threading.Lock()
-_cache: dict[str, "Encoder"] = {}
+_cache: dict[tuple[str, str], "Encoder"] = {}
 
 
 def packaged_minilm_dir() -> Path:
@@ -44,6 +44,7 @@ class Encoder:
     tokenizer: Any
     model: Any
     max_length: int
+    device: str = "cpu"  # where the model runs (citefix.device); inputs go there, embeddings come back to the CPU
 
     @property
     def _special_ids(self) -> set[int]:
@@ -68,7 +69,7 @@ class Encoder:
             )
             offsets = enc.pop("offset_mapping")
             with torch.inference_mode():
-                hidden = self.model(**enc).last_hidden_state
+                hidden = self.model(**{k: v.to(self.device) for k, v in enc.items()}).last_hidden_state.cpu()
             hidden = torch.nn.functional.normalize(hidden, dim=-1)
             for j in range(len(batch)):
                 mask = enc["attention_mask"][j].bool()
@@ -94,7 +95,7 @@ class Encoder:
                 texts[i : i + batch_size], padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
             )
             with torch.inference_mode():
-                hidden = self.model(**enc).last_hidden_state
+                hidden = self.model(**{k: v.to(self.device) for k, v in enc.items()}).last_hidden_state.cpu()
             m = enc["attention_mask"].unsqueeze(-1).float()
             pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
             chunks.append(torch.nn.functional.normalize(pooled, dim=-1))
@@ -130,12 +131,16 @@ def _remember_verified(weights: Path) -> None:
         pass  # a read-only home only means the hash is taken again next time
 
 
-def load_encoder(name_or_path: str | None = None) -> Encoder:
-    """Load (once per process) the encoder: the packaged MiniLM by default, else a hub id or local path."""
+def load_encoder(name_or_path: str | None = None, device: str | None = None) -> Encoder:
+    """Load (once per process and device) the encoder: the packaged MiniLM by default, else a hub id or local path;
+    on `device`, else the one the settings resolve to (citefix.device: auto takes CUDA when there is a GPU)."""
+    from citefix.device import resolve
+
     key = name_or_path or os.environ.get("CITEFIX_ENCODER") or "packaged:all-MiniLM-L6-v2"
+    device = device or resolve()
     with _lock:
-        if key in _cache:
-            return _cache[key]
+        if (key, device) in _cache:
+            return _cache[(key, device)]
         if key.startswith("packaged:"):
             path = packaged_minilm_dir()
             weights = path / "model.safetensors"
@@ -164,7 +169,8 @@ def load_encoder(name_or_path: str | None = None) -> Encoder:
         except OSError as exc:
             raise ConfigError(f"cannot load encoder {source!r}: {exc}. Give a local folder or a hub id reachable from here.") from exc
         model.eval()
+        model.to(device)
         max_len = min(256, getattr(tokenizer, "model_max_length", 256) or 256)
-        enc = Encoder(name=key, tokenizer=tokenizer, model=model, max_length=max_len)
-        _cache[key] = enc
+        enc = Encoder(name=key, tokenizer=tokenizer, model=model, max_length=max_len, device=device)
+        _cache[(key, device)] = enc
         return enc

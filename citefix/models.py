@@ -158,6 +158,9 @@ class CallRecord(BaseModel):
     status: str = "ok"  # ok | cached | retried (a failed attempt that was retried) | error (the call failed)
     error_class: str | None = None  # rate_limit | timeout | connection | server_error | malformed_response | …
     attempt: int | None = None  # which attempt this row is (1-based)
+    deployment: str | None = None  # the litellm Router deployment (model_info id) it went to, when a Router sent it
+    api_base: str | None = None  # the base URL it went to
+    router_fallbacks: int | None = None  # times a litellm Router moved it on (retry, fallback) before it was answered
     logged_id: int | None = Field(default=None, exclude=True)  # the calls row written as the call completed
 
 

@@ -30,6 +30,11 @@ OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical
 
 def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLMClient:
     cache = store.llm_cache() if (store is not None and settings.cache) else None
+    if transport is None and getattr(settings, "router", None):
+        from citefix.llm.router import model_names, router_transport
+
+        if model in model_names(settings.router):  # a model_name of the config's [router]: litellm's Router sends it
+            transport = router_transport(settings.router)
     client = LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency,
                        timeout=settings.llm_timeout, max_attempts=settings.llm_attempts,
                        backoff_max=settings.llm_backoff_max, run_deadline=settings.run_deadline or None)
@@ -40,6 +45,9 @@ def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLM
 def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | None = None, transport=None):
     """A verifier by name: offline[:signal] | llm | nli:<hub id or path>."""
     name = (name or "auto").strip()
+    from citefix.device import use
+
+    use(getattr(settings, "device", "auto"))  # where the local models this verifier loads will run
     if name == "auto":
         name = "llm" if (llm is not None or settings.llm) else "offline"
     if name in OFFLINE_SIGNALS:
@@ -59,7 +67,8 @@ def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | N
     if name.startswith("nli:"):
         from citefix.verify.nli import NLIVerifier
 
-        return NLIVerifier(name.split(":", 1)[1], device=settings.nli_device)
+        device = settings.nli_device if settings.nli_device != "auto" else getattr(settings, "device", "auto")
+        return NLIVerifier(name.split(":", 1)[1], device=device)
     raise ConfigError(f"unknown verifier {name!r}; use offline, offline:lexical, offline:alignment, offline:similarity, offline:entail, llm or nli:<model>")
 
 

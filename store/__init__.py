@@ -472,6 +472,9 @@ class Store:
                 "status": c.status,
                 "error_class": c.error_class,
                 "attempt": c.attempt,
+                "deployment": c.deployment,
+                "api_base": redact(c.api_base),
+                "router_fallbacks": c.router_fallbacks,
             }
             for c in calls
         )

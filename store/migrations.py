@@ -220,3 +220,12 @@ def m_issue15_datasette_views(db: Database) -> None:
                case when sum(case when k.cached = 0 and k.error is null and k.cost is null then 1 else 0 end) > 0
                     then null else coalesce(sum(case when k.cached = 0 then k.cost end), 0) end as cost
         from runs r join cases c on c.id = r.case_pk left join calls k on k.run_id = r.id group by r.id""")
+
+
+@migrations(name="m_issue16_call_deployment")
+def m_issue16_call_deployment(db: Database) -> None:
+    """Which server answered (issue 16): the litellm Router deployment (its model_info id) and the base URL of every
+    call and failed attempt, and how many times the Router moved a call on (retries, fallbacks) before its answer."""
+    db["calls"].add_column("deployment", str)
+    db["calls"].add_column("api_base", str)
+    db["calls"].add_column("router_fallbacks", int)

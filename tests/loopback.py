@@ -359,11 +359,13 @@ def fetch_stats(base_url: str) -> dict[str, Any]:
         return json.loads(resp.read())
 
 
-if __name__ == "__main__":  # serve "Yes" (P = 0.9) with log-probs: loopback.py [PORT] [LATENCY_S]
+if __name__ == "__main__":  # serve "Yes" (P = 0.9) with log-probs: loopback.py [PORT] [LATENCY_S] [FAIL_RATE]
     import sys
 
     server = LoopbackLLM(lambda req: yes_reply(0.9), port=int(sys.argv[1]) if len(sys.argv) > 1 else 0,
                          latency=float(sys.argv[2]) if len(sys.argv) > 2 else 0.0, max_requests=1_000_000).start()
+    if len(sys.argv) > 3 and float(sys.argv[3]) > 0:  # that share of requests answered 500, reproducibly
+        server.chaos(float(sys.argv[3]), kinds=("500",), seed=1)
     print(f"serving on {server.base_url}", flush=True)
     try:
         sys.stdin.read()  # until standard input closes (Ctrl-D, or the parent process ends): never an orphan

@@ -27,7 +27,7 @@ EXPECTED = {
     "scores": {"id", "round_id", "role", "name", "value"},
     "calls": {"id", "run_id", "round_id", "purpose", "model", "prompt_name", "prompt_version", "prompt_hash", "messages",
               "response", "logprobs", "prompt_tokens", "completion_tokens", "latency_ms", "cost", "cached", "attempts",
-              "error", "created", "status", "error_class", "attempt"},
+              "error", "created", "status", "error_class", "attempt", "deployment", "api_base", "router_fallbacks"},
     "llm_cache": {"key", "model", "value", "created"},
     "verdict_cache": {"key", "verifier", "value", "created"},
     "metaeval_runs": {"id", "created", "path", "format", "n_items", "verifiers", "command", "result", "duration_s",

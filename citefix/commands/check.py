@@ -42,6 +42,9 @@ def register(sub) -> None:
     p.add_argument("--nli", metavar="MODEL",
                    help="judge with a transformers NLI model (hub id or local folder); same as --verifier nli:MODEL")
     add_common(p)
+    from citefix.executor import add_executor_options
+
+    add_executor_options(p)
     p.set_defaults(func=run)
 
 
@@ -68,6 +71,9 @@ def run(args) -> int:
     from citefix.store import Store
 
     cases = gather_cases(args)  # validate inputs before loading any model
+    from citefix.executor import check_options, make_evaluator
+
+    check_options(args)
     if getattr(args, "nli", None):
         if args.verifier and args.verifier != f"nli:{args.nli}":
             raise InputError("--nli and --verifier both choose the verifier; give one of them")
@@ -94,15 +100,21 @@ def run(args) -> int:
     many = len(cases) > 1
     cited = []  # cited answers' evaluations, for the corpus summary
     reused = 0
+    evaluator = None if args.dry_run else make_evaluator(args, settings)  # --executor ray: evaluated on workers
+    if evaluator is not None:  # the cases with no stored result are handed out now; results come back in order
+        sent = [args.fresh or not many or find_checked(c, pipeline, store) is None for c, _ in cases]
+        remote = evaluator.map([c for (c, _), s in zip(cases, sent) if s])
     for i, (case, path) in enumerate(cases, 1):
         hit = find_checked(case, pipeline, store) if (many and not args.fresh) else None
+        done = next(remote) if evaluator is not None and sent[i - 1] else None  # a twin stored since: hit wins
         if hit is not None:
             (ev, run_id), failed = hit, False
             reused += 1
         else:
             on_event = progress.start(case, i, len(cases))
             try:
-                ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path), on_event=on_event)
+                ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path), on_event=on_event,
+                                                evaluation=done)
             finally:
                 progress.finish()
         if failed:

@@ -23,13 +23,19 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-backoff-max", type=float, metavar="S", help="longest wait between attempts (default 20)")
     p.add_argument("--run-deadline", type=float, metavar="S",
                    help="seconds a run may spend on model calls before it stops with llm_error (default: no limit)")
+    add_device_option(p)
     add_cost_options(p)
+
+
+def add_device_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", metavar="DEV", help="where the local models (MiniLM encoder, NLI) run: auto (a GPU when "
+                                                   "there is one, the default), cpu, cuda or cuda:N")
 
 
 def llm_options(args, saved: dict | None = None) -> dict:
     """The model-fault settings given on the command line (or stored with a resumed run), for load_settings."""
     saved = saved or {}
-    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline")
+    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline", "device")
     return {n: getattr(args, n, None) if getattr(args, n, None) is not None else saved.get(n) for n in names}
 
 

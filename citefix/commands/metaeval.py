@@ -29,6 +29,11 @@ def register(sub) -> None:
                "  citefix meta-eval out/planted_dev.jsonl --verifier offline,lexical --by error_type",
     )
     p.add_argument("path", help="labelled JSONL file")
+    from citefix.cli import add_device_option
+    from citefix.executor import add_executor_options
+
+    add_device_option(p)
+    add_executor_options(p)
     p.add_argument("--verifier", default="offline",
                    help="comma-separated verifiers: offline, lexical, alignment, similarity (offline signals), llm, "
                         "nli:<model> (default: offline)")
@@ -120,6 +125,9 @@ def run(args) -> int:
     from citefix.pipeline import OFFLINE_SIGNALS, build_decomposer, build_llm, build_verifier
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
+    from citefix.executor import check_options, make_evaluator
+
+    check_options(args)
     names = verifier_names(args.verifier) if shape != "rose" else []
     by = by_fields(args.by)
     if by and shape == "rose":
@@ -128,7 +136,7 @@ def run(args) -> int:
         raise ConfigError("--calibrate fits the offline verifier's thresholds on labelled items: use it with "
                           "--verifier offline (or lexical, alignment, similarity) on a file with labels, not RoSE")
     settings = load_settings(llm=args.llm, decomposer=args.decomposer, concurrency=args.concurrency, db=args.db,
-                             cache=False if args.no_cache else None)
+                             cache=False if args.no_cache else None, device=args.device)
     if args.dry_run:
         from citefix.estimate import estimate_meta_eval
 
@@ -154,11 +162,11 @@ def run(args) -> int:
             print(f"citefix: note: {name!r} repeats verifier {display!r}; measured once", file=sys.stderr)
             continue
         verifiers[display] = v
-    decomposer = None
+    decomposer = dec_name = None
     if shape == "rose":
-        decomposer = build_decomposer(args.decomposer or "auto", settings, llm, kind="summary")
+        decomposer = build_decomposer(dec_name := args.decomposer or "auto", settings, llm, kind="summary")
     elif args.decomposer and shape in ("xsumfaith", "summeval"):
-        decomposer = build_decomposer(args.decomposer, settings, llm, kind="summary")
+        decomposer = build_decomposer(dec_name := args.decomposer, settings, llm, kind="summary")
     elif args.decomposer:
         print(f"citefix: note: --decomposer is not used for {shape} files (their units are given)", file=sys.stderr)
 
@@ -172,9 +180,12 @@ def run(args) -> int:
         print(f"citefix: reused meta-eval run {stored[0]} (same file and settings; --fresh scores again)",
               file=sys.stderr)
     else:
+        evaluator = make_evaluator(args, settings)  # --executor ray: records scored on Ray workers
+        if evaluator is not None:
+            evaluator.metaeval = {"names": names, "decomposer": dec_name}
         result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
                                bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
-                               skip_invalid=not args.strict, by=by)
+                               skip_invalid=not args.strict, by=by, executor=evaluator)
     print(to_json(result) if args.json else render_table(result), end="" if not args.json else "\n", flush=True)
     if store is not None and stored is None:
         run_id = store_result(store, result, command, signature=signature)

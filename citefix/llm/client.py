@@ -107,6 +107,19 @@ class RawResponse:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None
+    deployment: str | None = None  # the Router deployment (model_info id) that answered, if a Router sent it
+    api_base: str | None = None  # the base URL that answered, when the transport knows it
+    router_fallbacks: int | None = None  # times a Router moved the call on before this answer (its retries, fallbacks)
+
+
+def deployment_of(exc: BaseException) -> tuple[str | None, str | None]:
+    """The Router deployment and base URL a failed attempt went to, as litellm reports them on its exceptions."""
+    dep = getattr(exc, "failed_deployment_id", None)
+    info = str(getattr(exc, "litellm_debug_info", None) or "")
+    base = None
+    if "API Base: `" in info:
+        base = info.split("API Base: `", 1)[1].split("`", 1)[0] or None
+    return (str(dep) if dep else None), base
 
 
 class Transport(Protocol):
@@ -239,54 +252,72 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
         resp = litellm.completion(**kwargs)
-        choices = getattr(resp, "choices", None)
-        if not choices:  # a 200 with "choices": [] (or none): a provider fault, worth a retry
-            raise MalformedResponse(f"{model!r} answered 200 with no choices")
-        choice = choices[0]
-        message = getattr(choice, "message", None)
-        content = getattr(message, "content", None) if message is not None else None
-        if message is None or not (content is None or isinstance(content, str)):
-            raise MalformedResponse(f"{model!r} answered 200 without a text message in its first choice")
-        text = content or ""
-        tops = None
-        lp = getattr(choice, "logprobs", None)
-        content = getattr(lp, "content", None) if lp is not None else None
-        if content is None and isinstance(lp, dict):
-            content = lp.get("content")
-        if content:
-            tops = []
-            for tok in content:
-                tl = tok.get("top_logprobs") if isinstance(tok, dict) else getattr(tok, "top_logprobs", None)
-                pairs = []
-                for t in tl or []:
-                    tt = t.get("token") if isinstance(t, dict) else t.token
-                    ll = t.get("logprob") if isinstance(t, dict) else t.logprob
-                    pairs.append((tt, float(ll)))
-                if not pairs:
-                    tt = tok.get("token") if isinstance(tok, dict) else tok.token
-                    ll = tok.get("logprob") if isinstance(tok, dict) else tok.logprob
-                    pairs = [(tt, float(ll))]
-                tops.append(pairs)
-        usage = getattr(resp, "usage", None)
-        hidden = getattr(resp, "_hidden_params", None) or {}
-        if "response_cost" in hidden:  # litellm priced it already (None for a model it has no price for)
-            cost = float(hidden["response_cost"]) if hidden["response_cost"] is not None else None
-        else:
-            try:
-                cost = float(litellm.completion_cost(completion_response=resp))
-            except Exception:  # unknown price for local models: leave cost empty
-                cost = None
-        return RawResponse(
-            text=text,
-            top_logprobs=tops,
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            completion_tokens=getattr(usage, "completion_tokens", None),
-            cost=cost,
-        )
+        return raw_response(resp, model, litellm)
 
     call.api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)
     call.completion_kwargs = dict(completion_kwargs)
     return call
+
+
+def raw_response(resp: Any, model: str, litellm: Any) -> RawResponse:
+    """A litellm ModelResponse as a RawResponse (text, top log-probs, tokens, cost, and the deployment that
+    answered when a Router sent it); a 200 without a usable completion raises MalformedResponse."""
+    choices = getattr(resp, "choices", None)
+    if not choices:  # a 200 with "choices": [] (or none): a provider fault, worth a retry
+        raise MalformedResponse(f"{model!r} answered 200 with no choices")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    content = getattr(message, "content", None) if message is not None else None
+    if message is None or not (content is None or isinstance(content, str)):
+        raise MalformedResponse(f"{model!r} answered 200 without a text message in its first choice")
+    text = content or ""
+    tops = None
+    lp = getattr(choice, "logprobs", None)
+    content = getattr(lp, "content", None) if lp is not None else None
+    if content is None and isinstance(lp, dict):
+        content = lp.get("content")
+    if content:
+        tops = []
+        for tok in content:
+            tl = tok.get("top_logprobs") if isinstance(tok, dict) else getattr(tok, "top_logprobs", None)
+            pairs = []
+            for t in tl or []:
+                tt = t.get("token") if isinstance(t, dict) else t.token
+                ll = t.get("logprob") if isinstance(t, dict) else t.logprob
+                pairs.append((tt, float(ll)))
+            if not pairs:
+                tt = tok.get("token") if isinstance(tok, dict) else tok.token
+                ll = tok.get("logprob") if isinstance(tok, dict) else tok.logprob
+                pairs = [(tt, float(ll))]
+            tops.append(pairs)
+    usage = getattr(resp, "usage", None)
+    hidden = getattr(resp, "_hidden_params", None) or {}
+    if "response_cost" in hidden:  # litellm priced it already (None for a model it has no price for)
+        cost = float(hidden["response_cost"]) if hidden["response_cost"] is not None else None
+    else:
+        try:
+            cost = float(litellm.completion_cost(completion_response=resp))
+        except Exception:  # unknown price for local models: leave cost empty
+            cost = None
+    return RawResponse(
+        text=text,
+        top_logprobs=tops,
+        prompt_tokens=getattr(usage, "prompt_tokens", None),
+        completion_tokens=getattr(usage, "completion_tokens", None),
+        cost=cost,
+        deployment=str(hidden["model_id"]) if hidden.get("model_id") else None,  # set by a litellm Router
+        api_base=str(hidden["api_base"]) if hidden.get("api_base") else None,
+        router_fallbacks=_router_moves(hidden),
+    )
+
+
+def _router_moves(hidden: dict) -> int | None:
+    """How many times a litellm Router moved this call on (retried it, or fell back to another deployment or model
+    group) before the answer, as its response headers say; None when no Router sent it."""
+    headers = hidden.get("additional_headers") or {}
+    moves = [headers.get(k) for k in ("x-litellm-attempted-retries", "x-litellm-attempted-fallbacks")]
+    moves = [int(m) for m in moves if isinstance(m, (int, str)) and str(m).isdigit()]
+    return sum(moves) if moves and hidden.get("model_id") else None
 
 
 def _env_api_base(model: str) -> str | None:
@@ -382,7 +413,9 @@ class LLMClient:
     # -- calls ------------------------------------------------------------------------------------------------------
     def endpoint(self) -> str | None:
         """The base URL the request goes to: the client's, the transport's, else the one litellm reads from the
-        environment (OPENAI_API_BASE, …) at call time."""
+        environment (OPENAI_API_BASE, …) at call time. None for a litellm Router: each call names its deployment."""
+        if getattr(self.transport, "router_digest", None):
+            return None
         return self.api_base or getattr(self.transport, "api_base", None) or _env_api_base(self.model)
 
     def cache_key(self, messages, max_tokens: int, temperature: float, top_logprobs: int, prompt=None) -> str:
@@ -464,6 +497,7 @@ class LLMClient:
                 raise LLMError(stop.message) from None
             except Exception as exc:  # noqa: BLE001 - every failure is classified, logged, retried or surfaced
                 kind = error_class(exc)
+                rec.deployment, rec.api_base = deployment_of(exc)
                 if kind == "timeout":
                     self._note_timeout()
                 retry = is_transient(exc) and attempts < self.max_attempts
@@ -476,7 +510,9 @@ class LLMClient:
                 if not retry:
                     self._fail(rec, message, kind, attempts, started)
                     raise LLMError(rec.error) from exc
+                dep, base = deployment_of(exc)
                 self._emit(rec.model_copy(update={
+                    "deployment": dep, "api_base": redact(base or self.endpoint()),
                     "status": "retried", "error": explain_error(exc, self.model), "error_class": kind, "attempt": attempts,
                     "attempts": attempts, "latency_ms": (time.perf_counter() - t0) * 1000, "response": None}))
                 time.sleep(wait)
@@ -495,6 +531,9 @@ class LLMClient:
         rec.logprobs = _lp_json(raw.top_logprobs)
         rec.prompt_tokens, rec.completion_tokens, rec.cost = raw.prompt_tokens, raw.completion_tokens, raw.cost
         rec.latency_ms, rec.attempts, rec.attempt, rec.status = latency, attempts, attempts, "ok"
+        rec.deployment, rec.api_base = getattr(raw, "deployment", None), redact(getattr(raw, "api_base", None) or
+                                                                                  self.endpoint())
+        rec.router_fallbacks = getattr(raw, "router_fallbacks", None)
         self._log(rec)
         if self.cache is not None and temperature == 0:
             self.cache.put(
@@ -511,6 +550,7 @@ class LLMClient:
 
     def _fail(self, rec: CallRecord, message: str, kind: str, attempts: int, started: float) -> None:
         rec.error, rec.error_class, rec.status = message, kind, "error"
+        rec.api_base = redact(rec.api_base or self.endpoint())
         rec.attempts, rec.attempt = attempts, attempts
         rec.latency_ms = (time.perf_counter() - started) * 1000
         self._log(rec)

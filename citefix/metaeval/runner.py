@@ -290,6 +290,7 @@ def run_meta_eval(
     cancel: Any = None,
     share_features: bool = True,
     by: Sequence[str] = (),
+    executor: Any = None,
 ) -> MetaEvalResult:
     """Score every item of ``path`` with every verifier and compute the protocols its labels allow.
 
@@ -298,7 +299,9 @@ def run_meta_eval(
     (a ``threading.Event``): when set, the run stops after the current record and the statistics cover what was done.
     ``share_features``: offline verifiers that differ only by signal compute their features once per item
     (:func:`share_offline`); the scores are the same as running each alone. ``by``: record fields to break every
-    statistic down by (see the module docstring).
+    statistic down by (see the module docstring). ``executor``: something with ``score_records(jobs, options)``
+    (citefix.executor.RayEvaluator) that scores the records elsewhere with :func:`score_records` and returns its
+    outputs in order; the statistics are computed here either way.
     """
     by = list(dict.fromkeys(by))
     if aggregate not in ("min", "mean"):
@@ -330,28 +333,28 @@ def run_meta_eval(
     )
     result.notes.extend(share_notes)
     counters = {"units_without_span": 0, "decomposer_errors": 0, "chunk_statements": 0}
+    options = dict(shape=shape, by=by, aggregate=aggregate, rank_chunks=rank_chunks, chunk_words=chunk_words,
+                   cap_relevance=cap_relevance, stem=stem)
     index = 0
     total = len(loaded.items)
-    for done, item in enumerate(loaded.items, 1):
+    if executor is not None:  # every record scored elsewhere, the outputs merged here in record order
+        jobs = []
+        for item in loaded.items:
+            jobs.append((item, index))
+            index += len(item.sentences) if shape == "attributionbench" else 1
+        for scores, decompositions, part_counters, part_clock in executor.score_records(jobs, options):
+            result.scores.extend(scores)
+            result.decompositions.extend(decompositions)
+            for k, v in part_counters.items():
+                counters[k] = counters.get(k, 0) + v
+            _merge_clock(clock, part_clock)
+        if on_progress is not None and total:
+            on_progress(total, total, loaded.items[-1].id)
+    for done, item in enumerate(loaded.items if executor is None else (), 1):
         if cancel is not None and cancel.is_set():
             result.cancelled = True
             break
-        if shape == "rose":
-            result.decompositions.append(_decompose_rose(item, index, decomposer, dec_name, clock, stem))
-            index += 1
-        elif shape == "attributionbench":
-            index = _score_cited(item, index, verifiers, clock, result, by)
-        else:
-            units, dec_error = _units_for(item, decomposer, dec_name, clock)
-            if dec_error:
-                counters["decomposer_errors"] += 1
-            for name, verifier in verifiers.items():
-                row = _score_item(item, index, name, verifier, units, dec_error, aggregate, clock, counters)
-                row.by = _by_values(item, by)
-                if shape == "wice" and rank_chunks and item.evidence is not None and row.error is None:
-                    _rank_chunks(item, row, verifier, name, chunk_words, cap_relevance, clock, counters)
-                result.scores.append(row)
-            index += 1
+        index = _score_record(item, index, verifiers, decomposer, dec_name, clock, counters, result, **options)
         if on_progress is not None:
             on_progress(done, total, item.id)
     result.items = index
@@ -389,6 +392,58 @@ def run_meta_eval(
     if unlocated:
         result.notes.append(f"{unlocated} annotated spans had no character offsets and were ignored")
     return result
+
+
+def _score_record(item: MetaItem, index: int, verifiers: Mapping[str, Any], decomposer: Any, dec_name: str | None,
+                  clock: _Clock, counters: dict[str, int], result: MetaEvalResult, *, shape: str, by: Sequence[str],
+                  aggregate: Aggregate, rank_chunks: bool, chunk_words: int, cap_relevance: bool, stem: bool) -> int:
+    """One record scored by every verifier (or decomposed, for RoSE), its rows added to ``result``; returns the
+    index of the next record's first row."""
+    if shape == "rose":
+        result.decompositions.append(_decompose_rose(item, index, decomposer, dec_name, clock, stem))
+        return index + 1
+    if shape == "attributionbench":
+        return _score_cited(item, index, verifiers, clock, result, by)
+    units, dec_error = _units_for(item, decomposer, dec_name, clock)
+    if dec_error:
+        counters["decomposer_errors"] += 1
+    for name, verifier in verifiers.items():
+        row = _score_item(item, index, name, verifier, units, dec_error, aggregate, clock, counters)
+        row.by = _by_values(item, by)
+        if shape == "wice" and rank_chunks and item.evidence is not None and row.error is None:
+            _rank_chunks(item, row, verifier, name, chunk_words, cap_relevance, clock, counters)
+        result.scores.append(row)
+    return index + 1
+
+
+def score_records(jobs: Sequence[tuple[MetaItem, int]], verifiers: Mapping[str, Any], decomposer: Any,
+                  options: Mapping[str, Any], *, share_features: bool = True):
+    """Records scored away from the run (a Ray worker): (item, its first row's index) pairs in, and out the rows,
+    decompositions, counters and clock of these records, for run_meta_eval to merge."""
+    if share_features and options.get("shape") != "rose":
+        verifiers, _ = share_offline(verifiers)
+    dec_name = getattr(decomposer, "name", type(decomposer).__name__) if decomposer is not None else None
+    clock = _Clock(list(verifiers) + ([dec_name] if dec_name else []))
+    counters = {"units_without_span": 0, "decomposer_errors": 0, "chunk_statements": 0}
+    part = MetaEvalResult(path="", shape=options["shape"], records=0, items=0, verifiers=list(verifiers), seed=0,
+                          bootstrap=0)
+    for item, index in jobs:
+        _score_record(item, index, verifiers, decomposer, dec_name, clock, counters, part, **options)
+    return part.scores, part.decompositions, counters, {"seconds": clock.seconds, "items": clock.items,
+                                                        "rss": clock.rss, "first": clock.first}
+
+
+def _merge_clock(clock: _Clock, part: Mapping[str, Any]) -> None:
+    for name, seconds in part["seconds"].items():
+        if name not in clock.seconds:
+            continue
+        clock.seconds[name] += seconds
+        clock.items[name] += part["items"][name]
+        clock.rss[name] = max(clock.rss[name], part["rss"][name])  # the largest worker's peak
+        first = part["first"][name]
+        if first is not None:  # each worker loads its models once: all those first calls count as loading
+            had = clock.first[name] or (0.0, 0)
+            clock.first[name] = (had[0] + first[0], had[1] + first[1])
 
 
 def _tick(clock: _Clock, name: str, t0: float, items: int) -> None:

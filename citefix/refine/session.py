@@ -379,15 +379,16 @@ class RefineSession:
         if calls and self.store is not None and self.run_id is not None:
             self.store.write_calls(self.run_id, None, calls)
 
-    def evaluate_current(self) -> Round:
-        """Round 0 when nothing is stored yet (evaluated and stored); else the current round as it is."""
+    def evaluate_current(self, given: Evaluation | None = None) -> Round:
+        """Round 0 when nothing is stored yet (evaluated and stored, or `given`: an evaluation of the case's text made
+        elsewhere with this pipeline); else the current round as it is."""
         if self.current is not None:
             return self.current
         n = 0
         self._emit("round_started", {"round": n, "strategy": None})
         started = time.perf_counter()
         try:
-            ev, judge = self._evaluate(self.case.text, n)
+            ev, judge = (given, None) if given is not None else self._evaluate(self.case.text, n)
         except Cancelled:
             self._store_orphan_calls()
             raise
@@ -677,11 +678,13 @@ class RefineSession:
 
 
 def check(case: Case, *, pipeline, store, decomposer=None, settings: dict[str, Any] | None = None,
-          command: str = "check", input_path: str | None = None, on_event: Event | None = None) -> tuple[Evaluation, int | None, bool]:
+          command: str = "check", input_path: str | None = None, on_event: Event | None = None,
+          evaluation: Evaluation | None = None) -> tuple[Evaluation, int | None, bool]:
     """A refine with zero revision rounds: evaluate `case`, store it as a run (round 0) and finish the run.
 
     Returns (evaluation, run id, failed). `on_event` gets evaluate()'s own events (decompose_started, …), as
-    citefix.evaluate sends them; the session's round events are not passed on."""
+    citefix.evaluate sends them; the session's round events are not passed on. `evaluation`: round 0's evaluation
+    made elsewhere with the same pipeline (a Ray worker), stored as it is instead of evaluating again."""
     from citefix.errors import UserError
 
     def forward(name: str, data: dict[str, Any]) -> None:
@@ -692,7 +695,7 @@ def check(case: Case, *, pipeline, store, decomposer=None, settings: dict[str, A
     session = RefineSession(case, pipeline=pipeline, decomposer=decomposer, strategy=None, store=store, command=command,
                             input_path=input_path, settings=settings, on_event=forward, incremental=False)
     try:
-        ev = session.evaluate_current().evaluation
+        ev = session.evaluate_current(given=evaluation).evaluation
     except KeyboardInterrupt:
         session.finish("interrupted", "interrupted")
         raise

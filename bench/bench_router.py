@@ -1,0 +1,112 @@
+"""Many model servers: the LLM judge through a litellm Router over two loopback servers, one failing a share of its
+requests, against the healthy server alone (issue 16).
+
+    .venv/bin/python bench/bench_router.py [--latency 0.2] [--fail 0.3] [--concurrency 16] [--units 320]
+
+Both servers (tests/loopback.py, each in its own process) answer after `--latency` seconds; the second answers 500 to
+`--fail` of its requests (reproducibly). citefix's client runs `--concurrency` calls at once; each deployment has
+max_parallel_requests = concurrency, litellm cools a deployment down after a failure (allowed_fails 0, 30 s) and
+citefix retries the failed call (its own backoff, defaults). Prints ACUs verified per second, the ratio to the ideal
+of the healthy server alone (concurrency / latency), units lost (no score), and which deployment answered how many
+calls, as the call log records them. Goal: >= 0.9 of the ideal, 0 lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def start_server(latency: float, fail: float):
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "loopback.py"), "0", str(latency), str(fail)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)  # exits when stdin closes
+    line = proc.stdout.readline().strip()
+    if not line.startswith("serving on "):
+        proc.kill()
+        raise RuntimeError(f"loopback server did not start: {line!r}")
+    return proc, line.removeprefix("serving on ")
+
+
+def measure(client, units, case, n: int, conc: int):
+    from citefix.verify.llm_judge import LLMJudgeVerifier
+
+    logged = []  # every call and failed attempt, as the store's call log would get them
+    client.bind_log(logged.append)
+    judge = LLMJudgeVerifier(client)
+    judge.verify(units[:conc], case)  # warm-up: imports, connections (its calls are counted below, not timed)
+    started = time.perf_counter()
+    verdicts = judge.verify(units[:n], case)
+    elapsed = time.perf_counter() - started
+    lost = sum(1 for v in verdicts if v.score is None)
+    return n / elapsed, elapsed, lost, logged
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--latency", type=float, default=0.2)
+    ap.add_argument("--fail", type=float, default=0.3, help="share of the second server's requests answered 500")
+    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--units", type=int, default=320)
+    args = ap.parse_args()
+    from loopback import fetch_stats
+
+    from citefix.llm.client import LLMClient, litellm_transport
+    from citefix.llm.router import router_transport, validate_router
+    from citefix.models import Case, Source, Unit
+
+    os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-secret")
+    print(f"python {sys.version.split()[0]}  cpus {os.cpu_count()}  load average {os.getloadavg()[0]:.1f} "
+          "(other work on the machine inflates every figure)")
+    case = Case(id="bench-router", sources=[Source(id="1", text="The depot closed in 1987. It will become a park.")],
+                text="The depot closed in 1987.")
+    units = [Unit(id=f"u{i + 1}", text=f"The depot closed in 1987 (claim {i + 1}).", kind="acu", decomposer="bench")
+             for i in range(args.units)]
+    conc, ideal = args.concurrency, args.concurrency / args.latency
+    (good, good_url), (flaky, flaky_url) = start_server(args.latency, 0.0), start_server(args.latency, args.fail)
+    try:
+        alone = LLMClient("openai/bench-model", transport=litellm_transport(api_base=good_url), concurrency=conc)
+        rate, elapsed, lost, _ = measure(alone, units, case, args.units, conc)
+        print(f"healthy server alone: {args.units} ACUs in {elapsed:.2f} s = {rate:.1f}/s   ideal {ideal:.0f}/s   "
+              f"{rate / ideal:.2f} of ideal   lost {lost}")
+        table = validate_router({
+            "cooldown_time": 30, "allowed_fails": 0,
+            "model_list": [
+                {"model_name": "bench", "litellm_params": {"model": "openai/bench-model", "api_base": url,
+                                                           "api_key": "os.environ/OPENAI_API_KEY",
+                                                           "max_parallel_requests": conc},
+                 "model_info": {"id": name}}
+                for name, url in (("healthy", good_url), ("flaky", flaky_url))]}, "bench")
+        routed = LLMClient("bench", transport=router_transport(table), concurrency=conc)
+        before = {u: fetch_stats(u) for u in (good_url, flaky_url)}
+        rate, elapsed, lost, calls = measure(routed, units, case, args.units, conc)
+        after = {u: fetch_stats(u) for u in (good_url, flaky_url)}
+        answered = collections.Counter(c.deployment for c in calls if c.status == "ok")
+        moved = sum(c.router_fallbacks or 0 for c in calls if c.status == "ok")
+        failed = collections.Counter(c.deployment for c in calls if c.status != "ok")
+        flaky_faults = len(after[flaky_url]["faults"]) - len(before[flaky_url]["faults"])
+        print(f"router over healthy + flaky ({args.fail:.0%} of its requests fail): {args.units} ACUs in "
+              f"{elapsed:.2f} s = {rate:.1f}/s   {rate / ideal:.2f} of the healthy server's ideal ({ideal:.0f}/s)   "
+              f"lost {lost}   [goal >= 0.9, 0 lost]")
+        print(f"answered by (call log): {dict(answered)}; calls the Router moved on (router_fallbacks): {moved}; "
+              f"citefix retries logged: {dict(failed) or 'none'}; the flaky server answered 500 {flaky_faults} "
+              f"times ({conc} warm-up calls included)")
+    finally:
+        for proc in (good, flaky):
+            proc.stdin.close()
+            proc.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

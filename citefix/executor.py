@@ -1,0 +1,212 @@
+"""Where cases are evaluated: in this process (`--executor local`, the default) or on a Ray cluster (`--executor ray`,
+the optional extra `citefix[ray]`).
+
+With Ray, each worker is an actor that builds the pipeline (spaCy, MiniLM, the verifier, LLM clients) once and then
+evaluates the cases it is handed; evaluations flow back to the driver in input order, and the driver alone writes the
+SQLite store, each case in its usual transactions (run, round with its units, verdicts, scores and model calls), so
+resume, reuse of finished runs and every report work unchanged. Workers have no store: they do not answer model
+requests from the store's cache, and their model calls are written with the round rather than as each completes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import asdict
+from typing import Any, Iterable, Iterator
+
+from citefix.errors import ConfigError
+
+EXECUTORS = ("local", "ray")
+# Passed to the workers of a cluster (a local instance inherits the whole environment anyway); credentials are not:
+# set provider keys in the cluster's own environment.
+_WORKER_ENV_PREFIXES = ("CITEFIX_", "HF_", "TRANSFORMERS_", "LITELLM_")
+
+
+def add_executor_options(p) -> None:
+    """--executor, --ray-address, --ray-workers for a command that evaluates many cases."""
+    p.add_argument("--executor", choices=EXECUTORS, default="local",
+                   help="evaluate cases in this process (local, the default) or on Ray workers (pip install "
+                        "'citefix[ray]'); the store is written here either way")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="with --executor ray: the cluster to join (e.g. ray://head:10001, or auto); default: "
+                        "$RAY_ADDRESS, else a local Ray instance")
+    p.add_argument("--ray-workers", type=int, metavar="N",
+                   help="with --executor ray: worker actors (default: the cluster's CPUs, at most one per case)")
+
+
+def check_options(args) -> None:
+    """Flag combinations that cannot work, refused before anything is loaded."""
+    executor = getattr(args, "executor", "local") or "local"
+    if executor != "ray":
+        for flag in ("ray_address", "ray_workers"):
+            if getattr(args, flag, None) is not None:
+                raise ConfigError(f"--{flag.replace('_', '-')} needs --executor ray")
+        return
+    if getattr(args, "ray_workers", None) is not None and args.ray_workers < 1:
+        raise ConfigError(f"--ray-workers {args.ray_workers}: must be 1 or more")
+    if getattr(args, "max_cost", None) is not None:
+        raise ConfigError("--max-cost counts spend in this process only; use it with --executor local")
+    require_ray()
+
+
+def require_ray():
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise ConfigError("--executor ray needs Ray, which is not installed; install it with pip install "
+                          "'citefix[ray]' (or pip install ray), or use --executor local") from None
+    return ray
+
+
+def _portable_settings(settings) -> dict:
+    data = asdict(settings)
+    data.pop("db", None)  # workers have no store
+    return data
+
+
+class _Worker:
+    """One Ray actor: the pipeline (or a meta-eval's verifiers) built once, then any number of cases evaluated."""
+
+    def __init__(self, settings: dict, threads: int | None):
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
+        from citefix.config import Settings
+
+        self.settings = Settings(**settings)
+        self._pipeline = None
+        self._metaeval: dict[str, Any] = {}
+
+    def evaluate(self, case):
+        from citefix.evaluate import evaluate
+
+        try:
+            if self._pipeline is None:
+                from citefix.pipeline import build_pipeline
+
+                self._pipeline = build_pipeline(self.settings, store=None)
+            pipeline = self._pipeline
+            decomposer = pipeline.decomposer_for(case.kind)
+            return ("ok", evaluate(case, decomposer=decomposer, verifier=pipeline.verifier,
+                                   aggregation=pipeline.settings.aggregation))
+        except Exception as exc:  # noqa: BLE001 - carried back to the driver, which raises it in its own process
+            return ("error", exc)
+
+    def score_records(self, spec: dict, jobs, options: dict):
+        """meta-eval records scored with the verifiers (and decomposer) named in spec, built as the command does."""
+        from citefix.metaeval.runner import score_records
+
+        try:
+            key = repr(sorted(spec.items()))
+            if key not in self._metaeval:
+                self._metaeval[key] = metaeval_parts(self.settings, spec)
+            verifiers, decomposer = self._metaeval[key]
+            return ("ok", score_records(jobs, verifiers, decomposer, options))
+        except Exception as exc:  # noqa: BLE001
+            return ("error", exc)
+
+
+def metaeval_parts(settings, spec: dict):
+    """A meta-eval's verifiers by display name and its decomposer, built from their names as `citefix meta-eval`
+    builds them (a repeated verifier measured once)."""
+    from citefix.pipeline import build_decomposer, build_llm, build_verifier
+
+    llm = build_llm(settings.llm, settings) if settings.llm else None
+    verifiers: dict[str, Any] = {}
+    for name in spec["names"]:
+        v = build_verifier(name, settings, None, llm)
+        verifiers.setdefault(getattr(v, "name", None) or name, v)
+    decomposer = build_decomposer(spec["decomposer"], settings, llm, kind="summary") if spec.get("decomposer") else None
+    return verifiers, decomposer
+
+
+class RayEvaluator:
+    """Evaluations of many cases on Ray actors, yielded in input order."""
+
+    def __init__(self, settings, *, address: str | None = None, workers: int | None = None):
+        ray = require_ray()
+        self.ray = ray
+        env = {k: v for k, v in os.environ.items() if k.startswith(_WORKER_ENV_PREFIXES)}
+        env.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, configure_logging=False,
+                                          runtime_env={"env_vars": env})
+            address = address or os.environ.get("RAY_ADDRESS") or None
+            if address:
+                kwargs["address"] = address
+            elif workers:
+                kwargs["num_cpus"] = workers
+            try:
+                ray.init(**kwargs)
+            except ConnectionError as exc:
+                raise ConfigError(f"--ray-address {address}: cannot reach the Ray cluster ({exc}); check the address "
+                                  "(ray://HEAD:10001 or auto) and that the cluster is up") from None
+        self.settings = _portable_settings(settings)
+        self.workers = workers
+        threads = os.environ.get("CITEFIX_TORCH_THREADS")
+        self.threads = int(threads) if threads and threads.isdigit() else 1
+        self._actors: list = []
+        self.metaeval: dict = {}  # meta-eval: {"names": verifier names, "decomposer": its name or None}
+
+    def _pool(self, n_cases: int):
+        ray = self.ray
+        if not self._actors:
+            resources = ray.cluster_resources()
+            n = self.workers or max(1, int(resources.get("CPU", 1)))
+            n = max(1, min(n, n_cases))
+            gpus = float(resources.get("GPU", 0) or 0)
+            # GPU workers where the cluster has GPUs and the device setting allows them: each actor a share of them
+            share = min(1.0, gpus / n) if gpus and self.settings.get("device", "auto") != "cpu" else 0
+            actor = ray.remote(num_cpus=1, num_gpus=share)(_Worker)
+            self._actors = [actor.remote(self.settings, self.threads) for _ in range(n)]
+        from ray.util import ActorPool
+
+        return ActorPool(self._actors)
+
+    def map(self, cases: Iterable) -> Iterator:
+        """Each case's Evaluation, in input order, as soon as it and those before it are done. Every case is handed
+        to the workers now."""
+        cases = list(cases)
+        if not cases:
+            return iter(())
+        pool = self._pool(len(cases))
+        return self._results(pool.map(lambda a, c: a.evaluate.remote(c), cases))
+
+    def score_records(self, jobs: list, options: dict) -> Iterator:
+        """meta-eval: the records in contiguous chunks on the workers (citefix.metaeval.runner.score_records), each
+        chunk's outputs in order. `self.metaeval` names the verifiers and decomposer ({"names", "decomposer"})."""
+        if not jobs:
+            return iter(())
+        pool = self._pool(len(jobs))
+        n_chunks = min(len(jobs), 4 * len(self._actors))
+        size = -(-len(jobs) // n_chunks)
+        chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+        spec = self.metaeval
+        return self._results(pool.map(lambda a, c: a.score_records.remote(spec, c, options), chunks))
+
+    @staticmethod
+    def _results(results) -> Iterator:
+        for status, value in results:
+            if status == "error":
+                raise value
+            yield value
+
+    def close(self) -> None:
+        for a in self._actors:
+            try:
+                self.ray.kill(a)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        self._actors = []
+
+
+def make_evaluator(args, settings):
+    """A RayEvaluator for --executor ray, None for local."""
+    if (getattr(args, "executor", "local") or "local") != "ray":
+        return None
+    print("citefix: starting Ray workers" + (f" on {args.ray_address}" if getattr(args, "ray_address", None) else ""),
+          file=sys.stderr, flush=True)
+    return RayEvaluator(settings, address=getattr(args, "ray_address", None), workers=getattr(args, "ray_workers", None))

@@ -29,13 +29,13 @@ def register(sub) -> None:
                "  citefix meta-eval out/planted_dev.jsonl --verifier offline,lexical --by error_type",
     )
     p.add_argument("path", help="labelled JSONL file")
-    from citefix.cli import add_device_option
+    from citefix.commands.common import add_device_option
     from citefix.executor import add_executor_options
 
     add_device_option(p)
     add_executor_options(p)
     p.add_argument("--verifier", default="offline",
-                   help="comma-separated verifiers: offline, lexical, alignment, similarity (offline signals), llm, "
+                   help="comma-separated verifiers: offline, lexical, alignment, similarity, entail (offline signals), llm, "
                         "nli:<model> (default: offline)")
     p.add_argument("--llm", help="litellm model string for the llm verifier or the acu decomposer")
     p.add_argument("--decomposer",

@@ -36,7 +36,7 @@ def load_cases(path: Path | None):
     from citefix.models import Case, Source
 
     if path is None:  # a fresh clone: the bundled cited answer
-        from citefix.commands.check import example_path
+        from citefix.inputs import example_path
         from citefix.inputs import load_cases as bundled
 
         return bundled(example_path("cited_answer"))

@@ -45,6 +45,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "local4": {"combined": {"method": "local", "signals": ["lexical", "alignment", "similarity", "entail"]},
                "profiles": {"cited_answer": {"combined": {"method": "local",
                                                           "signals": ["lexical", "alignment", "similarity", "entail"]}}}},
+    "local4h": {"combined": {"method": "local", "signals": ["lexical", "lexical", "alignment", "alignment", "similarity", "similarity", "entail"]},
+                "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "lexical", "alignment", "alignment", "similarity", "similarity", "entail"]}}}},
     "local2": {"combined": {"method": "local", "signals": ["lexical", "alignment"]},
                "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "alignment"]}}}},
 }

@@ -172,5 +172,20 @@ def load_encoder(name_or_path: str | None = None, device: str | None = None) -> 
         model.to(device)
         max_len = min(256, getattr(tokenizer, "model_max_length", 256) or 256)
         enc = Encoder(name=key, tokenizer=tokenizer, model=model, max_length=max_len, device=device)
+        if str(device) == "cpu":
+            from citefix.threads import apply as apply_thread_policy
+
+            batch = tokenizer(_PROBE_TEXTS, padding=True, return_tensors="pt")
+            # torch's intra-op threads, measured once per process on this model's own forward pass (citefix.threads)
+            apply_thread_policy(lambda: model(**batch))
         _cache[(key, device)] = enc
         return enc
+
+
+# Short sentences like the units the offline verifier encodes: the workload the thread policy times.
+_PROBE_TEXTS = [
+    "The council approved the plan on Monday.",
+    "Work is expected to begin next spring and to take about eighteen months.",
+    "He said the land should have been used for affordable housing.",
+    "Most of the money will come from a regional regeneration fund.",
+] * 2

@@ -145,23 +145,3 @@ def test_params_env_changes_the_label(tmp_path, monkeypatch, shared_models):
     monkeypatch.setenv(PARAMS_ENV, str(f))
     v = OfflineVerifier(encoder=enc, nlp=nlp).verify(unit, case)[0]
     assert v.score == score and v.label == "unsupported"
-
-
-def test_meta_eval_torch_threads(monkeypatch):
-    import torch
-
-    from citefix.commands.metaeval import THREADS_ENV, _torch_threads
-
-    before = torch.get_num_threads()
-    try:
-        monkeypatch.delenv(THREADS_ENV, raising=False)
-        _torch_threads()
-        assert torch.get_num_threads() == 1
-        monkeypatch.setenv(THREADS_ENV, "2")
-        _torch_threads()
-        assert torch.get_num_threads() == 2
-        monkeypatch.setenv(THREADS_ENV, "many")
-        with pytest.raises(ConfigError, match=THREADS_ENV):
-            _torch_threads()
-    finally:
-        torch.set_num_threads(before)

@@ -93,27 +93,11 @@ def _progress(done: int, total: int, item_id: str) -> None:
         print(f"\r[{done}/{total}] {item_id[:60]:<60}", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
 
-THREADS_ENV = "CITEFIX_TORCH_THREADS"
-
-
 def _torch_threads() -> None:
-    """One intra-op torch thread unless $CITEFIX_TORCH_THREADS says otherwise: the offline verifier encodes short
-    texts in small batches, where more threads cost more in synchronisation than they gain (measured on 2 cores:
-    1 thread ~3x faster than 2). Run several meta-evals side by side to use more cores."""
-    import os
+    """torch's intra-op threads: $CITEFIX_TORCH_THREADS, or measured once (citefix.threads)."""
+    from citefix.threads import apply
 
-    raw = os.environ.get(THREADS_ENV, "1").strip() or "1"
-    try:
-        n = int(raw)
-    except ValueError:
-        raise ConfigError(f"{THREADS_ENV}={raw!r}: expected a whole number of threads") from None
-    if n <= 0:
-        return  # 0: leave torch's default
-    try:
-        import torch
-    except ImportError:
-        return
-    torch.set_num_threads(n)
+    apply()
 
 
 def run(args) -> int:

@@ -104,7 +104,13 @@ def run(args) -> int:
     if evaluator is not None:  # the cases with no stored result are handed out now; results come back in order
         sent = [args.fresh or not many or find_checked(c, pipeline, store) is None for c, _ in cases]
         remote = evaluator.map([c for (c, _), s in zip(cases, sent) if s])
+    from citefix.verify.offline import PREFETCH_WINDOW, prefetch
+
     for i, (case, path) in enumerate(cases, 1):
+        if many and evaluator is None and not args.dry_run and (i - 1) % PREFETCH_WINDOW == 0:
+            # the sources of the next cases analysed in one batched pass (those with a stored result skipped)
+            window = [c for c, _ in cases[i - 1 : i - 1 + PREFETCH_WINDOW]]
+            prefetch([pipeline.verifier], [c for c in window if args.fresh or find_checked(c, pipeline, store) is None])
         hit = find_checked(case, pipeline, store) if (many and not args.fresh) else None
         done = next(remote) if evaluator is not None and sent[i - 1] else None  # a twin stored since: hit wins
         if hit is not None:

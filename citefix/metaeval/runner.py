@@ -350,10 +350,17 @@ def run_meta_eval(
             _merge_clock(clock, part_clock)
         if on_progress is not None and total:
             on_progress(total, total, loaded.items[-1].id)
+    from citefix.verify.offline import PREFETCH_WINDOW, prefetch
+
     for done, item in enumerate(loaded.items if executor is None else (), 1):
         if cancel is not None and cancel.is_set():
             result.cancelled = True
             break
+        if (done - 1) % PREFETCH_WINDOW == 0 and shape != "rose":  # the next records' sources in one batched pass
+            t0 = time.perf_counter()
+            did = prefetch(list(verifiers.values()), [i.case for i in loaded.items[done - 1 : done - 1 + PREFETCH_WINDOW]])
+            for k in did[:1]:  # counted as the verifier's time (a shared pass: on the first one, as its items are)
+                clock.seconds[list(verifiers)[k]] += time.perf_counter() - t0
         index = _score_record(item, index, verifiers, decomposer, dec_name, clock, counters, result, **options)
         if on_progress is not None:
             on_progress(done, total, item.id)

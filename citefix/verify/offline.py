@@ -153,6 +153,14 @@ class _Source:
     words_at: list[tuple[int, str, str]] = field(default_factory=list)  # (offset, lower, lemma) of each spaCy word
     n_chunks: int = 0
 
+    def nbytes(self) -> int:
+        """Rough memory held by this entry: its tensors, text and word tables (for the byte-bounded cache)."""
+        n = len(self.text) * 2 + 64 * (len(self.words) + len(self.lemmas) + len(self.words_at) + len(self.windows))
+        for t in (self.win_emb, self.tok_emb):
+            if t is not None:
+                n += int(t.numel()) * int(t.element_size())
+        return n + 8 * len(self.tok_pos)
+
 
 @dataclass
 class _Pool:
@@ -191,7 +199,7 @@ class OfflineVerifier:
         params_path: str | None = None,
         encoder=None,
         nlp=None,
-        cache_size: int = 64,
+        cache_bytes: int | None = None,
     ):
         if signal not in SIGNALS:
             raise ValueError(f"signal must be one of {', '.join(SIGNALS)}, not {signal!r}")
@@ -203,7 +211,10 @@ class OfflineVerifier:
         self._idf: dict[str, Any] | None = None
         self._idf_loaded = False
         self._cache: OrderedDict[str, _Source] = OrderedDict()
-        self._cache_size = cache_size
+        # the analysed sources are kept by content hash up to a memory budget ($CITEFIX_SOURCE_CACHE_MB): long
+        # documents must not pile up to gigabytes over a batch
+        self._cache_bytes = cache_bytes if cache_bytes is not None else _cache_budget()
+        self._cached_bytes = 0
         self._lock = threading.Lock()
         self._profile_params: dict[str, dict[str, Any]] = {}
         self._entail = None
@@ -443,6 +454,26 @@ class OfflineVerifier:
 
     # --- sources ---------------------------------------------------------------------------------------------------
 
+    def prefetch(self, cases: Sequence[Case]) -> int:
+        """Analyse the sources of many cases in one batched pass (spaCy and the encoder see all their chunks together,
+        sorted by length) so that checking the cases one by one finds them cached. Stops adding cases once their
+        sources would exceed the cache's memory budget; returns how many cases were covered."""
+        texts: dict[str, str] = {}
+        size = 0
+        covered = 0
+        for case in cases:
+            new = {hashlib.sha1(x.text.encode("utf-8")).hexdigest(): x.text for x in case.sources}
+            # about 4 bytes × 384 dims per token, ~1.4 tokens per word, twice (tokens and windows)
+            est = sum(len(t) // 5 * 1.4 * 384 * 4 * 2 for k, t in new.items() if k not in texts)
+            if covered and size + est > self._cache_bytes:
+                break
+            texts.update(new)
+            size += est
+            covered += 1
+        if texts:
+            self._sources(list(texts.values()))
+        return covered
+
     def _sources(self, texts: list[str]) -> list[_Source]:
         keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
         with self._lock:
@@ -451,14 +482,21 @@ class OfflineVerifier:
             built = self._analyse([t for _, t in missing])
             with self._lock:
                 for (k, _), info in zip(missing, built):
-                    self._cache[k] = info
+                    if k not in self._cache:
+                        self._cache[k] = info
+                        self._cached_bytes += info.nbytes()
         with self._lock:
             out = []
             for k in keys:
                 self._cache.move_to_end(k)
                 out.append(self._cache[k])
-            while len(self._cache) > max(self._cache_size, len(set(keys))):
-                self._cache.popitem(last=False)
+            keep = set(keys)
+            # evict least recently used entries over the byte budget, never the ones this call returns
+            while self._cache and self._cached_bytes > self._cache_bytes:
+                k = next(iter(self._cache))
+                if k in keep:
+                    break
+                self._cached_bytes -= self._cache.pop(k).nbytes()
         return out
 
     def _analyse(self, texts: list[str]) -> list[_Source]:
@@ -483,7 +521,7 @@ class OfflineVerifier:
             info.dates = {d for d, _, _ in date_words(info.text)}
         # One encoder pass over the chunks gives both the token embeddings (alignment) and, by mean-pooling the
         # in-context hidden states of each sentence piece, the sentence/window embeddings (similarity, evidence).
-        enc = self._encode([c.text for _, c in flat]) if flat else []
+        enc = self._encode([c.text for _, c in flat], lean=True) if flat else []
         per_raw: list[list[Any]] = [[] for _ in infos]
         per_pos: list[list[int]] = [[] for _ in infos]
         for (si, c), e in zip(flat, enc):
@@ -540,8 +578,9 @@ class OfflineVerifier:
     def _dim(self) -> int:
         return int(self.encoder.model.config.hidden_size)
 
-    def _encode(self, texts: list[str], batch_size: int = 16) -> list["_Encoded"]:
-        """One MiniLM pass per text (batched by length): hidden states, unit-norm token embeddings, mean-pooled vector."""
+    def _encode(self, texts: list[str], batch_size: int = 16, *, lean: bool = False) -> list["_Encoded"]:
+        """One MiniLM pass per text (batched by length): hidden states, unit-norm token embeddings, mean-pooled vector.
+        ``lean``: hidden states and offsets only (source chunks: the caller normalises and pools them itself)."""
         import torch
 
         enc_ = self.encoder
@@ -567,13 +606,12 @@ class OfflineVerifier:
                 m = mask[j]
                 keep = m & ~special[j]
                 raw = hidden[j][keep]
-                pooled = torch.nn.functional.normalize(hidden[j][m].mean(0), dim=-1)
                 out[i] = _Encoded(
-                    raw=raw,
-                    tokens=torch.nn.functional.normalize(raw, dim=-1),
+                    raw=raw,  # boolean indexing copies: the batch's hidden states are not kept alive
+                    tokens=None if lean else torch.nn.functional.normalize(raw, dim=-1),
                     offsets=[tuple(x) for x in offsets[j][keep].tolist()],
                     ids=batch["input_ids"][j][keep].tolist(),
-                    pooled=pooled,
+                    pooled=None if lean else torch.nn.functional.normalize(hidden[j][m].mean(0), dim=-1),
                 )
         return out  # type: ignore[return-value]
 
@@ -1124,3 +1162,40 @@ def _quiet_transformers() -> None:
         hf_logging.set_verbosity_error()
     except Exception:  # pragma: no cover - transformers missing is reported by load_encoder
         pass
+
+
+CACHE_ENV = "CITEFIX_SOURCE_CACHE_MB"
+
+
+def _cache_budget() -> int:
+    """Bytes the analysed-source cache may hold: $CITEFIX_SOURCE_CACHE_MB (default 512)."""
+    raw = os.environ.get(CACHE_ENV, "").strip()
+    if not raw:
+        return 512 * 2**20
+    try:
+        mb = float(raw)
+    except ValueError:
+        from citefix.errors import ConfigError
+
+        raise ConfigError(f"{CACHE_ENV}={raw!r}: expected a size in MB, e.g. {CACHE_ENV}=512") from None
+    return max(0, int(mb * 2**20))
+
+
+PREFETCH_WINDOW = 16  # cases whose sources are analysed together (one batched spaCy and encoder pass)
+
+
+def prefetch(verifiers: Sequence[Any], cases: Sequence[Case]) -> list[int]:
+    """Analyse the sources of `cases` in one batched pass for every offline verifier among `verifiers` (each once,
+    whether given as itself, behind a verdict cache, or as a view of a shared feature pass); returns the positions
+    in `verifiers` of those that did the work."""
+    seen: set[int] = set()
+    did: list[int] = []
+    for k, v in enumerate(verifiers):
+        base = getattr(getattr(v, "shared", None), "base", None) or v
+        fn = getattr(base, "prefetch", None)
+        if fn is None or not isinstance(getattr(base, "inner", base), OfflineVerifier) or id(fn.__self__) in seen:
+            continue
+        seen.add(id(fn.__self__))
+        fn(cases)
+        did.append(k)
+    return did

@@ -161,6 +161,12 @@ class OfflineReviser:
             for u in feedback.units:
                 if u.id in fixed:
                     continue
+                v = feedback.verdicts.get(u.id)
+                if v is not None and v.label == "partial":
+                    # partly supported: some evidence holds a version of it, so it is not deleted (a correction, made
+                    # above when the evidence holds the right value, is the only edit a partial unit gets)
+                    edits.append({"unit": u.id, "kind": "kept", "text": "", "why": "partly supported: not deleted"})
+                    continue
                 self._plan_unit(tx, u, feedback.verdicts.get(u.id), supported, plans, edits, allow_drop=allow_drop)
         if feedback.citations:
             recited = self._plan_citations(case, tx, feedback, mark_edits, edits)

@@ -70,3 +70,19 @@ def test_import_contracts_catch_a_breach(tmp_path):
                          env=env, capture_output=True, text=True)
     assert out.returncode != 0
     assert "0 kept, 4 broken" in out.stdout, out.stdout[-3000:]
+
+
+def test_architecture_page_places_every_core_module_and_names_every_contract():
+    """docs/architecture.md stays true to the contracts: every module of the core layer is placed on it, and every
+    contract in pyproject.toml is described by name."""
+    import tomllib
+
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    linter = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    layers = next(c for c in linter["contracts"] if c["type"] == "layers")["layers"]
+    core = [name.strip() for name in layers[-1].split(":")]
+    unplaced = [n for n in core if not any(f"{form}" in page for form in (f"{n}.py", f"{n}/", f"citefix.{n}"))]
+    assert not unplaced, f"docs/architecture.md does not place {unplaced}"
+    for contract in linter["contracts"]:
+        words = contract["name"].split(" (")[0]
+        assert words in page, f"docs/architecture.md does not describe the contract {contract['name']!r}"

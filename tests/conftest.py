@@ -40,6 +40,9 @@ def _isolated(tmp_path, monkeypatch):
     monkeypatch.delenv("CITEFIX_CONFIG", raising=False)
     for var in ("CITEFIX_LLM", "CITEFIX_JUDGE_LLM", "CITEFIX_VERIFIER", "CITEFIX_DECOMPOSER", "OPENAI_API_BASE", "OPENAI_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
+    # one torch thread in every test and every CLI it starts: scores compared across processes (Ray workers, --device)
+    # must not differ in the 8th decimal because one process measured two threads faster (citefix/threads.py)
+    monkeypatch.setenv("CITEFIX_TORCH_THREADS", "1")
     yield
 
 

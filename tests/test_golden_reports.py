@@ -37,8 +37,12 @@ def normalise(text: str, folder: Path, store: str) -> str:
 
 
 def cli(folder: Path, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "COLUMNS")}
-    env["CITEFIX_HOME"] = str(folder / "home")
+    # built once per module, before conftest's per-test isolation applies: so the same isolation here (no config
+    # file, no CITEFIX_* setting from the caller's shell, one torch thread)
+    drop = ("FORCE_COLOR", "COLUMNS", "OPENAI_API_BASE", "OPENAI_BASE_URL")
+    env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("CITEFIX_")}
+    env.update(CITEFIX_HOME=str(folder / "home"), XDG_CONFIG_HOME=str(folder / "config"), CITEFIX_TORCH_THREADS="1",
+               LITELLM_LOCAL_MODEL_COST_MAP="True", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     out = subprocess.run([sys.executable, "-m", "citefix.cli", *args], cwd=folder, env=env, capture_output=True,
                          text=True, timeout=600)
     assert out.returncode == 0 and "Traceback" not in out.stderr, (args, out.stderr[-3000:])

@@ -1,6 +1,7 @@
 """The house rules, checked rather than kept by care: `ruff check` and the import-linter contracts in pyproject.toml.
 
-The contracts (core never imports Textual; the entry point above the commands, the commands above the TUI, both above
+The contracts (core never imports Textual; decompose and verify never import refine; only citefix.store imports
+sqlite_utils; the entry point above the commands, the commands above the TUI, both above
 core, and every module of the package placed in a layer) are checked on the package as it is installed: citefix.tui
 and citefix.store live in tui/ and store/ in this checkout, so the test lays the installed tree out in a temporary
 folder first and runs `lint-imports` on that.
@@ -52,16 +53,36 @@ def test_import_contracts_hold(tmp_path):
     out = subprocess.run([_tool("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tree,
                          env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
-    assert "2 kept, 0 broken" in out.stdout
+    assert "4 kept, 0 broken" in out.stdout
 
 
 def test_import_contracts_catch_a_breach(tmp_path):
-    """The contracts can fail: a core module that imports the TUI (or Textual) breaks them."""
+    """The contracts can fail: a core module that imports the TUI, Textual or sqlite_utils, and a verifier that imports
+    refine, break all four."""
     tree = installed_tree(tmp_path)
     (tree / "citefix" / "errors.py").write_text((ROOT / "citefix" / "errors.py").read_text()
-                                                + "\nfrom citefix.tui import render  # noqa\nimport textual  # noqa\n")
+                                                + "\nfrom citefix.tui import render  # noqa\nimport textual  # noqa\n"
+                                                + "import sqlite_utils  # noqa\n")
+    (tree / "citefix" / "verify" / "lexical.py").write_text((ROOT / "citefix" / "verify" / "lexical.py").read_text()
+                                                            + "\nimport citefix.refine  # noqa\n")
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run([_tool("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tree,
                          env=env, capture_output=True, text=True)
     assert out.returncode != 0
-    assert "0 kept, 2 broken" in out.stdout, out.stdout[-3000:]
+    assert "0 kept, 4 broken" in out.stdout, out.stdout[-3000:]
+
+
+def test_architecture_page_places_every_core_module_and_names_every_contract():
+    """docs/architecture.md stays true to the contracts: every module of the core layer is placed on it, and every
+    contract in pyproject.toml is described by name."""
+    import tomllib
+
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    linter = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    layers = next(c for c in linter["contracts"] if c["type"] == "layers")["layers"]
+    core = [name.strip() for name in layers[-1].split(":")]
+    unplaced = [n for n in core if not any(f"{form}" in page for form in (f"{n}.py", f"{n}/", f"citefix.{n}"))]
+    assert not unplaced, f"docs/architecture.md does not place {unplaced}"
+    for contract in linter["contracts"]:
+        words = contract["name"].split(" (")[0]
+        assert words in page, f"docs/architecture.md does not describe the contract {contract['name']!r}"

@@ -147,7 +147,11 @@ def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str
     con.print(f"Decomposer: {ev.decomposer}   verifier: {ev.verifier}   models: {', '.join(ev.models) or 'none (offline)'}",
               markup=False)
     if not ev.models:
-        con.print(OFFLINE_HINT, markup=False)
+        if str(ev.verifier or "").startswith("offline:"):
+            con.print(f"Checked offline by one signal of the offline verifier alone ({ev.verifier.split(':', 1)[1]}). "
+                      + OFFLINE_HINT.split(". ", 1)[1], markup=False)
+        else:
+            con.print(OFFLINE_HINT, markup=False)
     calls = ev.calls if calls is None else calls
     if calls:
         from citefix.costs import summarise_calls

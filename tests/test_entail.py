@@ -84,3 +84,12 @@ def test_training_script_round_trip(tmp_path):
     assert len(m.head.layers) == 1
     p = m.score([("Work will take about eighteen months.", EVIDENCE)])
     assert 0.0 <= p[0] <= 1.0
+
+
+def test_check_with_the_entail_signal_names_it(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "citefix.cli", "check", "--example", "summary", "--verifier",
+                          "offline:entail", "--db", str(tmp_path / "s.db")], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "verifier: offline:entail" in res.stdout
+    assert "one signal of the offline verifier alone (entail)" in res.stdout
+    assert "lexical consistency" not in res.stdout  # not the combined verifier's description

@@ -1,0 +1,469 @@
+"""The offline verifier's per-unit signals: similarity and the evidence, lexical coverage (numbers, dates, names,
+content words, negation), MiniLM token alignment against the whole source and against the evidence region, and the
+local checks in that region (values, polarity, roles; citefix.verify.local).
+
+``UnitSignals`` is a mixin of ``citefix.verify.offline.OfflineVerifier`` (it uses the verifier's ``params``, ``encoder``,
+``nlp`` and ``idf``)."""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections import OrderedDict
+from typing import Any
+
+from citefix.chunking import split_sentences
+from citefix.models import Case, Unit
+from citefix.verify.lexical import date_words, find_numbers, negations, number_supported, time_phrases
+from citefix.verify.local import (
+    focus_ranges,
+    in_focus,
+    polarity_mismatches,
+    region_words,
+    role_swaps,
+    value_conflicts,
+    widen,
+)
+from citefix.verify.offline_sources import _Pool
+
+_ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
+_CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
+
+
+class UnitSignals:
+    """Per-unit features (mixed into OfflineVerifier)."""
+
+    def _unit_features(self, unit: Unit, case: Case, doc, tok, sent_emb, pool: _Pool) -> dict[str, Any]:
+        p = self.params
+        f: dict[str, Any] = {}
+        # (c) similarity and evidence
+        sims = (pool.win_emb @ sent_emb).tolist() if len(pool.win_owner) else []
+        best, best_single = -1, -1
+        for w, v in enumerate(sims):
+            si, wi = pool.win_owner[w]
+            if best < 0 or v > sims[best]:
+                best = w
+            if wi < pool.sources[si].n_pieces and (best_single < 0 or v > sims[best_single]):
+                best_single = w
+        evidence = None
+        sim_raw = 0.0
+        if best >= 0:
+            sim_raw = sims[best]
+            pick = best_single if best_single >= 0 and sims[best_single] + p["window_margin"] >= sims[best] else best
+            si, wi = pool.win_owner[pick]
+            span = pool.sources[si].windows[wi]
+            evidence = {"source_id": pool.ids[si], "start": span.start, "end": span.end, "text": span.text}
+        f["similarity_raw"] = _finite(sim_raw)
+        b = p["similarity"]["baseline"]
+        f["similarity"] = _clip01((f["similarity_raw"] - b) / (1 - b))
+        f["evidence"] = evidence
+        focus = focus_ranges(unit)
+        regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc)
+        if located is not None and len(regions) == 1:
+            # the evidence shown is the sentence that holds the unit's words (when pooled similarity picked another)
+            si, start = located
+            src = pool.sources[si]
+            k = bisect.bisect_right(src.piece_starts, start) - 1
+            piece = src.windows[k] if 0 <= k < src.n_pieces else None
+            if piece is not None and not (evidence and evidence["source_id"] == pool.ids[si]
+                                          and evidence["start"] <= piece.start < evidence["end"]):
+                evidence = {"source_id": pool.ids[si], "start": piece.start, "end": piece.end, "text": piece.text}
+                f["evidence"] = evidence
+
+        f["_region_text"] = " ".join(pool.sources[r.source].text[r.start:r.end] for r in regions) if regions else (
+            evidence["text"] if evidence else "")
+        # (a) lexical, on the unit's own words; (d) the same elements against the evidence region
+        lex = self._lexical(unit, doc, pool, evidence["text"] if evidence else "", focus)
+        groups, content = lex.pop("_entity_groups"), lex.pop("_content")
+        f.update(lex)
+        f.update(self._local(unit, doc, pool, regions, focus, groups, content))
+
+        # (b) alignment, on the unit's own words: against the whole source, and against the evidence region
+        if tok is not None and pool.tok_emb is not None and len(tok[0]) and len(pool.tok_emb):
+            emb, offsets, ids = tok
+            keep = [k for k, (a, e) in enumerate(offsets) if in_focus(a, e, focus)] or list(range(len(offsets)))
+            emb = emb[keep]
+            offsets = [offsets[k] for k in keep]
+            ids = [ids[k] for k in keep]
+            best_cos = (emb @ pool.tok_emb.T).max(dim=1).values.tolist()
+            weights = self._weights(ids)
+            tot = sum(weights)
+            prec = sum(w * c for w, c in zip(weights, best_cos)) / tot if tot > 0 else 0.0
+            f["alignment_raw"] = _finite(prec)
+            ab = p["alignment"]["baseline"]
+            f["alignment"] = _clip01((f["alignment_raw"] - ab) / (1 - ab))
+            mask = self._region_mask(pool, regions)
+            if mask is not None and bool(mask.any()):
+                loc_cos = (emb @ pool.tok_emb[mask].T).max(dim=1).values.tolist()
+                lprec = sum(w * c for w, c in zip(weights, loc_cos)) / tot if tot > 0 else 0.0
+            else:
+                loc_cos, lprec = best_cos, prec
+            f["local_alignment_raw"] = _finite(lprec)
+            f["local_alignment"] = _clip01((f["local_alignment_raw"] - ab) / (1 - ab))
+            f["low_tokens"] = self._low_words(unit.text, offsets, loc_cos, weights)
+        else:
+            f["alignment_raw"] = f["local_alignment_raw"] = 0.0
+            f["alignment"] = f["local_alignment"] = 0.0
+            f["low_tokens"] = []
+        return f
+
+    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None) -> tuple[list[Any], tuple[int, int] | None]:
+        """The evidence region(s) of a unit, and the sentence piece that locates it.
+
+        The piece is the one whose tokens the unit's words align to best, leaving out the names, numbers and dates
+        of the unit's own words (a name swapped in from another sentence must not pull the region there); the region
+        is that piece widened by `local.spread` pieces on each side (`local.speaker_spread` for a speaker's unit:
+        quotes run on for sentences after their speaker is named). A unit of several sentences gets one region per
+        sentence. Without token embeddings the similarity window stands in."""
+        from citefix.verify.local import Region
+
+        lp = self.params.get("local", {})
+        spread = int(lp.get("speaker_spread", 3) if (unit.meta or {}).get("role") == "speaker" else lp.get("spread", 1))
+        sents = split_sentences(unit.text)
+        out: list[Any] = []
+        located = None
+        for sp in (sents if len(sents) > 1 else [None]):
+            best = self._best_aligned_piece(unit, tok, pool, doc, within=(sp.start, sp.end) if sp else None)
+            if best is None:
+                continue
+            si, start = best
+            located = located or best
+            src = pool.sources[si]
+            a, b = widen(src.piece_starts, len(src.text), start, start + 1, spread)
+            if not any(r.source == si and r.start <= a and b <= r.end for r in out):
+                out.append(Region(si, a, b))
+        if not out and pick is not None:
+            si, wi = pool.win_owner[pick]
+            src = pool.sources[si]
+            span = src.windows[wi]
+            a, b = widen(src.piece_starts, len(src.text), span.start, span.end, spread)
+            out.append(Region(si, a, b))
+        return out, located
+
+    def _best_aligned_piece(self, unit: Unit, tok, pool: _Pool, doc=None,
+                            within: tuple[int, int] | None = None) -> tuple[int, int] | None:
+        """(source index, piece start) of the sentence piece whose tokens best align with the unit's own tokens."""
+        import torch
+
+        if tok is None or pool.tok_emb is None or not len(tok[0]) or not len(pool.tok_emb):
+            return None
+        emb, offsets, ids = tok
+        # locate the event by the unit's words other than its focus's names, numbers and dates: a name swapped in
+        # from another sentence must not pull the region towards that sentence
+        focus = focus_ranges(unit)
+        values = [(a, b) for a, b in self._value_spans(unit.text, doc) if in_focus(a, b, focus)]
+        rows = [k for k, (a, e) in enumerate(offsets) if within is None or within[0] <= a < within[1]]
+        if not rows:
+            return None
+        keep = [k for k in rows if not in_focus(*offsets[k], values)] or rows
+        weights = torch.tensor(self._weights([ids[k] for k in keep]), dtype=emb.dtype)
+        sim = emb[keep] @ pool.tok_emb.T  # [U, T]
+        # piece id of every source token row
+        piece_of: list[int] = []
+        keys: list[tuple[int, int]] = []
+        for si, src in enumerate(pool.sources):
+            ps = src.piece_starts or [0]
+            base = len(keys)
+            keys.extend((si, x) for x in ps)
+            piece_of.extend(base + max(0, bisect.bisect_right(ps, x) - 1) for x in src.tok_pos)
+        if len(piece_of) != sim.shape[1] or not keys:
+            return None
+        idx = torch.tensor(piece_of, dtype=torch.long).unsqueeze(0).expand(sim.shape[0], -1)
+        per = torch.full((sim.shape[0], len(keys)), -1.0, dtype=sim.dtype)
+        per = per.scatter_reduce(1, idx, sim, reduce="amax", include_self=True)  # [U, P]
+        score = (per * weights.unsqueeze(1)).sum(0) / (weights.sum() + 1e-9)
+        return keys[int(score.argmax())]
+
+    @staticmethod
+    def _value_spans(text: str, doc) -> list[tuple[int, int]]:
+        """Character spans of the names, numbers and dates in a unit's text."""
+        spans = [(n.start, n.end) for n in find_numbers(text)] + [(a, b) for _, a, b in date_words(text)]
+        if doc is not None:
+            spans += [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _ENT_LABELS]
+            spans += [(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "PROPN"]
+        return spans
+
+    @staticmethod
+    def _region_mask(pool: _Pool, regions: list[Any]):
+        if pool.tok_si is None or not regions:
+            return None
+        mask = None
+        for r in regions:
+            m = (pool.tok_si == r.source) & (pool.tok_pos >= r.start) & (pool.tok_pos < r.end)
+            mask = m if mask is None else (mask | m)
+        return mask
+
+    def _local(self, unit: Unit, doc, pool: _Pool, regions: list[Any], focus, groups: list, content: list
+               ) -> dict[str, Any]:
+        """(d) Elements of the unit's focus that the source holds, but not in the evidence region; verbs whose
+        polarity or roles the region contradicts."""
+        if not regions:
+            return {"misplaced": [], "misplaced_numbers": 0, "misplaced_dates": 0, "misplaced_entities": 0.0,
+                    "misplaced_word_frac": 0.0, "polarity_mismatch": 0, "role_swap": 0, "value_conflict": 0,
+                    "structure": []}
+        seq: list[tuple[int, str, str]] = []
+        texts: list[str] = []
+        for r in regions:
+            src = pool.sources[r.source]
+            seq += region_words(src.words_at, r.start, r.end)
+            texts.append(src.text[r.start : r.end])
+        words = {w for _, w, _ in seq}
+        lemmas = {lem for _, _, lem in seq}
+        region_text = "\n".join(texts)
+        numbers = [n.value for n in find_numbers(region_text)]
+        dates = {d for d, _, _ in date_words(region_text)}
+        text = unit.text
+        out: list[dict[str, Any]] = []
+        n_num = n_date = 0
+        anchored = self._anchored(doc, pool)
+        for n in find_numbers(text):
+            if n.soft or not in_focus(n.start, n.end, focus):
+                continue
+            if number_supported(n, pool.numbers) and not number_supported(n, numbers) and not anchored(n.start, n.end):
+                n_num += 1
+                out.append({"kind": "number", "text": n.text, "start": n.start, "end": n.end})
+        region_lower = " ".join(region_text.lower().split())
+        for d, a, b in time_phrases(text):
+            if in_focus(a, b, focus) and d in pool.lower_text() and d not in region_lower and not anchored(a, b):
+                n_date += 1
+                out.append({"kind": "date", "text": text[a:b], "start": a, "end": b})
+        for d, a, b in date_words(text):
+            if in_focus(a, b, focus) and d in pool.dates and d not in dates and not anchored(a, b):
+                n_date += 1
+                out.append({"kind": "date", "text": text[a:b], "start": a, "end": b})
+        known_loc = lambda t: t.lower_ in words or t.lemma_.lower() in lemmas or t.lower_ in lemmas  # noqa: E731
+        n_ent = 0.0
+        for g in groups:
+            here = [known_loc(t) for t in g]
+            glob = [self._known(t, pool) for t in g]
+            frac = sum(1 for h, k in zip(here, glob) if k and not h) / len(g)
+            if frac > 0 and anchored(g[0].idx, g[-1].idx + len(g[-1].text)):
+                frac = 0.0
+            if frac > 0:
+                n_ent += frac
+                s_, e_ = g[0].idx, g[-1].idx + len(g[-1].text)
+                out.append({"kind": "entity", "text": text[s_:e_], "start": s_, "end": e_, "weight": round(frac, 3)})
+        misplaced_words = [t for t in content if self._known(t, pool) and not known_loc(t)]
+        for t in misplaced_words:
+            out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
+        structure = polarity_mismatches(doc, focus, seq)
+        n_pol = len(structure)
+        rdocs = self._parse_regions(texts)
+        swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) else []
+        structure += swaps
+        # a value the source states on the same word elsewhere (an age, a figure or a name the summary gathered from
+        # another sentence) is not contradicted by a different value in this region
+        conflicts = [c for c in value_conflicts(doc, focus, rdocs) if not anchored(c["start"], c["end"])]
+        structure += conflicts
+        return {
+            "misplaced": out,
+            "misplaced_numbers": n_num,
+            "misplaced_dates": n_date,
+            "misplaced_entities": round(n_ent, 4),
+            "misplaced_word_frac": round(len(misplaced_words) / len(content), 4) if content else 0.0,
+            "polarity_mismatch": n_pol,
+            "role_swap": len(swaps),
+            "value_conflict": len(conflicts),
+            "structure": structure,
+        }
+
+    @staticmethod
+    def _anchored(doc, pool: _Pool):
+        """A test for a stretch of the unit: does some source sentence piece hold both its words and the content
+        word it hangs on in the unit's parse (its head, or the head's head past a preposition)? "a £2.4 million
+        plan" is anchored by "… the plan, which will cost £2.4 million" even when that sentence is not the unit's
+        evidence; a name swapped in from an unrelated sentence is not."""
+        pieces: list[tuple[set[str], set[str]]] = []
+        for src in pool.sources:
+            ps = src.piece_starts or [0]
+            per: list[tuple[set[str], set[str]]] = [(set(), set()) for _ in ps]
+            for pos, w, lem in src.words_at:
+                k = max(0, bisect.bisect_right(ps, pos) - 1)
+                per[k][0].add(w)
+                per[k][1].add(lem)
+            pieces.extend(per)
+
+        def test(a: int, b: int) -> bool:
+            toks = [t for t in doc if t.idx < b and t.idx + len(t.text) > a and not t.is_punct]
+            if not toks:
+                return False
+            inside = {t.i for t in toks}
+            head = next((t.head for t in toks if t.head.i not in inside), None)
+            while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i:
+                head = head.head
+            if head is None or head.i in inside or not head.is_alpha:
+                return False
+            hw, hl = head.lower_, head.lemma_.lower()
+            if hl in _LIGHT_HEADS:
+                return False  # "X said", "X is": every other sentence has one; they anchor nothing
+            need = [(t.lower_, t.lemma_.lower()) for t in toks if t.is_alpha or t.like_num]
+            for words, lemmas in pieces:
+                if (hw in words or hl in lemmas) and all(w in words or lem in lemmas for w, lem in need):
+                    return True
+            return False
+
+        return test
+
+    def _parse_regions(self, texts: list[str]) -> list[Any]:
+        """Parsed region texts (dependency parse for role checks), cached by text."""
+        out = []
+        with self._lock:
+            cache = self.__dict__.setdefault("_region_docs", OrderedDict())
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        if todo:
+            docs = list(self.nlp.pipe(todo, batch_size=16))
+            with self._lock:
+                for t, d in zip(todo, docs):
+                    cache[t] = d
+                while len(cache) > 512:
+                    cache.popitem(last=False)
+        with self._lock:
+            for t in texts:
+                out.append(cache.get(t))
+        return [d for d in out if d is not None]
+
+    def _weights(self, ids: list[int]) -> list[float]:
+        idf = self.idf
+        if idf is None:
+            return [1.0] * len(ids)
+        table, default = idf["idf"], idf["default"]
+        return [table.get(i, default) for i in ids]
+
+    def _low_words(self, text: str, offsets, best_cos: list[float], weights: list[float]) -> list[dict[str, Any]]:
+        """Words of the unit whose word pieces align poorly with every source token."""
+        p = self.params["alignment"]
+        words: list[list[Any]] = []  # [start, end, [cos], [weights]]
+        for (s, e), c, w in zip(offsets, best_cos, weights):
+            if e <= s:
+                continue
+            if words and s == words[-1][1]:
+                words[-1][1] = e
+                words[-1][2].append(c)
+                words[-1][3].append(w)
+            else:
+                words.append([s, e, [c], [w]])
+        out = []
+        for s, e, cs, ws in words:
+            cos = sum(cs) / len(cs)
+            if cos < p["token_threshold"] and max(ws) >= p["min_idf"] and any(ch.isalnum() for ch in text[s:e]):
+                out.append({"start": s, "end": e, "text": text[s:e], "cos": round(cos, 4)})
+        return out
+
+    def _lexical(self, unit: Unit, doc, pool: _Pool, evidence_text: str,
+                 focus: list[tuple[int, int]] | None = None) -> dict[str, Any]:
+        w = self.params["lexical"]
+        text = unit.text
+        focus = focus or [(0, len(text))]
+        missing: list[dict[str, Any]] = []
+        # numbers
+        nums = [n for n in find_numbers(text) if not n.soft and in_focus(n.start, n.end, focus)]
+        miss_num = [n for n in nums if not number_supported(n, pool.numbers)]
+        missing += [{"kind": "number", "text": n.text, "start": n.start, "end": n.end} for n in miss_num]
+        num_spans = [(n.start, n.end) for n in nums]
+        # dates (month / weekday names)
+        dates = [d for d in date_words(text) if in_focus(d[1], d[2], focus)]
+        miss_date = [d for d in dates if d[0] not in pool.dates]
+        # relative times ("last week", "three weeks ago"): the phrase itself must be in the source
+        times = [x for x in time_phrases(text) if in_focus(x[1], x[2], focus)]
+        if times:
+            src_lower = pool.lower_text()
+            miss_date += [x for x in times if x[0] not in src_lower]
+            dates += times
+        missing += [{"kind": "date", "text": text[s:e], "start": s, "end": e} for _, s, e in miss_date]
+        # named entities (and proper nouns the NER missed)
+        ent_tokens: set[int] = set()
+        ent_missing = 0.0
+        ents = [e for e in doc.ents if e.label_ in _ENT_LABELS]
+        groups = [list(e) for e in ents]
+        for e in ents:
+            ent_tokens.update(t.i for t in e)
+        for t in doc:
+            if t.pos_ == "PROPN" and t.i not in ent_tokens and t.is_alpha:
+                groups.append([t])
+                ent_tokens.add(t.i)
+        n_ent = 0
+        ent_groups = []
+        for g in groups:
+            toks = [t for t in g if t.is_alpha and not t.is_stop and len(t.text) > 1]
+            toks = [t for t in toks if not any(a <= t.idx < b for a, b in num_spans)]
+            toks = [t for t in toks if in_focus(t.idx, t.idx + len(t.text), focus)]
+            if not toks:
+                continue
+            ent_groups.append(toks)
+            n_ent += 1
+            found = [self._known(t, pool) for t in toks]
+            frac_missing = 1 - sum(found) / len(found)
+            if frac_missing > 0:
+                ent_missing += frac_missing
+                s, e = g[0].idx, g[-1].idx + len(g[-1].text)
+                missing.append({"kind": "entity", "text": text[s:e], "start": s, "end": e, "weight": round(frac_missing, 3)})
+        # content words
+        content = [
+            t
+            for t in doc
+            if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and t.i not in ent_tokens and len(t.text) > 1
+            and t.lower_ not in _DATE_WORDS and in_focus(t.idx, t.idx + len(t.text), focus)
+        ]
+        miss_words = [t for t in content if not self._known(t, pool)]
+        word_frac = len(miss_words) / len(content) if content else 0.0
+        # negation: a cue in the unit and none in the evidence, or the other way round
+        neg_u = negations(" ".join(text[a:b] for a, b in focus)) > 0
+        neg_s = negations(evidence_text) > 0 if evidence_text else False
+        feats = {
+            "n_numbers": len(nums),
+            "missing_numbers": len(miss_num),
+            "n_dates": len(dates),
+            "missing_dates": len(miss_date),
+            "n_entities": n_ent,
+            "missing_entities": round(ent_missing, 4),
+            "n_words": len(content),
+            "missing_word_frac": round(word_frac, 4),
+            "neg_unit_only": int(neg_u and not neg_s),
+            "neg_source_only": int(neg_s and not neg_u),
+        }
+        feats["lexical_log"] = -(
+            w["number"] * feats["missing_numbers"]
+            + w["date"] * feats["missing_dates"]
+            + w["entity"] * feats["missing_entities"]
+            + w["word"] * feats["missing_word_frac"]
+            + w["neg_unit"] * feats["neg_unit_only"]
+            + w["neg_source"] * feats["neg_source_only"]
+        )
+        feats["lexical"] = _clip01(math.exp(max(-30.0, feats["lexical_log"])))
+        feats["missing"] = missing
+        feats["missing_words"] = [{"text": t.text, "start": t.idx, "end": t.idx + len(t.text)} for t in miss_words]
+        feats["_entity_groups"] = ent_groups  # for the local checks; popped there
+        feats["_content"] = content
+        return feats
+
+    @staticmethod
+    def _known(t, pool: _Pool) -> bool:
+        return t.lower_ in pool.words or t.lemma_.lower() in pool.lemmas or t.lower_ in pool.lemmas
+
+    # --- verdicts --------------------------------------------------------------------------------------------------
+
+
+# Heads too common to anchor a name or number to a sentence (light verbs and verbs of saying).
+_LIGHT_HEADS = set(
+    "be have do say tell add make take get go come give see know think claim state report announce warn insist "
+    "argue explain confirm deny believe suggest write note reveal admit stress".split()
+)
+_FEATURE_KEYS = (
+    "n_numbers", "missing_numbers", "n_dates", "missing_dates", "n_entities", "missing_entities", "n_words",
+    "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",
+)
+_LOCAL_KEYS = ("misplaced_numbers", "misplaced_dates", "misplaced_entities", "misplaced_word_frac",
+               "polarity_mismatch", "role_swap", "value_conflict")
+_DATE_WORDS = set(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+
+
+def _finite(x: float) -> float:
+    return float(x) if math.isfinite(x) else 0.0
+
+
+def _clip01(x: float) -> float:
+    x = _finite(x)
+    return 0.0 if x < 0 else 1.0 if x > 1 else x

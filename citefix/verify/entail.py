@@ -16,7 +16,6 @@ verifier uses it as one signal among its others, not as a judge on its own.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import threading
 from pathlib import Path
@@ -33,11 +32,9 @@ def delta_dir() -> Path:
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    from citefix.encoder import sha256_file
+
+    return sha256_file(path)
 
 
 def _additive_mask(mask, dtype):

@@ -494,6 +494,26 @@ class Store:
     def rounds(self, run_id: int) -> list[dict]:
         return list(self.db["rounds"].rows_where("run_id = ?", [run_id], order_by="n"))
 
+    def load_rounds(self, run_id: int) -> list[dict]:
+        """A run's rounds as a session resumes them (`Round(**row)`), in order: evaluations parsed, `accepted` a bool (an
+        old row's NULL is accepted), a missing parent (rows from before lineage was stored) the last accepted round."""
+        out, prev_n = [], None
+        for r in self.rounds(run_id):
+            ev = Evaluation.model_validate_json(r["evaluation"])
+            judge = Evaluation.model_validate_json(r["judge_evaluation"]) if r.get("judge_evaluation") else None
+            parent = r.get("parent")
+            if parent is None and r["n"] > 0:
+                parent = prev_n
+            out.append(dict(
+                n=r["n"], text=r["text"], evaluation=ev, judge=judge, comment=r["comment"], parent=parent,
+                accepted=bool(r["accepted"] if r["accepted"] is not None else 1), status=r["status"] or "done",
+                strategy=r.get("strategy"), edit_prev=r["edit_prev"], edit_orig=r["edit_orig"],
+                prompt_tokens=r["prompt_tokens"] or 0, completion_tokens=r["completion_tokens"] or 0,
+                cost=r["cost"], duration_s=r["duration_s"]))
+            if r["accepted"] is None or r["accepted"]:
+                prev_n = r["n"]
+        return out
+
     def evaluation(self, run_id: int, n: int | None = None, *, role: str = "primary") -> Evaluation:
         rows = self.rounds(run_id)
         if not rows:
@@ -571,20 +591,4 @@ class Store:
             self.db["verdict_cache"].insert({"key": key, "verifier": verifier, "value": _j(value), "created": now()}, replace=True)
 
 
-class LLMCache:
-    """Identical LLM requests answered from the store (the client's CallCache)."""
-
-    def __init__(self, store: Store):
-        import threading
-
-        self.store = store
-        self._lock = threading.Lock()  # the client calls from worker threads; one connection serves them in turn
-
-    def get(self, key: str) -> dict | None:
-        with self._lock:
-            row = next(self.store.db["llm_cache"].rows_where("key = ?", [key], limit=1), None)
-        return json.loads(row["value"]) if row else None
-
-    def put(self, key: str, model: str, value: dict) -> None:
-        with self._lock, self.store.write():
-            self.store.db["llm_cache"].insert({"key": key, "model": model, "value": _j(value), "created": now()}, replace=True)
+from citefix.store.caches import LLMCache  # noqa: E402 - re-exported; defined beside the store, needs now() and _j()

@@ -24,154 +24,50 @@ Conventions (the choices the papers leave open):
   tuned on the file). Detection rate = flagged share of label-0 items, false-flag rate = flagged share of label-1
   items, verdict balanced accuracy = (detection + 1 - false flags) / 2.
 * ROUGE-1 F1: lower-cased ``[a-z0-9]+`` tokens, clipped unigram counts; optional light suffix stemming (off).
+
+The typed results and shared helpers live in `statbase.py`, the span protocol in `spans.py`, ROUGE-1 in `rouge.py`;
+all are re-exported here, so `protocols.<name>` keeps working.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from collections import Counter
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
-from pydantic import BaseModel, Field, model_validator
 from scipy import stats as _sps
+
+from citefix.metaeval.rouge import (  # noqa: F401 - re-exported: the ROUGE-1 protocol
+    _f1_counts,
+    _stem,
+    acu_rouge,
+    best_match_rouge1,
+    rouge1_f1,
+    tokenize,
+)
+from citefix.metaeval.spans import (  # noqa: F401 - re-exported: the span protocol
+    SpanItem,
+    _mask,
+    _prf,
+    reference_mask,
+    span_counts,
+    span_prf,
+)
+from citefix.metaeval.statbase import (  # noqa: F401 - re-exported: the results and their helpers
+    Correlations,
+    OneVsOne,
+    SpanScores,
+    Stat,
+    ThresholdStat,
+    _clean_pairs,
+    _is_missing,
+    _none,
+    _with_ci,
+    bootstrap_ci,
+)
 
 LEVELS: dict[str, int] = {"none": 0, "partial": 1, "full": 2}
 LEVEL_NAMES: dict[int, str] = {v: k for k, v in LEVELS.items()}
-
-
-class Stat(BaseModel):
-    """One number with how it was obtained; ``value`` is None only together with a ``reason``."""
-
-    name: str
-    value: float | None
-    reason: str | None = None
-    n: int = Field(default=0, description="Items (or pairs, statements, characters) the value was computed on.")
-    n_missing: int = Field(default=0, description="Items dropped because their score was missing.")
-    ci_low: float | None = None
-    ci_high: float | None = None
-    ci_reason: str | None = Field(default=None, description="Why there is no interval (or a caveat about it).")
-    protocol: str = ""
-    system: str = Field(default="", description="The verifier or decomposer the value belongs to.")
-    by: str | None = Field(default=None, description="With `meta-eval --by FIELD`: the field of the group.")
-    group: str | None = Field(default=None, description="The field's value shared by the group's items.")
-    details: dict[str, Any] = Field(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _check(self) -> "Stat":
-        if self.value is None:
-            if not self.reason:
-                raise ValueError(f"statistic {self.name!r} has no value and no reason")
-        elif not math.isfinite(self.value):
-            raise ValueError(f"statistic {self.name!r} is not finite: {self.value}")
-        return self
-
-    @property
-    def ok(self) -> bool:
-        return self.value is not None
-
-
-class ThresholdStat(Stat):
-    """Balanced accuracy on the evaluation half, with the threshold tuned on the tuning half."""
-
-    threshold: float | None = None
-    tune_value: float | None = Field(default=None, description="Balanced accuracy on the tuning half.")
-    n_tune: int = 0
-
-
-class OneVsOne(BaseModel):
-    fs_ns: Stat
-    fs_ps: Stat
-    ps_ns: Stat
-    mean: Stat
-
-    def all(self) -> list[Stat]:
-        return [self.fs_ns, self.fs_ps, self.ps_ns, self.mean]
-
-
-class Correlations(BaseModel):
-    pearson: Stat
-    spearman: Stat
-    kendall: Stat
-
-    def all(self) -> list[Stat]:
-        return [self.pearson, self.spearman, self.kendall]
-
-
-class SpanScores(BaseModel):
-    reference: Literal["union", "majority"]
-    precision: Stat
-    recall: Stat
-    f1: Stat
-
-    def all(self) -> list[Stat]:
-        return [self.precision, self.recall, self.f1]
-
-
-# ----------------------------------------------------------------------------------------------- helpers
-
-
-def _none(name: str, reason: str, **kw: Any) -> Stat:
-    return Stat(name=name, value=None, reason=reason, **kw)
-
-
-def _is_missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def _clean_pairs(scores: Sequence[float | None], labels: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Drop pairs with a missing score or label; return (positions, scores, labels, n_dropped)."""
-    if len(scores) != len(labels):
-        raise ValueError(f"{len(scores)} scores but {len(labels)} labels")
-    keep = [i for i, (s, y) in enumerate(zip(scores, labels)) if not _is_missing(s) and not _is_missing(y)]
-    pos = np.asarray(keep, dtype=int)
-    s = np.asarray([float(scores[i]) for i in keep], dtype=float)
-    y = np.asarray([float(labels[i]) for i in keep], dtype=float)
-    if np.isinf(s).any():
-        raise ValueError("scores must be finite")
-    return pos, s, y, len(scores) - len(keep)
-
-
-def bootstrap_ci(
-    statistic: Callable[[np.ndarray], float | None],
-    n: int,
-    *,
-    resamples: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> tuple[float | None, float | None, str | None, int]:
-    """Percentile bootstrap over ``n`` items. ``statistic`` gets an index array and returns a float or None.
-
-    Returns (low, high, reason_or_caveat, valid_resamples). Deterministic for a given seed.
-    """
-    if resamples <= 0:
-        return None, None, "bootstrap disabled", 0
-    if n < 2:
-        return None, None, "fewer than 2 items to resample", 0
-    rng = np.random.default_rng(seed)
-    values: list[float] = []
-    for _ in range(resamples):
-        v = statistic(rng.integers(0, n, size=n))
-        if v is not None and math.isfinite(v):
-            values.append(float(v))
-    if len(values) < max(2, resamples // 2):
-        return None, None, f"statistic undefined in {resamples - len(values)} of {resamples} resamples", len(values)
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(np.asarray(values), [alpha, 1.0 - alpha])
-    caveat = None
-    if len(values) < resamples:
-        caveat = f"{resamples - len(values)} of {resamples} resamples skipped (statistic undefined)"
-    return float(low), float(high), caveat, len(values)
-
-
-def _with_ci(stat: Stat, fn: Callable[[np.ndarray], float | None], n: int, bootstrap: int, seed: int) -> Stat:
-    if stat.value is None or bootstrap <= 0:
-        return stat
-    low, high, why, valid = bootstrap_ci(fn, n, resamples=bootstrap, seed=seed)
-    stat.ci_low, stat.ci_high, stat.ci_reason = low, high, why
-    stat.details["bootstrap"] = {"resamples": bootstrap, "valid": valid, "seed": seed}
-    return stat
 
 
 # ----------------------------------------------------------------------------------------------- binary
@@ -474,183 +370,4 @@ def mean_ndcg(
         return _none(name, "no statement has a relevant chunk with scores", n=0, n_missing=missing, details=details)
     arr = np.asarray(values)
     stat = Stat(name=name, value=float(arr.mean()), n=len(arr), n_missing=missing, details=details)
-    return _with_ci(stat, lambda idx: float(arr[idx].mean()), len(arr), bootstrap, seed)
-
-
-# ----------------------------------------------------------------------------------------------- spans
-
-
-class SpanItem(BaseModel):
-    """One text with predicted unsupported spans and each annotator's spans (end-exclusive character offsets)."""
-
-    text: str
-    predicted: list[tuple[int, int]] = Field(default_factory=list)
-    annotators: list[list[tuple[int, int]]] = Field(
-        default_factory=list, description="One list of spans per annotator who marked something."
-    )
-    n_annotators: int = Field(default=1, description="All annotators of this text, including those who marked nothing.")
-
-
-def _mask(n: int, spans: Sequence[tuple[int, int]]) -> np.ndarray:
-    m = np.zeros(n, dtype=bool)
-    for a, b in spans:
-        a, b = max(0, int(a)), min(n, int(b))
-        if b > a:
-            m[a:b] = True
-    return m
-
-
-def reference_mask(item: SpanItem, reference: Literal["union", "majority"]) -> np.ndarray:
-    """Characters in the reference: marked by >= 1 annotator (union) or by > half of n_annotators (majority)."""
-    n = len(item.text)
-    votes = np.zeros(n, dtype=int)
-    for spans in item.annotators:
-        votes += _mask(n, spans)
-    if reference == "union":
-        return votes >= 1
-    n_ann = max(item.n_annotators, len(item.annotators))
-    return votes >= n_ann // 2 + 1
-
-
-def span_counts(
-    item: SpanItem, reference: Literal["union", "majority"], *, ignore_whitespace: bool = True
-) -> tuple[int, int, int]:
-    """(true positive, false positive, false negative) characters for one item."""
-    n = len(item.text)
-    pred = _mask(n, item.predicted)
-    ref = reference_mask(item, reference)
-    if ignore_whitespace:
-        keep = ~np.array([c.isspace() for c in item.text], dtype=bool) if n else np.zeros(0, dtype=bool)
-        pred, ref = pred & keep, ref & keep
-    return int((pred & ref).sum()), int((pred & ~ref).sum()), int((~pred & ref).sum())
-
-
-def _prf(tp: int, fp: int, fn: int) -> tuple[float | None, float | None, float | None]:
-    p = tp / (tp + fp) if tp + fp else None
-    r = tp / (tp + fn) if tp + fn else None
-    f = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None
-    return p, r, f
-
-
-def span_prf(
-    items: Sequence[SpanItem],
-    reference: Literal["union", "majority"] = "union",
-    *,
-    ignore_whitespace: bool = True,
-    bootstrap: int = 0,
-    seed: int = 0,
-) -> SpanScores:
-    """Character-level precision / recall / F1, micro-averaged over all characters of all items.
-
-    Empty cases: an item with neither predicted nor reference characters adds nothing to the counts (it is counted in
-    ``details.items_both_empty``). Over the whole set, precision is None when nothing was predicted, recall is None
-    when the reference is empty, and F1 (= 2TP / (2TP + FP + FN)) is None only when both are empty.
-    """
-    counts = np.asarray([span_counts(it, reference, ignore_whitespace=ignore_whitespace) for it in items], dtype=int)
-    if len(counts) == 0:
-        counts = np.zeros((0, 3), dtype=int)
-    tp, fp, fn = (int(x) for x in counts.sum(axis=0)) if len(counts) else (0, 0, 0)
-    p, r, f = _prf(tp, fp, fn)
-    both_empty = int(((counts[:, 0] + counts[:, 1] + counts[:, 2]) == 0).sum()) if len(counts) else 0
-    details = {"tp": tp, "fp": fp, "fn": fn, "items_both_empty": both_empty, "reference": reference}
-    out = {}
-    reasons = {
-        "precision": "no characters predicted unsupported",
-        "recall": "no reference characters",
-        "f1": "neither predicted nor reference characters",
-    }
-    for k, (name, v) in enumerate((("precision", p), ("recall", r), ("f1", f))):
-        stat = Stat(name=f"span_{name}", value=v, reason=None if v is not None else reasons[name],
-                    n=len(items), details=dict(details))
-
-        def fn_(idx: np.ndarray, k: int = k) -> float | None:
-            t = counts[idx].sum(axis=0)
-            return _prf(int(t[0]), int(t[1]), int(t[2]))[k]
-
-        out[name] = _with_ci(stat, fn_, len(items), bootstrap, seed)
-    return SpanScores(reference=reference, **out)
-
-
-# ----------------------------------------------------------------------------------------------- ROUGE-1
-
-_TOKEN = re.compile(r"[a-z0-9]+")
-_SUFFIXES = ("ingly", "edly", "ing", "ies", "ied", "ed", "es", "ly", "s")
-
-
-def _stem(tok: str) -> str:
-    """Light suffix stripping (not Porter): enough to match plurals and simple verb forms."""
-    if len(tok) <= 3:
-        return tok
-    for suf in _SUFFIXES:
-        if tok.endswith(suf) and len(tok) - len(suf) >= 3:
-            tok = tok[: -len(suf)] + ("y" if suf in ("ies", "ied") else "")
-            break
-    return tok[:-1] if tok.endswith("e") and len(tok) > 4 else tok  # "score" and "scored" → "scor"
-
-
-def tokenize(text: str, *, stem: bool = False) -> list[str]:
-    toks = _TOKEN.findall(text.lower())
-    return [_stem(t) for t in toks] if stem else toks
-
-
-def rouge1_f1(candidate: str, reference: str, *, stem: bool = False) -> float:
-    """Unigram F1 with clipped counts; 0.0 when either side has no tokens."""
-    return _f1_counts(Counter(tokenize(candidate, stem=stem)), Counter(tokenize(reference, stem=stem)))
-
-
-def best_match_rouge1(generated: Sequence[str], gold: Sequence[str], *, stem: bool = False) -> float | None:
-    """Mean over generated units of the ROUGE-1 F1 against the best-matching gold unit; None if either is empty."""
-    if not generated or not gold:
-        return None
-    gold_tok = [Counter(tokenize(g, stem=stem)) for g in gold]
-    vals = []
-    for g in generated:
-        c = Counter(tokenize(g, stem=stem))
-        vals.append(max((_f1_counts(c, r) for r in gold_tok), default=0.0))
-    return float(np.mean(vals))
-
-
-def _f1_counts(c: Counter, r: Counter) -> float:
-    if not c or not r:
-        return 0.0
-    overlap = sum((c & r).values())
-    if overlap == 0:
-        return 0.0
-    p, rec = overlap / sum(c.values()), overlap / sum(r.values())
-    return 2 * p * rec / (p + rec)
-
-
-def acu_rouge(
-    items: Sequence[tuple[Sequence[str], Sequence[str]]],
-    *,
-    direction: Literal["generated", "gold"] = "generated",
-    stem: bool = False,
-    bootstrap: int = 0,
-    seed: int = 0,
-) -> Stat:
-    """Mean over items of :func:`best_match_rouge1`; each item is (generated units, gold ACUs).
-
-    ``direction="generated"`` (the ACUEval measure) matches each generated unit to its best gold ACU;
-    ``"gold"`` matches each gold ACU to its best generated unit (coverage). An item whose decomposer produced no
-    units scores 0 (counted in ``details.items_without_units``); items without gold ACUs are skipped.
-    """
-    name = "rouge1_best_match" if direction == "generated" else "rouge1_gold_coverage"
-    vals: list[float] = []
-    no_units = no_gold = 0
-    for gen, gold in items:
-        if not gold:
-            no_gold += 1
-            continue
-        if not gen:
-            no_units += 1
-            vals.append(0.0)
-            continue
-        a, b = (gen, gold) if direction == "generated" else (gold, gen)
-        v = best_match_rouge1(a, b, stem=stem)
-        vals.append(0.0 if v is None else v)
-    details = {"items_without_units": no_units, "items_without_gold": no_gold, "stem": stem}
-    if not vals:
-        return _none(name, "no item has gold ACUs", n=0, details=details)
-    arr = np.asarray(vals)
-    stat = Stat(name=name, value=float(arr.mean()), n=len(arr), details=details)
     return _with_ci(stat, lambda idx: float(arr[idx].mean()), len(arr), bootstrap, seed)

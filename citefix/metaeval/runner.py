@@ -38,7 +38,6 @@ name) stop the run.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import resource
 import sys
 import time
@@ -68,6 +67,7 @@ from citefix.metaeval.results import (  # noqa: F401
     Performance,
     group_value,
 )
+from citefix.metaeval.shared import _SharedOffline, _SignalView, share_offline  # noqa: F401
 from citefix.metaeval.stats import compute_stats, flagged  # noqa: F401
 from citefix.metaeval.stored import load_stored_result, result_signature, store_result, store_rows  # noqa: F401
 from citefix.models import Case, Source, Unit, Verdict
@@ -187,77 +187,6 @@ def _check_by(path: str | Path, items: Sequence[MetaItem], by: Sequence[str]) ->
                                   + [k for s in i.sentences for k in s.metadata]))
         raise ConfigError(f"--by {f}: no record of {path} has a field {f!r}. Fix: use one of its fields"
                           f" ({', '.join(seen[:15]) or 'none besides the text and labels'})")
-
-
-# ----------------------------------------------------------------------------------------------- shared offline pass
-
-
-class _SharedOffline:
-    """Offline verifiers of several signals with the same parameters: one feature pass per call, all verdicts from it.
-
-    The runner asks each verifier in turn about the same units; the first ask computes the features once
-    (``OfflineVerifier.verify_signals``) and the others read their verdicts from a small cache keyed by content.
-    """
-
-    def __init__(self, base: Any, signals: Sequence[str], size: int = 4):
-        self.base = base
-        self.signals = list(signals)
-        self.size = size
-        self._cache: dict[Any, dict[str, list[Verdict]]] = {}
-
-    def verdicts(self, signal: str, units: Sequence[Unit], case: Case,
-                 targets: Sequence[Sequence[str]] | None) -> list[Verdict]:
-        key = (
-            case.id, case.text, tuple((s.id, s.text) for s in case.sources),
-            tuple((u.id, u.text, u.start, u.end) for u in units),
-            None if targets is None else tuple(tuple(t or ()) for t in targets),
-        )
-        got = self._cache.get(key)
-        if got is None:
-            got = self.base.verify_signals(units, case, self.signals, targets=targets)
-            self._cache[key] = got
-            while len(self._cache) > self.size:
-                self._cache.pop(next(iter(self._cache)))
-        return got[signal]
-
-
-class _SignalView:
-    """One signal of a :class:`_SharedOffline`, with the Verifier interface."""
-
-    def __init__(self, shared: _SharedOffline, signal: str, name: str):
-        self.shared = shared
-        self.signal = signal
-        self.name = name
-
-    def verify(self, units: Sequence[Unit], case: Case, *,
-               targets: Sequence[Sequence[str]] | None = None) -> list[Verdict]:
-        return self.shared.verdicts(self.signal, units, case, targets)
-
-
-def share_offline(verifiers: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Replace offline verifiers that differ only by signal with views of one shared feature pass.
-
-    Returns the new mapping (same names, same order) and notes for the report.
-    """
-    from citefix.verify.offline import OfflineVerifier
-
-    groups: dict[str, list[str]] = {}
-    for name, v in verifiers.items():
-        if type(v) is OfflineVerifier:
-            groups.setdefault(json.dumps(v.params, sort_keys=True, default=str), []).append(name)
-    out = dict(verifiers)
-    notes: list[str] = []
-    for names in groups.values():
-        if len(names) < 2:
-            continue
-        members = [verifiers[n] for n in names]
-        base = next((v for v in members if v.signal in ("combined", "alignment")), members[0])
-        shared = _SharedOffline(base, [v.signal for v in members])
-        for n, v in zip(names, members):
-            out[n] = _SignalView(shared, v.signal, n)
-        notes.append(f"{', '.join(names)} share one offline feature pass per item; its time is counted on "
-                     f"{names[0]} (the others only derive their scores)")
-    return out, notes
 
 
 # ----------------------------------------------------------------------------------------------- the run

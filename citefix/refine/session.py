@@ -13,13 +13,13 @@ stores it in one transaction. `RefineSession` holds one run and exposes the step
     session.stop_reason(max_rounds=3, target=None, patience=2)
     session.finish("max_rounds")        # best round and stop reason on the run row → RefineResult
 
-`refine()` is the loop over those steps, used by `citefix refine` and `citefix compare`. Stop rules, checked after
-every stored round: no unit unsupported (all_supported), score ≥ target (target_reached), rounds done (max_rounds),
-no improvement over the best score for `patience` rounds (no_improvement), the reviser gave back the same text
-(unchanged) or nothing (no_feedback, nothing_to_delete, revision_empty, revision_refused, …). The best round — highest
-score, earliest on ties — is reported, not just the last. With a judge, the judge's score selects the best round and
-drives target and patience (the point of a judge is that the model writing revisions does not grade them); both
-scores are stored.
+`refine()` is the loop over those steps, used by `citefix refine` and `citefix compare`. It stops on a stop rule
+(`citefix.refine.stopping`: all_supported, target_reached, max_rounds, no_improvement, …, checked after every stored
+round) or when the reviser gave back the same text (unchanged) or nothing (no_feedback, nothing_to_delete,
+revision_empty, revision_refused, …). The best round — highest score, earliest on ties — is reported, not just the
+last; with a judge, the judge's score selects it and drives target and patience (both scores are stored). The records
+(`Round`, `Proposal`, `RefineResult`) are in `citefix.refine.rounds`; a stored run's rounds come from
+`Store.load_rounds`.
 
 Ctrl-C or a kill loses at most the round in progress: each round is written in one transaction, and
 `RefineSession.resume(store, run_id, ...)` (`citefix refine --resume RUN`) continues from the stored rounds.
@@ -29,18 +29,20 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from citefix.errors import Cancelled, ConfigError, LLMError
 from citefix.evaluate import collect_calls, evaluate
 from citefix.events import Event
-from citefix.models import CallRecord, Case, Evaluation, Unit
+from citefix.models import CallRecord, Case, Evaluation
 from citefix.pipeline import session_parts
 from citefix.refine.distance import word_edit_distance
 from citefix.refine.feedback import Feedback, FeedbackStrategy
 from citefix.refine.incremental import CachingVerifier
+from citefix.refine.parts import _FixedUnits, _Holder, _norm
 from citefix.refine.revise import Revision
+from citefix.refine.rounds import Proposal, RefineResult, Round
+from citefix.refine.stopping import FAILURE_REASONS, best_round, selection_score, stop_reason
 from citefix.refine.vocabulary import Reviser
 
 if TYPE_CHECKING:
@@ -48,122 +50,6 @@ if TYPE_CHECKING:
     from citefix.llm.client import LLMClient
     from citefix.pipeline import Pipeline
     from citefix.verify.base import Verifier
-
-
-# Stop reasons that mean something failed (the CLI exits 3 on them).
-FAILURE_REASONS = {"evaluation_error", "llm_error", "revision_empty", "revision_refused"}
-
-
-@dataclass(eq=False)
-class Round:
-    """One stored round (its evaluation kept in memory)."""
-
-    n: int
-    text: str
-    evaluation: Evaluation
-    judge: Evaluation | None = None
-    comment: str | None = None
-    parent: int | None = None
-    accepted: bool = True
-    status: str = "done"
-    strategy: str | None = None
-    edit_prev: int | None = None
-    edit_orig: int | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = 0.0  # None: a call had no price (unknown, not free)
-    duration_s: float | None = None
-
-    @property
-    def score(self) -> float | None:
-        return self.evaluation.score
-
-    @property
-    def judge_score(self) -> float | None:
-        return self.judge.score if self.judge is not None else None
-
-    @property
-    def n_units(self) -> int:
-        return len(self.evaluation.checked_units)
-
-    @property
-    def n_unsupported(self) -> int:
-        return len(self.evaluation.unsupported)
-
-    def summary(self) -> dict[str, Any]:
-        return {"round": self.n, "score": self.score, "judge_score": self.judge_score, "n_units": self.n_units,
-                "n_unsupported": self.n_unsupported, "edit_prev": self.edit_prev, "edit_orig": self.edit_orig,
-                "parent": self.parent, "accepted": self.accepted, "status": self.status,
-                "tokens": self.prompt_tokens + self.completion_tokens, "cost": self.cost, "duration_s": self.duration_s}
-
-
-@dataclass(eq=False)
-class Proposal:
-    """A revision of round `parent`, not stored yet. `text` is None when the reviser gave none (`reason` says why)."""
-
-    parent: int
-    text: str | None
-    comment: str | None
-    feedback: Feedback
-    revision: Revision | None
-    reason: str | None = None
-    message: str | None = None
-    edit_prev: int | None = None
-    calls: list[CallRecord] = field(default_factory=list)
-    duration_s: float = 0.0
-    evaluation: Evaluation | None = None
-    judge: Evaluation | None = None
-    settled: bool = False  # accepted or rejected already
-
-    @property
-    def notes(self) -> list[str]:
-        """What the reviser said about its revision (dropped marks, unchanged parts)."""
-        return list(self.revision.notes) if self.revision is not None else []
-
-
-@dataclass
-class RefineResult:
-    run_id: int | None
-    case_id: str
-    status: str  # finished | cancelled | interrupted | failed
-    stop_reason: str
-    best_round: int
-    best_score: float | None
-    best_judge_score: float | None
-    best_text: str
-    original_text: str
-    rounds: list[dict[str, Any]]
-    message: str | None = None
-
-    @property
-    def failed(self) -> bool:
-        return self.status == "failed" or self.stop_reason in FAILURE_REASONS
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "case_id": self.case_id, "status": self.status, "stop_reason": self.stop_reason,
-                "message": self.message, "best_round": self.best_round, "best_score": self.best_score,
-                "best_judge_score": self.best_judge_score, "text": self.best_text, "rounds": self.rounds}
-
-
-class _FixedUnits:
-    """A decomposer that hands back units already cut (the judge scores the primary's units)."""
-
-    def __init__(self, units: list[Unit], name: str):
-        self._units = units
-        self.name = name
-        self.errors: list[str] = []
-
-    def units(self, case: Case, *args, **kwargs) -> list[Unit]:
-        return [u.model_copy(deep=True) for u in self._units]
-
-
-class _Holder:
-    def __init__(self, llm):
-        self.llm = llm
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split())
 
 
 class RefineSession:
@@ -256,22 +142,7 @@ class RefineSession:
     def _load(self, run_id: int) -> None:
         run = self.store.run(run_id)
         self.original_text = self.case.text
-        rows = self.store.rounds(run_id)
-        prev_n = None
-        for r in rows:
-            ev = Evaluation.model_validate_json(r["evaluation"])
-            judge = Evaluation.model_validate_json(r["judge_evaluation"]) if r.get("judge_evaluation") else None
-            parent = r.get("parent")
-            if parent is None and r["n"] > 0:
-                parent = prev_n
-            self.rounds.append(Round(
-                n=r["n"], text=r["text"], evaluation=ev, judge=judge, comment=r["comment"], parent=parent,
-                accepted=bool(r["accepted"] if r["accepted"] is not None else 1), status=r["status"] or "done",
-                strategy=r.get("strategy"), edit_prev=r["edit_prev"], edit_orig=r["edit_orig"],
-                prompt_tokens=r["prompt_tokens"] or 0, completion_tokens=r["completion_tokens"] or 0,
-                cost=r["cost"], duration_s=r["duration_s"]))
-            if r["accepted"] is None or r["accepted"]:
-                prev_n = r["n"]
+        self.rounds.extend(Round(**r) for r in self.store.load_rounds(run_id))
         # a round that could not be checked whole (partial, or every unit failed on a model fault) is not a completed
         # round: drop it, so resuming checks that text (round 0) or revises the last complete round again
         bad = next((r.n for r in self.rounds if r.evaluation.status == "partial"
@@ -559,49 +430,17 @@ class RefineSession:
         return self.judge_verifier is not None
 
     def selection_score(self, r: Round) -> float | None:
-        return r.judge_score if self.uses_judge() and r.judge is not None else r.score
+        return selection_score(r, judge=self.uses_judge())
 
     def best_round(self) -> Round:
-        chain = self.lineage()
-        if not chain:
-            raise ConfigError("no round stored yet")
-        whole = [r for r in chain if r.evaluation.status != "partial"]
-        chain = whole or chain  # a partly checked round is never compared with complete ones
-
-        def key(item):
-            depth, r = item
-            s = self.selection_score(r)
-            return (s if s is not None else float("-inf"), -r.n_unsupported, -depth)
-
-        return max(enumerate(chain), key=key)[1]
+        return best_round(self.lineage(), judge=self.uses_judge())
 
     def stop_reason(self, *, max_rounds: int | None = 3, target: float | None = None, patience: int | None = None) -> str | None:
-        """Why the loop should stop after the current round, or None to go on."""
-        cur = self.current
-        if cur is None:
+        """Why the loop should stop after the current round, or None to go on (the rules: `citefix.refine.stopping`)."""
+        if self.current is None:
             return None
-        ev = cur.evaluation
-        if ev.status == "error":
-            return "evaluation_error"
-        if ev.status == "partial":  # some unit could not be checked even after the round was retried
-            return "llm_error"
-        if ev.status == "no_units":
-            return "no_units"
-        if cur.n_unsupported == 0:
-            return "all_supported"
-        s = self.selection_score(cur)
-        if target is not None and s is not None and s >= target:
-            return "target_reached"
-        chain = self.lineage()
-        depth = len(chain) - 1
-        if max_rounds is not None and depth >= max_rounds:
-            return "max_rounds"
-        if patience is not None and patience > 0 and depth > 0:
-            best = self.best_round()
-            best_depth = next((i for i, r in enumerate(chain) if r is best), 0)
-            if depth - best_depth >= patience:
-                return "no_improvement"
-        return None
+        return stop_reason(self.current, self.lineage(), judge=self.uses_judge(), max_rounds=max_rounds, target=target,
+                           patience=patience)
 
     def step(self) -> tuple[Round | None, Proposal]:
         """One full round: propose and accept. Returns (the stored round or None, the proposal)."""

@@ -66,9 +66,8 @@ def test_ray_executor_prints_and_stores_what_the_local_executor_does(tmp_path):
     assert [json.loads(ln)["score"] for ln in again.stdout.splitlines()] == [r["score"] for r in a]
 
 
-def test_executor_ray_without_ray_is_a_clear_error(tmp_path):
-    """With Ray hidden (a module finder that refuses it), --executor ray exits 2 with one line saying how to get it."""
-    path = _cases(tmp_path)
+def _ray_blocker(tmp_path):
+    """A folder whose sitecustomize.py hides Ray from every Python started with it on PYTHONPATH."""
     blocker = tmp_path / "noray"
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text(
@@ -78,6 +77,13 @@ def test_executor_ray_without_ray_is_a_clear_error(tmp_path):
         "        if name == 'ray' or name.startswith('ray.'):\n"
         "            raise ImportError('No module named ray')\n"
         "sys.meta_path.insert(0, _NoRay())\n")
+    return blocker
+
+
+def test_executor_ray_without_ray_is_a_clear_error(tmp_path):
+    """With Ray hidden (a module finder that refuses it), --executor ray exits 2 with one line saying how to get it."""
+    path = _cases(tmp_path)
+    blocker = _ray_blocker(tmp_path)
     env = {"PYTHONPATH": os.pathsep.join([str(blocker), os.environ.get("PYTHONPATH", "")])}
     r = cli("check", str(path), "--executor", "ray", "--db", str(tmp_path / "x.db"), tmp_path=tmp_path, extra_env=env)
     assert r.returncode == 2, (r.stdout, r.stderr)
@@ -97,15 +103,7 @@ def test_ray_flags_need_the_ray_executor(tmp_path, args, needle):
 
 def test_sitecustomize_blocker_really_hides_ray(tmp_path):
     """The blocker above must hide an installed Ray too, or the no-Ray test would prove nothing where Ray exists."""
-    blocker = tmp_path / "noray"
-    blocker.mkdir()
-    (blocker / "sitecustomize.py").write_text(
-        "import sys\n"
-        "class _NoRay:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'ray' or name.startswith('ray.'):\n"
-        "            raise ImportError('No module named ray')\n"
-        "sys.meta_path.insert(0, _NoRay())\n")
+    blocker = _ray_blocker(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(blocker)}
     r = subprocess.run([sys.executable, "-c", "import ray"], capture_output=True, text=True, env=env)
     assert r.returncode != 0 and "No module named ray" in r.stderr

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Sequence, cast
 
 from pydantic import BaseModel, Field
 
 from citefix.errors import InputError
-from citefix.models import Case, Evaluation, Source
+from citefix.models import Case, CaseKind, Evaluation, Source
 
 
 class CheckResult(Evaluation):
@@ -83,7 +83,7 @@ def _cases(text: Any, sources: Sequence[str | Source | dict] | None, *, question
         else:
             srcs.append(Source(id=str(i), text=str(s)))
     try:
-        return [(Case(id=case_id or "case", text=text, sources=srcs, question=question, kind=kind), None)]
+        return [(Case(id=case_id or "case", text=text, sources=srcs, question=question, kind=cast("CaseKind | None", kind)), None)]  # Case validates it
     except Exception as exc:  # pydantic's ValidationError: say what to fix in one line
         from pydantic import ValidationError
 
@@ -202,7 +202,7 @@ def compare(cases: Any, *, strategies: Iterable[str] = ("acu", "none"), rounds: 
         data = collect(store, result.by_strategy(), rounds)
         files = {}
         if report_dir is not None:
-            files = {k: str(v) for k, v in write_report(store, result.by_strategy(), rounds, report_dir).items()}
+            files = {k: str(v) for k, v in write_report(store, result.by_strategy(), rounds, cast("str | Path", report_dir)).items()}
         runs = [{"case_id": r.case_id, "strategy": r.strategy, "run_id": r.run_id, "reused": r.reused,
                  "stop_reason": r.stop_reason} for r in result.runs]
         return CompareReport(max_rounds=rounds, strategies=data["strategies"], runs=runs, files=files,
@@ -222,7 +222,7 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
     from citefix.metaeval.stored import store_result
     from citefix.pipeline import build_decomposer, build_llm, build_verifier
 
-    shape = detect_format(path) if format == "auto" else format
+    shape = detect_format(cast("str | Path", path)) if format == "auto" else format
     names = verifier_names(verifiers if isinstance(verifiers, str) else ",".join(verifiers)) if shape != "rose" else []
     settings = _settings(llm=llm, decomposer=decomposer, db=str(db) if db else None)
     st = None
@@ -232,7 +232,7 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
         st = Store(settings.db)
     try:
         client = build_llm(settings.llm, settings, st) if settings.llm else None
-        built = {}
+        built: dict[str, Any] = {}
         for name in names:
             v = build_verifier(name, settings, st, client)
             built.setdefault(v.name or name, v)
@@ -242,7 +242,7 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
         elif decomposer and shape in ("xsumfaith", "summeval"):
             dec = build_decomposer(decomposer, settings, client, kind="summary")
         result = run_meta_eval(str(path), built, decomposer=dec, limit=limit, bootstrap=bootstrap, seed=seed,
-                               format=shape, aggregate=aggregate, skip_invalid=not strict)
+                               format=shape, aggregate=cast(Literal["min", "mean"], aggregate), skip_invalid=not strict)
         if st is not None:
             store_result(st, result, f"citefix.meta_eval({str(path)!r}, {names!r})")
         return result

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from citefix.models import Case, Evaluation
 
 
@@ -50,5 +52,6 @@ def check_case(case: Case, pipeline, store, *, input_path: str | None = None, co
     from citefix.refine.session import check
 
     decomposer = pipeline.decomposer_for(case.kind)
-    return check(case, pipeline=pipeline, store=store, decomposer=decomposer, settings=run_settings(pipeline.settings, pipeline, decomposer),
-                 command=command, input_path=input_path, on_event=on_event, evaluation=evaluation)
+    result = check(case, pipeline=pipeline, store=store, decomposer=decomposer, settings=run_settings(pipeline.settings, pipeline, decomposer),
+                   command=command, input_path=input_path, on_event=on_event, evaluation=evaluation)
+    return cast("tuple[Evaluation, int, bool]", result)  # stored in `store`: the run has an id

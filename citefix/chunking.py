@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 # Sentence boundary: end punctuation followed by space and an upper-case letter, digit or quote; or a newline.
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
@@ -68,12 +69,12 @@ def chunk_text(text: str, max_words: int, sentences: list[Span] | None = None) -
     for p in pieces:
         n = word_count(p.text)
         if cur_start is not None and cur_words + n > max_words:
-            chunks.append(Span(cur_start, cur_end, text[cur_start:cur_end]))
+            chunks.append(Span(cur_start, cast(int, cur_end), text[cur_start:cur_end]))  # set with cur_start
             cur_start, cur_words = None, 0
         if cur_start is None:
             cur_start = p.start
         cur_end = p.end
         cur_words += n
     if cur_start is not None:
-        chunks.append(Span(cur_start, cur_end, text[cur_start:cur_end]))
+        chunks.append(Span(cur_start, cast(int, cur_end), text[cur_start:cur_end]))  # set with cur_start
     return chunks

@@ -17,7 +17,7 @@ text and is reported as a warning. An answer without marks parses to a structure
 from __future__ import annotations
 
 import re
-from typing import Iterable, Literal
+from typing import Iterable, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -114,17 +114,17 @@ class Sentence(_Frozen):
             o = self.offsets[k]
             if o < 0:  # an inserted space: a hard break
                 if a is not None:
-                    spans.append((a, b))
+                    spans.append((a, cast(int, b)))  # b is set with a
                 a = b = None
                 continue
             if a is not None and o == b:
                 b = o + 1
                 continue
             if a is not None:
-                spans.append((a, b))
+                spans.append((a, cast(int, b)))  # b is set with a
             a, b = o, o + 1
         if a is not None:
-            spans.append((a, b))
+            spans.append((a, cast(int, b)))  # b is set with a
         return [p for p in (_strip_piece(self, x, y) for x, y in spans) if p is not None]
 
 
@@ -330,6 +330,7 @@ def parse_citations(text: str, source_ids: Iterable[str] | None = None) -> Parse
 def _split_bullets(text: str, a: int, b: int) -> list[tuple[int, int]]:
     """Split a span where a list item starts inline after a sentence end ("... logbook. - Conduct ..."), and leave
     list markers ("- ", "* ", "• ") out of the sentences."""
+    m: re.Match[str] | None
     out, pos = [], a
     for m in _BULLET.finditer(text, a, b):
         out.append((pos, m.start()))

@@ -36,7 +36,7 @@ passages not found) for `citefix check FILE` with several cited answers.
 from __future__ import annotations
 
 import statistics
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Sequence, cast
 
 from citefix.citations import ParsedAnswer, Sentence, parse_case
 from citefix.events import Event
@@ -52,8 +52,8 @@ from citefix.metrics import (
 from citefix.models import Case, Evaluation, Unit, Verdict
 from citefix.support import PairSupport, SupportSettings, support_from_verdicts
 
-ALIICE = "aliice"
-ALCE = "alce"
+ALIICE: Literal["aliice"] = "aliice"
+ALCE: Literal["alce"] = "alce"
 UNCITED_MESSAGE = "uncited answer: it carries no citation marks, so no claim can be checked against a passage"
 
 
@@ -118,7 +118,7 @@ def _pairs(pieces: Any, unit: Unit) -> list[list[int]]:
         elif isinstance(p, (list, tuple)) and len(p) >= 2:
             out.append([int(p[0]), int(p[1])])
     if not out and unit.has_span:
-        out.append([unit.start, unit.end])
+        out.append([cast(int, unit.start), cast(int, unit.end)])  # has_span: both set
     return out
 
 
@@ -300,7 +300,7 @@ def support_metrics(
             st = st.model_copy(update={"unit_ids": [u.id for u in atoms],
                                        "message": f"{st.message}; {note}" if st.message else note})
         statements.append({"sentence": su.sentence, **st.model_dump(mode="json")})
-        levels[su.sentence] = st.level
+        levels[cast(int, su.sentence)] = st.level  # a sentence unit knows its sentence
         cites = list(dict.fromkeys(c for u in atoms for c in u.cited))
         for c in cites:
             mine = [u for u in atoms if c in u.cited]
@@ -386,7 +386,7 @@ def evaluate_cited(
             claim_scores.append(c.score)
     if not claim_scores:
         ev.status = "error"
-        first = next((e for c in scores.aliice.claims for e in c.errors), None) or (scores.errors[:1] or [None])[0]
+        first = next((e for c in scores.aliice.claims for e in c.errors), None) or cast("list[str | None]", scores.errors[:1] or [None])[0]
         ev.message = "no claim could be verified: " + (first or "unknown error")
         return ev
     ev.score = statistics.fmean(claim_scores)
@@ -403,7 +403,7 @@ def answer_scores(ev: Evaluation) -> AnswerCitationScores | None:
     if not isinstance(m, dict) or "aliice" not in m:
         return None
 
-    def method(name: str, rows: list[dict]) -> MethodScores:
+    def method(name: Literal["aliice", "alce"], rows: list[dict]) -> MethodScores:
         fig = dict(m.get(name) or {})
         fig.pop("method", None)
         return MethodScores(method=name, claims=[ClaimScore.model_validate(r) for r in rows], **fig)

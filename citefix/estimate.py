@@ -54,6 +54,7 @@ class Estimate:
         self.completion_tokens[model] = self.completion_tokens.get(model, 0) + completion_tokens * n
 
     def merge(self, other: "Estimate", times: int = 1) -> None:
+        k: Any  # a (model, purpose) key, then a model name
         for k, v in other.calls.items():
             self.calls[k] = self.calls.get(k, 0) + v * times
         for k, v in other.prompt_tokens.items():

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from citefix.events import Event
-from citefix.models import Case, Evaluation
+from citefix.models import Case, CaseKind, Evaluation
 
 
 def _noop(event: str, data: dict[str, Any]) -> None:
@@ -44,7 +44,7 @@ def aggregate_score(ev: Evaluation, aggregation: str) -> None:
     if aggregation == "all_supported":
         ev.score = 1.0 if all(v.label == "supported" for v in verdicts) else 0.0
     elif aggregation == "min":
-        ev.score = min(v.score for v in verdicts)
+        ev.score = min(cast(float, v.score) for v in verdicts)  # scored verdicts only
     else:
         from citefix.errors import ConfigError
 
@@ -119,7 +119,7 @@ def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None =
     units = decomposer.units(case)
     errors = list(getattr(decomposer, "errors", []) or [])
     on_event("units_ready", {"n": len(units)})
-    ev = Evaluation(case_id=case.id, kind=case.kind, text=case.text, units=units, decomposer=decomposer.name,
+    ev = Evaluation(case_id=case.id, kind=cast(CaseKind, case.kind), text=case.text, units=units, decomposer=decomposer.name,  # Case fills kind
                     verifier=verifier.name, errors=errors)
     if not units:
         ev.status = "no_units"

@@ -222,7 +222,7 @@ def render_run_html(store, run_id: int) -> str:
     best = best_round_of(run, rows)
     calls = store.calls(run_id)
     evs = {r["n"]: store.evaluation(run_id, r["n"]) for r in rows}
-    data = {"run_id": run_id, "best_round": best,
+    data: dict[str, Any] = {"run_id": run_id, "best_round": best,
             "sources": [{"id": s.id, "title": s.title, "text": s.text} for s in case.sources],
             "rounds": {str(n): {"text": ev.text, "score": ev.score, "units": _unit_rows(ev)} for n, ev in evs.items()}}
     texts = "".join(f'<div class="text round-text" data-round="{n}" hidden>{painted(ev)}</div>' for n, ev in evs.items())

@@ -286,7 +286,7 @@ def score_claim(u: Unit, table: dict[Key, Verdict], threshold: float) -> ClaimSc
     if not u.cited:
         return ClaimScore(**base, recall=0.0, precision=None, messages=["the sentence cites no passage"])
     if missing:
-        cits = [
+        cits: list[CitationVerdict] = [
             CitationVerdict(id=c, label="not_found", precision=0.0, message=f"passage [{c}] not found")
             if c in missing
             else CitationVerdict(id=c, label="not_judged", precision=0.0,
@@ -298,7 +298,7 @@ def score_claim(u: Unit, table: dict[Key, Verdict], threshold: float) -> ClaimSc
     group = table.get((u.text, tuple(u.cited)))
     errors = [v.error for v in [group] if v is not None and v.error]
     recall = 1.0 if _entails(group, threshold) else 0.0
-    cits: list[CitationVerdict] = []
+    cits = []
     if len(u.cited) == 1:
         c = u.cited[0]
         cits.append(CitationVerdict(id=c, label="supported" if recall else "unsupported", precision=recall,
@@ -455,6 +455,7 @@ def score_units(
                 verdicts.append(table[k].model_copy(update={"unit_id": u.id, "target": list(k[1])}))
 
     errors = list(dict.fromkeys(v.error for v in table.values() if v.error))
+    status: Literal["ok", "uncited", "no_claims"]
     if not parsed.cited:
         status, message = "uncited", "the answer has no citation marks"
     elif not aliice.claims:

@@ -10,7 +10,7 @@ in the verdict cache, the judge, and — per session — the feedback strategy a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from citefix.config import DEFAULT_PATIENCE, DEFAULT_ROUNDS, Settings, load_settings
 from citefix.errors import ConfigError, InputError
@@ -34,7 +34,7 @@ def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLM
         from citefix.llm.router import model_names, router_transport
 
         if model in model_names(settings.router):  # a model_name of the config's [router]: litellm's Router sends it
-            transport = router_transport(settings.router)
+            transport = router_transport(cast(dict, settings.router))  # set: checked above
     client = LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency,
                        timeout=settings.llm_timeout, max_attempts=settings.llm_attempts,
                        backoff_max=settings.llm_backoff_max, run_deadline=settings.run_deadline or None)

@@ -27,7 +27,7 @@ class CheckProgress:
         self.mode = mode
         self.stream = stream or sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._progress = None
+        self._progress: Any = None  # a rich Progress while a spinner shows
         self._task = None
         self._started = 0.0
         self._stage_started = 0.0

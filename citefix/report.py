@@ -68,7 +68,7 @@ def marked_rich(ev: Evaluation):
     text = Text()
     if not ev.text:
         return text
-    unsupported_chars = set()
+    unsupported_chars: set[int] = set()
     for v in ev.verdicts:
         if v.label in ("unsupported", "partial"):
             for a, b in v.unsupported_spans:

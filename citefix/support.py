@@ -24,7 +24,7 @@ answer has no score or one out of range. `LLMSupportJudge` is a Verifier over th
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Iterable, Literal, Mapping, Sequence, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -69,13 +69,13 @@ def support_from_verdicts(
     settings = settings or SupportSettings()
     errors = [v.error for v in verdicts if v.error or v.score is None]
     usable = [v for v in verdicts if not v.error and v.score is not None]
-    base = dict(statement_id=statement_id, citation=citation, unit_ids=[v.unit_id for v in verdicts],
+    base: dict[str, Any] = dict(statement_id=statement_id, citation=citation, unit_ids=[v.unit_id for v in verdicts],
                 errors=[e or "no score" for e in errors])
     if not usable:
         msg = "no atomic units to judge" if not verdicts else "no usable verdict: every unit's judgement failed"
         return PairSupport(**base, level=None, message=msg)
-    sup = [v for v in usable if v.score >= settings.supported_at]
-    part = [v for v in usable if v.label == "partial" and v.score < settings.supported_at]
+    sup = [v for v in usable if cast(float, v.score) >= settings.supported_at]  # usable: scored
+    part = [v for v in usable if v.label == "partial" and cast(float, v.score) < settings.supported_at]
     share = len(sup) / len(usable)
     if share >= settings.full_at:
         level: SupportLevel = "full"
@@ -85,7 +85,7 @@ def support_from_verdicts(
         level = "partial"
     return PairSupport(
         **base, level=level, value=LEVEL_VALUE[level], units=len(usable), supported=len(sup), partial=len(part),
-        share=share, unsupported_ids=[v.unit_id for v in usable if v.score < settings.supported_at],
+        share=share, unsupported_ids=[v.unit_id for v in usable if cast(float, v.score) < settings.supported_at],
     )
 
 
@@ -157,6 +157,7 @@ class ContinuousJudgement(BaseModel):
 
 def _last_score(text: str) -> tuple[str, bool, int] | None:
     """The last "Score: x" in the answer (or a bare number on the last line): (number, has %, where it starts)."""
+    m: re.Match[str] | None
     hits = list(_SCORE_LINE.finditer(text))
     if hits:
         m = hits[-1]
@@ -274,7 +275,8 @@ class LLMSupportJudge:
                                    error="; ".join(f"passage [{m}] not found" for m in missing[k])))
                 continue
             got = per_unit.get(k, [])
-            scored = [(w, a, self._score(a)) for w, a in got if not isinstance(a, Exception) and self._score(a) is not None]
+            scored = cast("list[tuple[Any, Any, float]]",  # only the judgements with a score
+                          [(w, a, self._score(a)) for w, a in got if not isinstance(a, Exception) and self._score(a) is not None])
             if not scored:
                 errs = [str(a) if isinstance(a, Exception) else a.error for _, a in got] or ["no source text to judge"]
                 out.append(Verdict(unit_id=u.id, verifier=self.name, score=None, label="error", target=target,

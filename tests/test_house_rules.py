@@ -1,4 +1,5 @@
-"""The house rules, checked rather than kept by care: `ruff check` and the import-linter contracts in pyproject.toml.
+"""The house rules, checked rather than kept by care: `ruff check`, `mypy` on the core and the import-linter contracts in
+pyproject.toml.
 
 The contracts (core never imports Textual; decompose and verify never import refine; only citefix.store imports
 sqlite_utils; the entry point above the commands, the commands above the TUI, both above
@@ -35,6 +36,26 @@ def test_ruff_check_passes():
     out = subprocess.run([_tool("ruff"), "check", "citefix", "store", "tui", "--output-format", "concise"], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def _mypy(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mypy", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def test_mypy_core_passes():
+    """`mypy` with the [tool.mypy] settings in pyproject.toml (the core package, citefix/) reports no error."""
+    out = _mypy()
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Success: no issues found" in out.stdout, out.stdout + out.stderr
+
+
+def test_mypy_config_catches_a_type_error(tmp_path):
+    """The same settings report a wrong type (a core name used wrongly), so the check above can fail."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from citefix.models import Unit\n\nu: Unit = 'not a unit'\n")
+    out = _mypy(str(bad))
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "Incompatible types in assignment" in out.stdout, out.stdout + out.stderr
 
 
 def installed_tree(dest: Path) -> Path:

@@ -119,7 +119,7 @@ class HumanProgress:
         self.max_rounds = max_rounds
         self.prefix = prefix
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._progress = None
+        self._progress: Any = None  # a rich Progress while a bar shows
         self._task = None
 
     def _line(self, text: str) -> None:

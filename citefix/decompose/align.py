@@ -72,7 +72,7 @@ def align_units(text: str, units: list[str], *, min_overlap: float = 0.5) -> lis
         best, best_share, best_span = None, 0.0, None
         order = list(range(cursor, len(sentences))) + list(range(0, cursor))
         for i in order:
-            stems = {}
+            stems: dict[str, list[tuple[int, int]]] = {}
             for t, a, b in sent_tokens[i]:
                 stems.setdefault(t, []).append((a, b))
             hits = _in_order(want, stems)

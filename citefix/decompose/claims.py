@@ -33,7 +33,7 @@ failed" (a group has no word to attach to).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, cast
 
 from citefix.citations import CitationGroup, ParsedAnswer, Sentence, parse_case
 from citefix.models import Case, Unit
@@ -126,7 +126,7 @@ class _Tree:
     def path(self, i: int) -> list[int]:
         out = [i]
         while self.parent[out[-1]] is not None:
-            out.append(self.parent[out[-1]])
+            out.append(cast(int, self.parent[out[-1]]))  # checked just above
         return out
 
     def children(self, i: int) -> list[int]:
@@ -175,7 +175,7 @@ def cut_claims(
     words = [attach_word(tokens, o) for o in offsets]
     if any(w is None for w in words):
         return [ClaimCut(group=g, fallback=FALLBACK_ALIGN) for g in range(len(offsets))]
-    nodes = list(dict.fromkeys(words))  # groups on the same word share it
+    nodes = list(dict.fromkeys(cast("list[int]", words)))  # no None past the check above; groups on the same word share it
     base = _Tree(tokens)
     if len(nodes) > 1 and any(base.parent.get(w) is None or base.parent.get(w) == _Tree.VROOT for w in nodes):
         return [ClaimCut(group=g, word=w, fallback=FALLBACK_ROOT) for g, w in enumerate(words)]
@@ -212,7 +212,7 @@ def cut_claims(
         while kept and tokens.punct[kept[-1]]:
             kept.pop()
         claims[i] = tuple(kept)
-    return [ClaimCut(group=g, tokens=claims[w], word=w) for g, w in enumerate(words)]
+    return [ClaimCut(group=g, tokens=claims[w], word=w) for g, w in enumerate(cast("list[int]", words))]
 
 
 def _remove_branch(tree: _Tree, head: int, kept_side: set[int], tj: int, drop_coordinators: bool) -> None:
@@ -238,7 +238,7 @@ def _replace(tree: _Tree, lca: int, ti: int, drop_leading_mark: bool) -> None:
 
 
 def _pieces_meta(sentence: Sentence, runs: list[tuple[int, int]]) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     for a, b in runs:
         out.extend(p.model_dump() for p in sentence.original_pieces(a, b))
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Any, Sequence, cast
 
 from citefix.models import Case, Unit
 from citefix.nlp import CITATION_MARK, load_spacy
@@ -30,7 +30,7 @@ _MARK_ID = re.compile(r"\d+(?:\s*[-–]\s*\d+)?")
 
 @dataclass
 class _Clause:
-    head: object  # spaCy Token
+    head: Any  # spaCy Token
     kind: str  # root | conj | relcl | appos
     tokens: list = field(default_factory=list)  # owned tokens, in order
 
@@ -86,8 +86,8 @@ class ClauseDecomposer:
                 core = [t for t in clause.tokens if t.i not in inside]
                 # "X said …": the speaker's unit keeps what was said as its context
                 said = {i for d in details if d.role == "content" for i in d.own}
-                ctx = [t for t in clause.tokens if t.i not in inside or t.i in said]
-                unit = self._build(clause, sent, cl, s_idx, toks=ctx, focus={t.i for t in core},
+                ctx: list[Any] | set[int] = [t for t in clause.tokens if t.i not in inside or t.i in said]
+                unit = self._build(clause, sent, cl, s_idx, toks=cast("list[Any]", ctx), focus={t.i for t in core},
                                    role="speaker" if said else "core")
                 if unit is not None:
                     out.append(unit)
@@ -136,7 +136,7 @@ class ClauseDecomposer:
             heads[root.i] = _Clause(root, "root")
         owner_of: dict[int, int] = {}  # token → its clause head; each token's chain is walked once (linear time)
         for tok in sent:
-            path = []
+            path: list[int] = []
             cur = tok
             while cur.i not in heads and cur.i not in owner_of and cur.head.i != cur.i and len(path) <= len(sent):
                 path.append(cur.i)
@@ -419,7 +419,7 @@ MAX_DETAILS = 4  # per clause: more than this and a sentence is shredded, not ma
 
 @dataclass
 class _Detail:
-    root: object  # spaCy Token: the head of the detail's subtree
+    root: Any  # spaCy Token: the head of the detail's subtree
     role: str  # modifier | condition | content
     own: list[int] = field(default_factory=list)  # token indices the detail owns (nested details excluded)
     ancestors: list["_Detail"] = field(default_factory=list)
@@ -555,8 +555,8 @@ def unit_to_text_offsets(unit: Unit, case_text: str) -> list[list[int]] | None:
     if align:
         return [list(a) for a in align]
     if unit.has_span and case_text[unit.start : unit.end] == unit.text:
-        return [[0, len(unit.text), unit.start]]
+        return [[0, len(unit.text), cast(int, unit.start)]]  # has_span: start is set
     return None
 
 
-__all__: Iterable[str] = ["ClauseDecomposer", "unit_to_text_offsets"]
+__all__: Sequence[str] = ["ClauseDecomposer", "unit_to_text_offsets"]

@@ -15,7 +15,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar, cast
 from urllib.parse import urlparse
 
 from citefix.errors import LLMError
@@ -135,8 +135,8 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
         resp = litellm.completion(**kwargs)
         return raw_response(resp, model, litellm)
 
-    call.api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)
-    call.completion_kwargs = dict(completion_kwargs)
+    cast(Any, call).api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)
+    cast(Any, call).completion_kwargs = dict(completion_kwargs)
     return call
 
 
@@ -158,6 +158,8 @@ def raw_response(resp: Any, model: str, litellm: Any) -> RawResponse:
     if content is None and isinstance(lp, dict):
         content = lp.get("content")
     if content:
+        tt: Any  # a token: str from a provider that answers with log-probs
+        ll: Any
         tops = []
         for tok in content:
             tl = tok.get("top_logprobs") if isinstance(tok, dict) else getattr(tok, "top_logprobs", None)
@@ -196,7 +198,7 @@ def _router_moves(hidden: dict) -> int | None:
     """How many times a litellm Router moved this call on (retried it, or fell back to another deployment or model
     group) before the answer, as its response headers say; None when no Router sent it."""
     headers = hidden.get("additional_headers") or {}
-    moves = [headers.get(k) for k in ("x-litellm-attempted-retries", "x-litellm-attempted-fallbacks")]
+    moves: list[Any] = [headers.get(k) for k in ("x-litellm-attempted-retries", "x-litellm-attempted-fallbacks")]
     moves = [int(m) for m in moves if isinstance(m, (int, str)) and str(m).isdigit()]
     return sum(moves) if moves and hidden.get("model_id") else None
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Any, Iterator, Literal, overload
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -294,6 +294,10 @@ class _Rec:
     def error(self, problem: str, fix: str) -> DataFileError:
         return DataFileError(self.path, self.line, problem, fix)
 
+    @overload
+    def str_(self, key: str, *, required: Literal[True] = ...) -> str: ...
+    @overload
+    def str_(self, key: str, *, required: bool) -> str | None: ...
     def str_(self, key: str, *, required: bool = True) -> str | None:
         if key not in self.data or self.data[key] is None:
             if required:
@@ -316,6 +320,10 @@ class _Rec:
             return int(v)
         raise self.error(f"field {key!r} must be 0 or 1, found {v!r}", f"write {key!r} as 1 or 0")
 
+    @overload
+    def list_(self, key: str, *, required: Literal[True] = ...) -> list: ...
+    @overload
+    def list_(self, key: str, *, required: bool) -> list | None: ...
     def list_(self, key: str, *, required: bool = True) -> list | None:
         v = self.data.get(key)
         if v is None:
@@ -460,7 +468,7 @@ def _attributionbench(rec: _Rec) -> MetaItem:
             raise rec.error(f"human.labelled_sentences[{k}].attributable must be 0 or 1, found {label!r}",
                             "write attributable as 1 or 0")
         cited = s.get("cited")
-        scope = "cited"
+        scope: Literal["cited", "all_passages"] = "cited"
         if cited is None or cited == []:
             # no citation mark: judged against every passage of its answer, as AttributionBench does
             cited_ids, scope = list(ids), "all_passages"

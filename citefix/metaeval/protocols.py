@@ -32,7 +32,7 @@ all are re-exported here, so `protocols.<name>` keeps working.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 from scipy import stats as _sps
@@ -92,7 +92,7 @@ def roc_auc(
     if bad:
         raise ValueError(f"binary labels must be 0 or 1, got {bad[:3]}")
     n_pos = int((y == 1).sum())
-    kw = dict(n=len(y), n_missing=missing, details={"n_pos": n_pos, "n_neg": len(y) - n_pos})
+    kw: dict[str, Any] = dict(n=len(y), n_missing=missing, details={"n_pos": n_pos, "n_neg": len(y) - n_pos})
     if len(y) == 0:
         return _none("roc_auc", "no items with a score", **kw)
     if n_pos == 0 or n_pos == len(y):
@@ -139,7 +139,7 @@ def balanced_accuracy_tuned(
     pos_idx, s, y, missing = _clean_pairs(scores, labels)
     odd = pos_idx % 2 == 1
     s_t, y_t, s_e, y_e = s[odd], y[odd], s[~odd], y[~odd]
-    base = dict(name="balanced_accuracy", n=len(y_e), n_tune=len(y_t), n_missing=missing)
+    base: dict[str, Any] = dict(name="balanced_accuracy", n=len(y_e), n_tune=len(y_t), n_missing=missing)
     tuned = tune_threshold(s_t, y_t)
     if tuned is None:
         why = "no tuning items" if len(y_t) == 0 else "tuning half (odd positions) holds one class only"
@@ -180,7 +180,8 @@ def verdict_rates(
         stat = Stat(name=name, value=value, reason=None if value is not None else why, n=n, n_missing=missing,
                     details={"n_pos": n_pos, "n_neg": n_neg, "flagged": int(f.sum()),
                              "rule": "flagged = the verifier's own verdict is not 'supported'"})
-        out.append(_with_ci(stat, lambda idx, k=k: _rates_raw(f[idx], y[idx])[k], len(y), bootstrap, seed))
+        rate: Callable[..., float | None] = lambda idx, k=k: _rates_raw(f[idx], y[idx])[k]  # noqa: E731
+        out.append(_with_ci(stat, rate, len(y), bootstrap, seed))
     return out
 
 
@@ -224,7 +225,7 @@ def correlation(
     """Pearson, Spearman (Pearson of average ranks) or Kendall tau-b between scores and human values."""
     fn = _CORR[method]
     _, s, h, missing = _clean_pairs(scores, human)
-    kw = dict(n=len(s), n_missing=missing)
+    kw: dict[str, Any] = dict(n=len(s), n_missing=missing)
     if len(s) < 2:
         return _none(method, f"need at least 2 scored items, have {len(s)}", **kw)
     if np.all(s == s[0]):
@@ -263,7 +264,7 @@ def _pair_auc(name: str, s: np.ndarray, lv: np.ndarray, hi: int, lo: int, bootst
     mask = (lv == hi) | (lv == lo)
     ss, yy = s[mask], (lv[mask] == hi).astype(float)
     n_hi = int(yy.sum())
-    kw = dict(n=len(yy), details={f"n_{LEVEL_NAMES[hi]}": n_hi, f"n_{LEVEL_NAMES[lo]}": len(yy) - n_hi})
+    kw: dict[str, Any] = dict(n=len(yy), details={f"n_{LEVEL_NAMES[hi]}": n_hi, f"n_{LEVEL_NAMES[lo]}": len(yy) - n_hi})
     if n_hi == 0 or n_hi == len(yy):
         missing = LEVEL_NAMES[lo] if n_hi else LEVEL_NAMES[hi]
         return _none(name, f"no items labelled {missing}", **kw)

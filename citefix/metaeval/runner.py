@@ -42,7 +42,7 @@ import resource
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from citefix.chunking import Span, chunk_text
 from citefix.errors import ConfigError, UserError
@@ -262,7 +262,7 @@ def run_meta_eval(
     )
     result.notes.extend(share_notes)
     counters = {"units_without_span": 0, "decomposer_errors": 0, "chunk_statements": 0}
-    options = dict(shape=shape, by=by, aggregate=aggregate, rank_chunks=rank_chunks, chunk_words=chunk_words,
+    options: dict[str, Any] = dict(shape=shape, by=by, aggregate=aggregate, rank_chunks=rank_chunks, chunk_words=chunk_words,
                    cap_relevance=cap_relevance, stem=stem)
     index = 0
     total = len(loaded.items)
@@ -394,7 +394,7 @@ def _tick(clock: _Clock, name: str, t0: float, items: int) -> None:
 def _after_first(clock: _Clock, name: str) -> float | None:
     if clock.first[name] is None:
         return None
-    first_s, first_n = clock.first[name]
+    first_s, first_n = cast("tuple[float, int]", clock.first[name])  # checked just above
     rest_s, rest_n = clock.seconds[name] - first_s, clock.items[name] - first_n
     return rest_n / rest_s if rest_n > 0 and rest_s > 0 else None
 

@@ -7,7 +7,7 @@ The conventions are in `citefix.metaeval.protocols`, which re-exports everything
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence, TypeVar, cast
 
 import numpy as np
 from pydantic import BaseModel, Field, model_validator
@@ -98,7 +98,7 @@ def _clean_pairs(scores: Sequence[float | None], labels: Sequence[Any]) -> tuple
         raise ValueError(f"{len(scores)} scores but {len(labels)} labels")
     keep = [i for i, (s, y) in enumerate(zip(scores, labels)) if not _is_missing(s) and not _is_missing(y)]
     pos = np.asarray(keep, dtype=int)
-    s = np.asarray([float(scores[i]) for i in keep], dtype=float)
+    s = np.asarray([float(cast(float, scores[i])) for i in keep], dtype=float)  # kept: not missing
     y = np.asarray([float(labels[i]) for i in keep], dtype=float)
     if np.isinf(s).any():
         raise ValueError("scores must be finite")
@@ -137,7 +137,10 @@ def bootstrap_ci(
     return float(low), float(high), caveat, len(values)
 
 
-def _with_ci(stat: Stat, fn: Callable[[np.ndarray], float | None], n: int, bootstrap: int, seed: int) -> Stat:
+_StatT = TypeVar("_StatT", bound="Stat")
+
+
+def _with_ci(stat: _StatT, fn: Callable[[np.ndarray], float | None], n: int, bootstrap: int, seed: int) -> _StatT:
     if stat.value is None or bootstrap <= 0:
         return stat
     low, high, why, valid = bootstrap_ci(fn, n, resamples=bootstrap, seed=seed)

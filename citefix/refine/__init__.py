@@ -11,6 +11,8 @@ Public API (see citefix/refine/session.py for the step-by-step use a TUI makes o
     CachingVerifier(verifier, store=None)
 """
 
+from types import ModuleType as _ModuleType
+
 from citefix.pipeline import build_reviser  # the builder lives with the others
 from citefix.refine.distance import word_edit_distance
 from citefix.refine.feedback import (
@@ -33,7 +35,7 @@ __all__ = [
 ]
 
 
-class _CallableModule(__import__("types").ModuleType):
+class _CallableModule(_ModuleType):
     """`citefix.refine(...)` is the Python API's refine (citefix.api.refine): once this package is imported it is
     the attribute `citefix.refine`, so calling the package calls the API function."""
 

@@ -16,7 +16,7 @@ import math
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from citefix.costs import format_cost, summarise_calls
 from citefix.models import Case
@@ -121,7 +121,7 @@ def run_compare(
             res = refine(case if row is None else None, store=store, max_rounds=max_rounds, target=target, patience=patience,
                          resume_run=row["id"] if row is not None else None, settings=settings, command="compare",
                          on_event=on_event, cancel=cancel, input_path=input_path, **kwargs)
-            result.runs.append(CompareRun(case.id, strategy, res.run_id, False, res.stop_reason))
+            result.runs.append(CompareRun(case.id, strategy, cast(int, res.run_id), False, res.stop_reason))  # stored run
             if on_run:
                 on_run(i, total, case, strategy, res, False)
             if res.status == "cancelled":
@@ -368,7 +368,7 @@ METRICS = {  # file → (series key, y-axis label, y limits)
     "unsupported.png": ("mean_unsupported", "unsupported or partial units (mean per text)", None),
     "edits.png": ("mean_edit_per_round", "edit distance to the original (words, mean)", None),
 }
-STOP_MARKS = {  # the round a run ended on before --rounds: a normal early stop, or a failure
+STOP_MARKS: dict[str, dict[str, Any]] = {  # the round a run ended on before --rounds: a normal early stop, or a failure
     "stopped-here": {"marker": "*", "markersize": 12, "color": "#444444", "markeredgecolor": "black", "zorder": 4},
     "failed-here": {"marker": "X", "markersize": 10, "color": "#d62728", "markeredgecolor": "black", "zorder": 5},
 }

@@ -113,6 +113,7 @@ def parse_critique(answer: str) -> tuple[float | None, str | None]:
     if rating is None:
         first = re.match(r"\s*\**\s*([1-5])(?:\s*/\s*5)?\b", text)
         rating = float(first.group(1)) if first else None
+    explanation: str | None
     e = _EXPLANATION.search(text)
     if e:
         explanation = text[e.end():].strip()

@@ -16,9 +16,9 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, cast
 
-from citefix.models import Case, Unit, Verdict
+from citefix.models import Case, Source, Unit, Verdict
 
 
 @dataclass
@@ -46,11 +46,12 @@ def verifier_fingerprint(verifier) -> str:
 
 def sources_hash(case: Case, ids: Sequence[str]) -> str:
     ids = list(ids) or [s.id for s in case.sources]
-    payload = json.dumps([[i, (case.source(i).text if case.source(i) else None)] for i in ids])
+    payload = json.dumps([[i, (cast(Source, case.source(i)).text if case.source(i) else None)] for i in ids])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
 def _unit_offsets(unit: Unit, case_text: str) -> list[list[int]] | None:
+    unit_to_text_offsets: Callable[[Unit, str], list[list[int]] | None] | None
     try:
         from citefix.decompose.clauses import unit_to_text_offsets
     except ImportError:  # pragma: no cover - the clause decomposer ships with citefix
@@ -58,7 +59,7 @@ def _unit_offsets(unit: Unit, case_text: str) -> list[list[int]] | None:
     if unit_to_text_offsets is not None:
         return unit_to_text_offsets(unit, case_text)
     if unit.has_span and case_text[unit.start : unit.end] == unit.text:
-        return [[0, len(unit.text), unit.start]]
+        return [[0, len(unit.text), cast(int, unit.start)]]  # has_span: start is set
     return None
 
 

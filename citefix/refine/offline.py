@@ -22,7 +22,7 @@ of whose content words (numbers, names, nouns, adjectives) the source does not c
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from citefix.models import Case, Evaluation, Unit, Verdict
 from citefix.refine.feedback import Feedback
@@ -163,7 +163,8 @@ class OfflineReviser:
         if not u.has_span:
             edits.append({"unit": u.id, "kind": "skipped", "text": "", "why": u.note or "the unit has no span in the text"})
             return
-        lo, hi = tx.clean_at[max(0, min(u.start, len(tx.original)))], tx.clean_at[max(0, min(u.end, len(tx.original)))]
+        lo, hi = (tx.clean_at[max(0, min(cast(int, u.start), len(tx.original)))],  # has_span: start and end are set
+                  tx.clean_at[max(0, min(cast(int, u.end), len(tx.original)))])
         region = [t for t in tx.doc if t.idx < hi and t.idx + len(t.text) > lo and _is_word(t)]
         if not region:
             return
@@ -234,7 +235,7 @@ class OfflineReviser:
             keep = sorted(keep + new_ids, key=lambda x: (len(x), x))
             lead = raw[: len(raw) - len(raw.lstrip())]
             mark_edits[(a, b)] = (lead + "".join(f"[{i}]" for i in keep)) if keep else ""
-            edit = {"kind": "citation", "text": raw.strip(), "new": "".join(f"[{i}]" for i in keep),
+            edit: dict[str, Any] = {"kind": "citation", "text": raw.strip(), "new": "".join(f"[{i}]" for i in keep),
                     "removed": sorted(i for i in ids if i not in new_ids), "why": "citation feedback"}
             if new_ids:
                 edit["added"] = new_ids

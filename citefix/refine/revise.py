@@ -69,7 +69,7 @@ def parse_revision(answer: str | None) -> tuple[str | None, str | None, list[str
         text = text[m.end():].strip()
     # closing remarks after a blank line
     paragraphs = re.split(r"(\n\s*\n)", text)
-    keep = []
+    keep: list[str] = []
     for i in range(0, len(paragraphs), 2):
         para = paragraphs[i]
         if keep and _TRAILER.match(para):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from citefix.errors import Cancelled, ConfigError, LLMError
 from citefix.evaluate import collect_calls, evaluate
@@ -151,7 +151,7 @@ class RefineSession:
             self.store.delete_rounds_from(run_id, bad)
             self.rounds = [r for r in self.rounds if r.n < bad]
         accepted = [r for r in self.rounds if r.accepted]
-        self.current = (accepted or self.rounds or [None])[-1]
+        self.current = cast("list[Round | None]", accepted or self.rounds or [None])[-1]
         if self.rounds and self.rounds[0].n == 0:
             self.original_text = self.rounds[0].text
         if run["status"] != "running":
@@ -207,8 +207,9 @@ class RefineSession:
         ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"),
                       aggregation=aggregation)
         if before is not None:
-            units = self.verifier.total.units - before[0]
-            reused = self.verifier.total.reused - before[1]
+            total = cast(CachingVerifier, self.verifier).total  # `before` is set only for a CachingVerifier
+            units = total.units - before[0]
+            reused = total.reused - before[1]
             ev.metrics["reuse"] = {"verdicts": units, "reused": reused, "verified": units - reused}
         judge = None
         if self.judge_verifier is not None:
@@ -277,6 +278,7 @@ class RefineSession:
         """The strategy's feedback on the current round (asked once per round)."""
         cur = self.evaluate_current()
         if cur.n not in self._feedback_cache:
+            assert self.strategy is not None  # a session that only checks asks for no feedback
             self._feedback_cache[cur.n] = self.strategy.feedback(self.current_case, cur.evaluation)
         return self._feedback_cache[cur.n]
 
@@ -287,6 +289,7 @@ class RefineSession:
         n = self.next_n
         started = time.perf_counter()
         self._check_cancel()
+        assert self.strategy is not None  # a session that only checks proposes no revision
         self._emit("progress", {"round": n, "stage": "feedback", "strategy": self.strategy.name})
         try:
             fb = self.feedback()
@@ -294,6 +297,7 @@ class RefineSession:
             if fb.comment is None:
                 revision = Revision(None, "no_feedback", f"the {self.strategy.name} strategy has nothing to say about round {cur.n}")
             else:
+                assert self.reviser is not None  # set with the strategy
                 self._emit("progress", {"round": n, "stage": "revise", "reviser": self.reviser.name})
                 revision = self.reviser.revise(self.current_case, fb, cur.evaluation)
         except LLMError as exc:
@@ -331,6 +335,7 @@ class RefineSession:
         return prop
 
     def _proposed(self, n: int, prop: Proposal) -> None:
+        assert self.strategy is not None  # only propose_revision gets here
         self._emit("revision_proposed", {"round": n, "parent": prop.parent, "strategy": self.strategy.name,
                                          "comment": prop.comment, "text": prop.text, "edit_prev": prop.edit_prev,
                                          "reason": prop.reason, "message": prop.message,
@@ -353,12 +358,14 @@ class RefineSession:
                               "propose a new one")
         from_proposal = proposal is not None and proposal.text is not None and not proposal.settled and _norm(text) == _norm(proposal.text)
         n = self.next_n
+        assert self.strategy is not None  # a session that only checks accepts no revision
         self._emit("round_started", {"round": n, "strategy": self.strategy.name})
+        fp = cast(Proposal, proposal)  # read only when from_proposal, which implies a proposal
         started = time.perf_counter()
         calls: list[CallRecord] = list(proposal.calls) if (proposal is not None and not proposal.settled) else []
         try:
-            if from_proposal and proposal.evaluation is not None and proposal.evaluation.text == text:
-                ev, judge = proposal.evaluation, proposal.judge
+            if from_proposal and fp.evaluation is not None and fp.evaluation.text == text:
+                ev, judge = fp.evaluation, fp.judge
             else:
                 ev, judge = self._evaluate(text, n)
         except Cancelled:
@@ -369,18 +376,18 @@ class RefineSession:
             raise
         calls += self._drain()
         if from_proposal:
-            the_comment = comment if comment is not None else proposal.comment
+            the_comment = comment if comment is not None else fp.comment
             status = "done"
         else:
             the_comment = comment if comment is not None else "edited by hand"
             status = "edited"
-        if from_proposal and proposal.revision is not None and proposal.revision.edits:
+        if from_proposal and fp.revision is not None and fp.revision.edits:
             # what the reviser changed, by kind, with its evidence: kept with the round (rounds table, compare)
-            ev.metrics["edits"] = [e for e in proposal.revision.edits if e.get("text")]
+            ev.metrics["edits"] = [e for e in fp.revision.edits if e.get("text")]
         r = Round(n=n, text=text, evaluation=ev, judge=judge, comment=the_comment, parent=cur.n, accepted=True,
                   status=status, strategy=self.strategy.name if from_proposal else None,
                   edit_prev=word_edit_distance(cur.text, text), edit_orig=word_edit_distance(self.original_text, text),
-                  duration_s=(proposal.duration_s if from_proposal else 0.0) + (time.perf_counter() - started))
+                  duration_s=(fp.duration_s if from_proposal else 0.0) + (time.perf_counter() - started))
         self._scored(r)
         self._store_round(r, calls)
         if proposal is not None:
@@ -399,6 +406,7 @@ class RefineSession:
         proposal.settled = True
         if proposal.evaluation is not None and proposal.text is not None:
             cur = self.current
+            assert self.strategy is not None  # only a refining session makes proposals
             r = Round(n=self.next_n, text=proposal.text, evaluation=proposal.evaluation, judge=proposal.judge,
                       comment=proposal.comment, parent=proposal.parent, accepted=False, status="rejected",
                       strategy=self.strategy.name, edit_prev=proposal.edit_prev,
@@ -495,6 +503,7 @@ class RefineSession:
             while True:
                 reason = self.stop_reason(max_rounds=max_rounds, target=target, patience=patience)
                 if reason:
+                    assert self.current is not None  # evaluate_current() set it
                     if reason == "evaluation_error" or self.current.evaluation.status == "partial":
                         message = f"round {self.current.n} {self.current.evaluation.message}"
                     break

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from citefix.models import Case, Unit
 
@@ -240,7 +240,7 @@ def _subtree_ids(sent, plan: _Plan) -> set[int]:
 def _first_conjunct_ids(node) -> set[int]:
     """The first conjunct's own words and the coordinator/commas up to the next conjunct."""
     conj = sorted((c for c in node.children if c.dep_ == "conj"), key=lambda c: c.i)
-    keep = set()
+    keep: set[int] = set()
     for c in conj:
         keep.update(t.i for t in c.subtree)
     if node.pos_ in ("VERB", "AUX"):
@@ -318,7 +318,7 @@ def _chain(node) -> list:
 
 def _own(node) -> list[int]:
     """A conjunct's own words: its subtree without the conjuncts (and their coordinators) chained to it."""
-    drop = set()
+    drop: set[int] = set()
     for c in node.children:
         if c.dep_ == "conj":
             drop.update(t.i for t in c.subtree)
@@ -442,7 +442,7 @@ def _mark_run_for(tx: _Text, unit: Unit | None, cited: list[str], sid: str) -> i
     if not cands:
         return None
     if unit is not None and unit.has_span:
-        after = [k for k in cands if tx.marks[k][0] >= unit.start - 1]
+        after = [k for k in cands if tx.marks[k][0] >= cast(int, unit.start) - 1]  # has_span
         if after:
             return after[0]
     return cands[0]

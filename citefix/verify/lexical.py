@@ -97,6 +97,7 @@ def find_numbers(text: str) -> list[Number]:
     """Numbers in text with value and precision: '3.08 million', '£45m', '1,000', 'twenty-five', '3rd', 'three'."""
     out: list[Number] = []
     taken: list[tuple[int, int]] = []
+    value: float | None
     for m in _NUMBER.finditer(text):
         num = m.group("num")
         try:

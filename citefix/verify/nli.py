@@ -24,11 +24,11 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Sequence, cast
 
 from citefix.chunking import split_sentences
 from citefix.errors import ConfigError
-from citefix.models import Case, Evidence, Unit, Verdict
+from citefix.models import Case, Evidence, Source, Unit, Verdict
 from citefix.verify.base import label_for
 
 _NEGATED = re.compile(r"(?:^|[\s_-])(?:not|non|no)[\s_-]*entail", re.IGNORECASE)
@@ -220,7 +220,7 @@ class NLIVerifier:
         texts = [f"premise: {p} hypothesis: {h}" for p, h in zip(premises, hypotheses)]
         enc = tok(texts, padding=True, truncation=True, max_length=ld.max_length, return_tensors="pt")
         enc = {k: v.to(ld.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
-        start = torch.full((len(texts), 1), ld.decoder_start, dtype=torch.long, device=ld.device)
+        start = torch.full((len(texts), 1), cast(int, ld.decoder_start), dtype=torch.long, device=ld.device)
         logits = ld.model(**enc, decoder_input_ids=start).logits[:, 0, :].float()
         probs = torch.softmax(logits, dim=-1)
         p_true = probs[:, ld.true_id]
@@ -295,7 +295,7 @@ class NLIVerifier:
         prev: _Piece | None = None
         run_start = None
         for p in chunk:
-            src = case.source(p.source_id)
+            src = cast(Source, case.source(p.source_id))  # passages come from the case's sources
             same_run = (prev is not None and not prev.is_title and not p.is_title and prev.source_id == p.source_id
                         and p.start >= prev.end)
             if same_run:
@@ -318,7 +318,7 @@ class NLIVerifier:
             return None
         sid, ps = max(by_source.items(), key=lambda kv: sum(p.end - p.start for p in kv[1]))
         a, b = min(p.start for p in ps), max(p.end for p in ps)
-        text = case.source(sid).text[a:b]
+        text = cast(Source, case.source(sid)).text[a:b]
         return Evidence(source_id=sid, start=a, end=b, text=text)
 
     # -- the Verifier interface ----------------------------------------------------------------------------------------

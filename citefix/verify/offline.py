@@ -24,9 +24,9 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
-from citefix.models import Case, Evidence, Unit, Verdict
+from citefix.models import Case, Evidence, Source, Unit, Verdict
 from citefix.verify.base import label_for
 from citefix.verify.offline_params import (  # noqa: F401  (re-exported: the parameters' old home)
     _PROFILE_KEYS,
@@ -87,7 +87,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         self._cache_bytes = cache_bytes if cache_bytes is not None else _cache_budget()
         self._cached_bytes = 0
         self._lock = threading.Lock()
-        self._profile_params: dict[str, dict[str, Any]] = {}
+        self._profile_params: dict[str | None, dict[str, Any]] = {}  # None: the default profile
         self._entail = None
 
     # --- models, loaded on first use ------------------------------------------------------------------------------
@@ -192,7 +192,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
 
         # Sources: each distinct text once per call (and across calls through the LRU cache).
         needed = list(dict.fromkeys(x for i in live for x in (target_ids[i] or all_ids)))
-        infos = self._sources([case.source(x).text for x in needed])
+        infos = self._sources([cast(Source, case.source(x)).text for x in needed])  # unknown ids were set aside
         by_id = dict(zip(needed, infos))
         pools: dict[tuple[str, ...], _Pool] = {}
 
@@ -207,14 +207,14 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             if key not in pools:
                 pools[key] = self._pool(list(key), [by_id[x] for x in key], tokens=tokens)
             out[i] = self._unit_features(units[i], case, docs[k], tok[k], sent[k], pools[key])
-            out[i]["target"] = list(target_ids[i] or [])
-            out[i]["profile"] = self.profile_for(case)
-        regions = {i: out[i].pop("_region_text", "") for i in live}
+            cast("dict[str, Any]", out[i])["target"] = list(target_ids[i] or [])  # set just above
+            cast("dict[str, Any]", out[i])["profile"] = self.profile_for(case)
+        regions = {i: cast("dict[str, Any]", out[i]).pop("_region_text", "") for i in live}
         if entail:
             # (e) the entailment model, one batch for all units: the unit against its evidence region
             probs = self.entail_model.score([(units[i].text, regions[i]) for i in live])
             for i, pr in zip(live, probs):
-                out[i]["entail"] = _clip01(_finite(pr))
+                cast("dict[str, Any]", out[i])["entail"] = _clip01(_finite(pr))
         return [o if o is not None else {"error": "no features"} for o in out]
 
     def uses_entail(self, combined: bool = False) -> bool:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import bisect
 import math
+import threading
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citefix.chunking import split_sentences
 from citefix.models import Case, Unit
@@ -33,6 +34,18 @@ _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
 class UnitSignals:
     """Per-unit features (mixed into OfflineVerifier)."""
 
+    # provided by OfflineVerifier (declarations for the type checker only)
+    params: dict[str, Any]
+    _lock: threading.Lock
+
+    if TYPE_CHECKING:
+
+        @property
+        def nlp(self) -> Any: ...
+
+        @property
+        def idf(self) -> Any: ...
+
     def _unit_features(self, unit: Unit, case: Case, doc, tok, sent_emb, pool: _Pool) -> dict[str, Any]:
         p = self.params
         f: dict[str, Any] = {}
@@ -45,7 +58,7 @@ class UnitSignals:
                 best = w
             if wi < pool.sources[si].n_pieces and (best_single < 0 or v > sims[best_single]):
                 best_single = w
-        evidence = None
+        evidence: dict[str, Any] | None = None
         sim_raw = 0.0
         if best >= 0:
             sim_raw = sims[best]
@@ -147,6 +160,7 @@ class UnitSignals:
 
         if tok is None or pool.tok_emb is None or not len(tok[0]) or not len(pool.tok_emb):
             return None
+        offsets: list[tuple[int, int]]
         emb, offsets, ids = tok
         # locate the event by the unit's words other than its focus's names, numbers and dates: a name swapped in
         # from another sentence must not pull the region towards that sentence
@@ -409,7 +423,7 @@ class UnitSignals:
         # negation: a cue in the unit and none in the evidence, or the other way round
         neg_u = negations(" ".join(text[a:b] for a, b in focus)) > 0
         neg_s = negations(evidence_text) > 0 if evidence_text else False
-        feats = {
+        feats: dict[str, Any] = {
             "n_numbers": len(nums),
             "missing_numbers": len(miss_num),
             "n_dates": len(dates),

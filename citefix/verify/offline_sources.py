@@ -10,8 +10,10 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from citefix.chunking import Span, chunk_text, split_sentences, word_count
 from citefix.models import Case
@@ -83,12 +85,28 @@ class _Pool:
 class SourceAnalysis:
     """Source analysis and its cache (mixed into OfflineVerifier)."""
 
+    # provided by OfflineVerifier (declarations for the type checker only)
+    params: dict[str, Any]
+    signal: str
+    _cache: OrderedDict[str, _Source]
+    _cache_bytes: int
+    _cached_bytes: int
+    _lock: threading.Lock
+
+    if TYPE_CHECKING:
+
+        @property
+        def encoder(self) -> Any: ...
+
+        @property
+        def nlp(self) -> Any: ...
+
     def prefetch(self, cases: Sequence[Case]) -> int:
         """Analyse the sources of many cases in one batched pass (spaCy and the encoder see all their chunks together,
         sorted by length) so that checking the cases one by one finds them cached. Stops adding cases once their
         sources would exceed the cache's memory budget; returns how many cases were covered."""
         texts: dict[str, str] = {}
-        size = 0
+        size: float = 0
         covered = 0
         for case in cases:
             new = {hashlib.sha1(x.text.encode("utf-8")).hexdigest(): x.text for x in case.sources}

@@ -4,7 +4,7 @@ The Python API (docs/python-api.md): `citefix.check`, `citefix.refine`, `citefix
 They are loaded on first use, so `import citefix` stays fast.
 """
 
-__version__ = "0.1.0"
+from citefix.version import __version__  # noqa: F401
 
 _API = ("check", "refine", "compare", "meta_eval", "CheckResult", "RefineReport", "CompareReport")
 

@@ -10,11 +10,11 @@ from citefix.models import Case, Evaluation
 def signature(pipeline, decomposer) -> dict:
     """Everything that changes a check's result besides the case: the verifier with its parameters (fingerprint),
     the decomposer, the LLM and citefix's version. A batch reuses a stored check only when all of it matches."""
-    import citefix
     from citefix.refine.incremental import verifier_fingerprint
+    from citefix.version import __version__
 
     return {"verifier": verifier_fingerprint(pipeline.verifier), "decomposer": decomposer.name,
-            "llm": pipeline.settings.llm, "version": citefix.__version__,
+            "llm": pipeline.settings.llm, "version": __version__,
             "acu_granularity": pipeline.settings.acu_granularity, "aggregation": pipeline.settings.aggregation}
 
 

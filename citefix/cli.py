@@ -13,7 +13,7 @@ import importlib
 import os
 import sys
 
-from citefix import __version__
+from citefix.version import __version__
 
 # Each module has register(subparsers) that adds its sub-command and sets func=handler(args) -> int; the options
 # they share are in citefix.commands.common.

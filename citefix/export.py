@@ -5,16 +5,6 @@ from __future__ import annotations
 import json
 
 
-def best_round_of(run: dict, rows: list[dict]) -> int | None:
-    """The run's best round as stored; else the last round."""
-    if not rows:
-        return None
-    ns = {r["n"] for r in rows}
-    if run.get("best_round") is not None and run["best_round"] in ns:
-        return run["best_round"]
-    return rows[-1]["n"]
-
-
 def export_run(store, run_id: int, fmt: str) -> str:
     from citefix.report import marked_plain
 

@@ -210,7 +210,7 @@ def _citations_table(ev: Evaluation) -> str:
 def render_run_html(store, run_id: int) -> str:
     """The whole page for one stored run."""
     from citefix.costs import format_cost, summarise_calls
-    from citefix.export import best_round_of
+    from citefix.refine.stopping import best_round_of
 
     run = store.run(run_id)
     case = store.case_for_run(run_id)

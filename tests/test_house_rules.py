@@ -107,3 +107,19 @@ def test_architecture_page_places_every_core_module_and_names_every_contract():
     for contract in linter["contracts"]:
         words = contract["name"].split(" (")[0]
         assert words in page, f"docs/architecture.md does not describe the contract {contract['name']!r}"
+
+
+def test_no_import_circle_in_the_core():
+    """No two core modules reach each other through imports — module-level, function-level or typing-only."""
+    grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter (the [test] extra)")
+    g = grimp.build_graph("citefix", include_external_packages=False)
+    seen: set[str] = set()
+    circles = []
+    for m in sorted(g.modules):
+        if m in seen:
+            continue
+        group = (g.find_downstream_modules(m) | {m}) & (g.find_upstream_modules(m) | {m})
+        seen |= group
+        if len(group) > 1:
+            circles.append(sorted(group))
+    assert not circles, f"import circles: {circles}"

@@ -6,7 +6,8 @@ import difflib
 import json
 import sys
 
-from citefix.export import best_round_of, export_run  # noqa: F401 - core; the commands below use them
+from citefix.export import export_run  # noqa: F401 - core; the commands below use them
+from citefix.refine.stopping import best_round_of
 
 
 def register(sub) -> None:

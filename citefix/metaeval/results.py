@@ -7,9 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SerializeAsAny, field_validator
 
-import citefix
 from citefix.metaeval import protocols as P
 from citefix.metaeval.loaders import Shape, SkippedRecord
+from citefix.version import __version__
 
 Aggregate = Literal["min", "mean"]
 
@@ -84,7 +84,7 @@ class MetaEvalResult(BaseModel):
     duration_s: float = 0.0
     cancelled: bool = False
     notes: list[str] = Field(default_factory=list)
-    version: str = citefix.__version__
+    version: str = __version__
 
     @field_validator("stats", mode="before")
     @classmethod

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-import citefix
 from citefix.metaeval.results import ItemScore, MetaEvalResult
+from citefix.version import __version__
 
 
 def result_signature(path: str | Path, command: str, verifiers: Mapping[str, Any], decomposer: Any = None) -> str:
@@ -18,7 +18,7 @@ def result_signature(path: str | Path, command: str, verifiers: Mapping[str, Any
     from citefix.refine.incremental import verifier_fingerprint
 
     h = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    parts = {"file": h, "command": command.split(" ", 3)[-1], "version": citefix.__version__,
+    parts = {"file": h, "command": command.split(" ", 3)[-1], "version": __version__,
              "verifiers": {n: verifier_fingerprint(v) for n, v in verifiers.items()},
              "decomposer": getattr(decomposer, "name", None)}
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()

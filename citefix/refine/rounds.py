@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citefix.models import CallRecord, Evaluation
-from citefix.refine.stopping import FAILURE_REASONS
 from citefix.refine.vocabulary import Feedback, Revision
 
+# Stop reasons that mean something failed (the CLI exits 3 on them).
+FAILURE_REASONS = {"evaluation_error", "llm_error", "revision_empty", "revision_refused"}
 
 @dataclass(eq=False)
 class Round:

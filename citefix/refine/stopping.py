@@ -11,15 +11,8 @@ The rules read rounds (`citefix.refine.rounds.Round`) and the lineage of the cur
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from citefix.errors import ConfigError
-
-if TYPE_CHECKING:
-    from citefix.refine.rounds import Round
-
-# Stop reasons that mean something failed (the CLI exits 3 on them).
-FAILURE_REASONS = {"evaluation_error", "llm_error", "revision_empty", "revision_refused"}
+from citefix.refine.rounds import FAILURE_REASONS, Round  # noqa: F401 - FAILURE_REASONS re-exported
 
 
 def selection_score(r: Round, *, judge: bool) -> float | None:
@@ -69,3 +62,13 @@ def stop_reason(cur: Round | None, chain: list[Round], *, judge: bool, max_round
         if depth - best_depth >= patience:
             return "no_improvement"
     return None
+
+
+def best_round_of(run: dict, rows: list[dict]) -> int | None:
+    """The run's best round as stored; else the last round."""
+    if not rows:
+        return None
+    ns = {r["n"] for r in rows}
+    if run.get("best_round") is not None and run["best_round"] in ns:
+        return run["best_round"]
+    return rows[-1]["n"]

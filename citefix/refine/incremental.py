@@ -145,7 +145,8 @@ class CachingVerifier:
         return getattr(self.inner, item)
 
     def key(self, unit: Unit, case: Case, target: Sequence[str]) -> str:
-        payload = json.dumps([self.fingerprint, unit.text, sources_hash(case, target), case.kind], ensure_ascii=False)
+        payload = json.dumps([self.fingerprint, unit.text, unit.kind, sources_hash(case, target), case.kind],
+                             ensure_ascii=False)
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def _get(self, key: str) -> dict | None:

@@ -263,7 +263,8 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
 
     def _capped(self, feat: dict[str, Any], p: dict[str, Any] | None = None) -> bool:
         """Whether the cap applies: the unit has an invented number, date or name (missing entity weight ≥ 1) or,
-        with the local checks on, a value, verb polarity or role assignment that its evidence contradicts. Values
+        with the local checks on, a value, verb polarity or role assignment that its evidence contradicts, or (when
+        ``cap.invented_words`` is set) that many content words found nowhere in the source, in form or meaning. Values
         found only away from the evidence (misplaced) are reported but do not cap: on human-labelled dev data they
         fire on 19-42% of supported texts (bench/lodo.py caps)."""
         p = p or self.profile_params(feat.get("profile"))
@@ -271,6 +272,12 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         hard = feat["missing_numbers"] + feat["missing_dates"] + feat["missing_entities"]
         if p.get("combined", {}).get("method") == "local" and cap.get("local", True):
             hard += feat.get("value_conflict", 0) + feat.get("polarity_mismatch", 0) + feat.get("role_swap", 0)
+            # an atomic fact (an ACU or a clause unit, not a whole sentence or claim) with `invented_words` or more
+            # content words that no source word matches in form or in meaning (one alone may be a paraphrase the token
+            # alignment misses; 0 turns the check off)
+            need = int(cap.get("invented_words") or 0)
+            if need and feat.get("atomic") and feat.get("invented_words", 0) >= need:
+                hard += 1
         return bool(cap.get("enabled")) and hard >= 1
 
     def score(self, feat: dict[str, Any], signal: str | None = None) -> float:
@@ -345,6 +352,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         if signal == "combined":
             marks += [(m["start"], m["end"]) for m in f.get("misplaced", [])]
             marks += [(m["start"], m["end"]) for m in f.get("structure", [])]
+            marks += [(m["start"], m["end"]) for m in f.get("invented", [])]
         if signal in ("combined", "alignment"):
             marks += [(m["start"], m["end"]) for m in f["low_tokens"]]
         # Only a unit that is not judged supported gets its weak words painted.
@@ -363,6 +371,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             "unsupported_tokens": [m["text"] for m in f["low_tokens"]],
             "local_alignment": round(f.get("local_alignment", 0.0), 4),
             "misplaced": [m["text"] for m in f.get("misplaced", [])],
+            "invented": [m["text"] for m in f.get("invented", [])],
             "structure": [f"{m['kind']}: {m['text']}" for m in f.get("structure", [])],
             "features": {k: f[k] for k in _FEATURE_KEYS + _LOCAL_KEYS if k in f},
         }

@@ -114,11 +114,31 @@ class UnitSignals:
             f["local_alignment_raw"] = _finite(lprec)
             f["local_alignment"] = _clip01((f["local_alignment_raw"] - ab) / (1 - ab))
             f["low_tokens"] = self._low_words(unit.text, offsets, loc_cos, weights)
+            invented = self._invented_words(content, offsets, best_cos, pool)
         else:
             f["alignment_raw"] = f["local_alignment_raw"] = 0.0
             f["alignment"] = f["local_alignment"] = 0.0
             f["low_tokens"] = []
+            invented = []
+        f["invented_words"] = len(invented)
+        f["atomic"] = unit.kind in ("acu", "clause")
+        f["invented"] = [{"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)} for t in invented]
         return f
+
+    def _invented_words(self, content: list, offsets, best_cos: list[float], pool: _Pool) -> list:
+        """Content words of the focus that the source holds neither as a word or lemma nor as a near meaning: every
+        word piece of the word aligns below the token threshold to every source token (a paraphrase such as "start"
+        for "begin" aligns; "chairs" where no source token is near it does not)."""
+        th = self.params["alignment"]["token_threshold"]
+        out = []
+        for t in content:
+            if self._known(t, pool):
+                continue
+            a, b = t.idx, t.idx + len(t.text)
+            cs = [c for (s, e), c in zip(offsets, best_cos) if e > s and s < b and e > a]
+            if cs and max(cs) < th:
+                out.append(t)
+        return out
 
     def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None) -> tuple[list[Any], tuple[int, int] | None]:
         """The evidence region(s) of a unit, and the sentence piece that locates it.
@@ -467,7 +487,7 @@ _FEATURE_KEYS = (
     "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",
 )
 _LOCAL_KEYS = ("misplaced_numbers", "misplaced_dates", "misplaced_entities", "misplaced_word_frac",
-               "polarity_mismatch", "role_swap", "value_conflict")
+               "polarity_mismatch", "role_swap", "value_conflict", "invented_words")
 _DATE_WORDS = set(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()

@@ -48,6 +48,7 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "local4h": {"combined": {"method": "local", "signals": ["lexical", "lexical", "alignment", "alignment", "similarity", "similarity", "entail"]},
                 "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "lexical", "alignment", "alignment", "similarity", "similarity", "entail"]}}}},
     "local-inv": {"cap": {"invented_words": 0}},  # without the invented-words cap
+    "local-sub": {"cap": {"substitution": False}},  # without the name-substitution check
     "local2": {"combined": {"method": "local", "signals": ["lexical", "alignment"]},
                "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "alignment"]}}}},
 }
@@ -274,7 +275,7 @@ def caps(args) -> None:
     sets = {n: json.loads((CACHE / f"{n}.json").read_text()) for n in SETS if (CACHE / f"{n}.json").exists()}
     need = int(_verifier(None).params["cap"].get("invented_words") or 0)
     checks = ("missing_numbers", "missing_dates", "missing_entities", "value_conflict", "polarity_mismatch",
-              "role_swap", "invented_words", "misplaced_numbers", "misplaced_dates", "misplaced_entities")
+              "role_swap", "name_substitution", "invented_words", "misplaced_numbers", "misplaced_dates", "misplaced_entities")
     for mode in ("whole", "units"):
         print(f"\n## {mode}: share of supported / unsupported items on which the check fires\n")
         print("| check | " + " | ".join(sets) + " |")

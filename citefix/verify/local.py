@@ -13,7 +13,9 @@ not the context copied in to make it checkable) must be found there:
   such) is a *role swap*;
 * a number, date or name of the unit that the region does not hold, where the region holds a *different* value of the
   same kind hanging on the same word ("take two years" / "take about eighteen months"; "Smith joined" / "Jones
-  joined" in the same role), is a *value conflict*: the evidence contradicts the value, not merely omits it.
+  joined" in the same role), is a *value conflict*: the evidence contradicts the value, not merely omits it;
+* a name of the unit standing, word for word, where a sentence of the region has another name ("developed by the BBC,
+  has been" / "developed by the OU, has been"), with no word shared by the two names, is a *name substitution*.
 
 Pure functions over spaCy docs and the verifier's per-source word lists; no model of their own.
 """
@@ -21,6 +23,7 @@ Pure functions over spaCy docs and the verifier's per-source word lists; no mode
 from __future__ import annotations
 
 import bisect
+import difflib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -217,4 +220,61 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
                 out.append({"kind": "conflict", "value_kind": kind, "text": ent.text, "start": ent.start_char,
                             "end": ent.end_char, "evidence": hit.text})
                 break
+    return out
+
+
+# entity labels of names (for a substitution both sides must be names: proper nouns or tokens of these entities)
+_NAME_ENTS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"}
+SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together (a sentence edge counts as a side)
+_MAX_NAME_WORDS = 6
+
+
+def _is_name(toks: Sequence[Any]) -> bool:
+    words = [t for t in toks if not t.is_punct]
+    return (0 < len(words) <= _MAX_NAME_WORDS and any(t.is_alpha for t in words)
+            and all(t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS for t in words))
+
+
+def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
+                       context: int = SUBSTITUTION_CONTEXT) -> list[dict]:
+    """Names of the focus that stand where a region sentence, copied word for word around them, has another name.
+
+    The unit's words are aligned to each region sentence (difflib on lower-cased tokens); a replaced stretch counts
+    when both sides are names (proper nouns or name entities) sharing no word ("Mr Brown" / "David Brown" is the same
+    man named two ways), the words next to it on each side are copied unchanged (a sentence edge counts as a side),
+    and at least `context` copied words surround it. This catches an entity taken from elsewhere in the article and
+    put in another's place, which the region-level checks miss when the verb or role gives no handle."""
+    utoks = [t for t in doc if not t.is_space]
+    uw = [t.lower_ for t in utoks]
+    out: list[dict] = []
+    seen: set[int] = set()
+    for rd in region_docs:
+        for sent in getattr(rd, "sents", [rd]):
+            stoks = [t for t in sent if not t.is_space]
+            ops = difflib.SequenceMatcher(a=uw, b=[t.lower_ for t in stoks], autojunk=False).get_opcodes()
+            for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+                if tag != "replace":
+                    continue
+                left = ops[k - 1] if k > 0 else None
+                right = ops[k + 1] if k + 1 < len(ops) else None
+                if left is not None and (left[0] != "equal"):
+                    continue
+                if right is not None and (right[0] != "equal"):
+                    continue
+                if left is None and right is None:
+                    continue
+                n_ctx = (left[2] - left[1] if left else 0) + (right[2] - right[1] if right else 0)
+                if n_ctx < context:
+                    continue
+                a, b = utoks[i1:i2], stoks[j1:j2]
+                if not (_is_name(a) and _is_name(b)):
+                    continue
+                if {t.lower_ for t in a if t.is_alpha} & {t.lower_ for t in b if t.is_alpha}:
+                    continue
+                start, end = a[0].idx, a[-1].idx + len(a[-1].text)
+                if start in seen or not in_focus(start, end, focus):
+                    continue
+                seen.add(start)
+                out.append({"kind": "substitution", "text": doc.text[start:end], "start": start, "end": end,
+                            "evidence": sent.text[b[0].idx - sent.start_char : b[-1].idx + len(b[-1].text) - sent.start_char]})
     return out

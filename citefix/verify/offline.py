@@ -272,6 +272,8 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         hard = feat["missing_numbers"] + feat["missing_dates"] + feat["missing_entities"]
         if p.get("combined", {}).get("method") == "local" and cap.get("local", True):
             hard += feat.get("value_conflict", 0) + feat.get("polarity_mismatch", 0) + feat.get("role_swap", 0)
+            if cap.get("substitution", True):
+                hard += feat.get("name_substitution", 0)
             # an atomic fact (an ACU or a clause unit, not a whole sentence or claim) with `invented_words` or more
             # content words that no source word matches in form or in meaning (one alone may be a paraphrase the token
             # alignment misses; 0 turns the check off)

@@ -19,6 +19,7 @@ from citefix.verify.lexical import date_words, find_numbers, negations, number_s
 from citefix.verify.local import (
     focus_ranges,
     in_focus,
+    name_substitutions,
     polarity_mismatches,
     region_words,
     role_swaps,
@@ -234,7 +235,7 @@ class UnitSignals:
         if not regions:
             return {"misplaced": [], "misplaced_numbers": 0, "misplaced_dates": 0, "misplaced_entities": 0.0,
                     "misplaced_word_frac": 0.0, "polarity_mismatch": 0, "role_swap": 0, "value_conflict": 0,
-                    "structure": []}
+                    "name_substitution": 0, "structure": []}
         seq: list[tuple[int, str, str]] = []
         texts: list[str] = []
         for r in regions:
@@ -289,6 +290,11 @@ class UnitSignals:
         # another sentence) is not contradicted by a different value in this region
         conflicts = [c for c in value_conflicts(doc, focus, rdocs) if not anchored(c["start"], c["end"])]
         structure += conflicts
+        # a name in a word-for-word copy of a region sentence where that sentence has another name: the copy pins
+        # the slot, so a sentence elsewhere holding the name on the same word does not excuse it
+        taken = {c["start"] for c in conflicts}
+        subs = [c for c in name_substitutions(doc, focus, rdocs) if c["start"] not in taken]
+        structure += subs
         return {
             "misplaced": out,
             "misplaced_numbers": n_num,
@@ -298,6 +304,7 @@ class UnitSignals:
             "polarity_mismatch": n_pol,
             "role_swap": len(swaps),
             "value_conflict": len(conflicts),
+            "name_substitution": len(subs),
             "structure": structure,
         }
 
@@ -487,7 +494,7 @@ _FEATURE_KEYS = (
     "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",
 )
 _LOCAL_KEYS = ("misplaced_numbers", "misplaced_dates", "misplaced_entities", "misplaced_word_frac",
-               "polarity_mismatch", "role_swap", "value_conflict", "invented_words")
+               "polarity_mismatch", "role_swap", "value_conflict", "invented_words", "name_substitution")
 _DATE_WORDS = set(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()

@@ -54,7 +54,7 @@ def peak_rss_mb() -> float:
 
 
 def bench_claims(cases, repeat: int):
-    from citefix.citations import parse_case
+    from citefix.cited.parse import parse_case
     from citefix.decompose.claims import ClaimDecomposer
     from citefix.nlp import load_spacy
 

@@ -23,7 +23,7 @@ _WS = re.compile(r"\s+")
 
 
 def norm(text: str) -> str:
-    from citefix.citations import parse_citations
+    from citefix.cited.parse import parse_citations
 
     clean = " ".join(s.clean for s in parse_citations(text).sentences)
     return _WS.sub(" ", clean).strip().lower()

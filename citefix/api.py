@@ -169,7 +169,8 @@ def compare(cases: Any, *, strategies: Iterable[str] = ("acu", "none"), rounds: 
     `citefix compare` does. `cases`: a case file path or a list of Cases. With report_dir, also writes the report
     files there."""
     from citefix.pipeline import RunSettings, build_run_pipeline
-    from citefix.refine.compare import collect, run_compare, select_cases, write_report
+    from citefix.refine.compare import run_compare, select_cases
+    from citefix.refine.compare_report import collect, write_report
     from citefix.refine.feedback import available_strategies
     from citefix.store import Store
 

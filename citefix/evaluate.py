@@ -106,7 +106,7 @@ def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None =
     on_event = on_event or _noop
     started = time.perf_counter()
     if case.kind == "cited_answer":
-        from citefix.cited import evaluate_cited
+        from citefix.cited.evaluate import evaluate_cited
 
         ev = evaluate_cited(case, decomposer=decomposer, verifier=verifier, on_event=on_event)
         ev.models = models_used(decomposer, verifier)

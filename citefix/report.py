@@ -107,7 +107,7 @@ def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str
         con.print(marked_plain(ev), markup=False)
     con.print()
     if ev.kind == "cited_answer" and ev.metrics.get("citations"):
-        from citefix.report_cited import render_cited
+        from citefix.cited.report import render_cited
 
         render_cited(ev, con, color=color)
     # A cited answer's ALCE sentence units are shown by render_cited beside its claims; here only the claims.

@@ -157,8 +157,8 @@ def run(args) -> int:
     if many and cited:
         import json
 
-        from citefix.cited import summarise
-        from citefix.report_cited import render_summary
+        from citefix.cited.evaluate import summarise
+        from citefix.cited.report import render_summary
 
         summary = summarise(cited)
         print(json.dumps({"summary": summary}) if args.json else render_summary(summary), flush=True)

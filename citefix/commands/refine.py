@@ -301,7 +301,8 @@ def _write_out(path: str, results) -> None:
 
 def cmd_compare(args) -> int:
     from citefix.inputs import load_cases
-    from citefix.refine.compare import run_compare, select_cases, write_report
+    from citefix.refine.compare import run_compare, select_cases
+    from citefix.refine.compare_report import write_report
     from citefix.refine.feedback import available_strategies
     from citefix.store import Store
 
@@ -397,7 +398,7 @@ def cmd_compare(args) -> int:
     if budget is not None and budget.reached:
         print(f"citefix: {budget.message()}; the report covers the runs done", file=sys.stderr)
         code = 3
-    from citefix.refine.compare import unfinished_runs
+    from citefix.refine.compare_report import unfinished_runs
 
     unfinished = unfinished_runs(store, result.by_strategy())
     if unfinished:

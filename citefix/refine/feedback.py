@@ -246,7 +246,8 @@ def _citation_kind(alone: bool | None, without: bool | None) -> str | None:
 
 
 def _issues_from_metrics(ev: Evaluation) -> list[CitationIssue] | None:
-    """Read the per-group rows of evaluation.metrics["citations"] (citefix.cited); None when they are not there."""
+    """Read the per-group rows of evaluation.metrics["citations"] (citefix.cited.evaluate); None when they are not
+    there."""
     m = ev.metrics.get("citations") if isinstance(ev.metrics, dict) else None
     if not isinstance(m, dict):
         return None
@@ -271,7 +272,7 @@ def _issues_from_metrics(ev: Evaluation) -> list[CitationIssue] | None:
             if not isinstance(c, dict):
                 continue
             sid = str(c.get("id") or "")
-            # one definition with the report (citefix.metrics): the label the metrics gave, nothing recomputed here
+            # one definition with the report (citefix.cited.metrics): the label the metrics gave, nothing recomputed
             if c.get("label") == "redundant" or c.get("redundant"):
                 issues.append(CitationIssue("redundant", claim, cited, sid, unit))
     return issues

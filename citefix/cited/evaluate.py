@@ -2,8 +2,8 @@
 
 `evaluate_cited` is what `citefix.evaluate.evaluate` calls for a case of kind "cited_answer". It runs ALiiCE (one
 claim per citation group, citefix.decompose.claims) and ALCE (one unit per cited sentence) over the same batched
-verifier calls (citefix.metrics.score_units) and puts everything a view needs into the Evaluation, so a stored round
-reprints identically (`citefix show`) and the TUI can paint it:
+verifier calls (citefix.cited.metrics.score_units) and puts everything a view needs into the Evaluation, so a stored
+round reprints identically (`citefix show`) and the TUI can paint it:
 
 * **units** — the ALiiCE claims (ids u1, u2, …; kind "claim", or "sentence" for a one-group sentence or a fallback)
   followed by the ALCE sentence units (ids s1, s2, …; kind "sentence"). `meta["method"]` is "aliice" or "alce";
@@ -24,7 +24,8 @@ reprints identically (`citefix show`) and the TUI can paint it:
 * **metrics["support"]** — full / partial / none per statement (an ALCE sentence; its atomic units are its ALiiCE
   claims) and per statement–citation pair (the claims that cite the passage, judged against it alone). A unit is
   supported at a score >= the entailment threshold; all units supported → full; none supported (and none judged
-  partial by the verifier) → none; otherwise partial (citefix.support.SupportSettings: full_at 1.0, none_at 0.0).
+  partial by the verifier) → none; otherwise partial (citefix.cited.support.SupportSettings: full_at 1.0, none_at
+  0.0).
 * **status** — "ok"; "uncited" when the answer has no citation mark at all (score None, a message saying so);
   "no_units" when nothing could be cut; "error" when every claim's judgement failed. Parse problems (malformed marks,
   "passage [7] not found") and verifier errors are listed in `errors`; they never raise.
@@ -38,9 +39,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Iterable, Literal, Sequence, cast
 
-from citefix.citations import ParsedAnswer, Sentence, parse_case
-from citefix.events import Event
-from citefix.metrics import (
+from citefix.cited.metrics import (
     AnswerCitationScores,
     ClaimScore,
     MethodScores,
@@ -49,8 +48,10 @@ from citefix.metrics import (
     cvcp_values,
     score_units,
 )
+from citefix.cited.parse import ParsedAnswer, Sentence, parse_case
+from citefix.cited.support import PairSupport, SupportSettings, support_from_verdicts
+from citefix.events import Event
 from citefix.models import Case, Evaluation, Unit, Verdict
-from citefix.support import PairSupport, SupportSettings, support_from_verdicts
 
 ALIICE: Literal["aliice"] = "aliice"
 ALCE: Literal["alce"] = "alce"

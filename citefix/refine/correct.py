@@ -7,6 +7,8 @@ window widened by one sentence on each side, parsed with spaCy) and tries, in th
   replaced by the evidence's value of the same kind that hangs on the same word ("take two years" → "take about
   eighteen months": both are durations of "take"); a name is replaced only by a name of the same type in the same
   role of the same verb;
+* **name** — a name standing, word for word, where the evidence sentence has another name (the verifier's name
+  substitution) gets the evidence's name;
 * **negation** — a verb whose polarity the evidence contradicts gets the evidence's verb group ("approved" → "did not
   approve", "was not elected" → "was elected");
 * **roles** — a verb whose subject and object the evidence holds the other way round gets them swapped back.
@@ -23,7 +25,7 @@ from typing import Any, Callable
 
 from citefix.chunking import split_sentences
 from citefix.models import Case, Unit, Verdict
-from citefix.verify.local import ARG_POS, NAME_KINDS, NOT_ARG, VALUE_LABELS
+from citefix.verify.local import ARG_POS, NAME_KINDS, NOT_ARG, VALUE_LABELS, name_substitutions
 from citefix.verify.local import anchor as _anchor
 from citefix.verify.local import arg_role as _role
 
@@ -33,7 +35,7 @@ _NEG = {"not", "n't", "never", "no"}
 @dataclass
 class Correction:
     unit: str
-    kind: str  # value | negation | roles
+    kind: str  # value | name | negation | roles
     start: int  # character range in the case text
     end: int
     old: str
@@ -97,8 +99,8 @@ class Corrector:
             toks = [t for t in doc if any(a <= to_orig(t.idx, t.idx + len(t.text))[0] < b for a, b in pieces)]
             if not toks:
                 continue
-            found = (self._values(u, toks, rdoc, sid, off, known) or self._negation(u, v, toks, rdoc, sid, off)
-                     or self._roles(u, v, toks, rdoc, sid, off))
+            found = (self._values(u, toks, rdoc, sid, off, known) or self._names(u, v, toks, rdoc, sid, off, known)
+                     or self._negation(u, v, toks, rdoc, sid, off) or self._roles(u, v, toks, rdoc, sid, off))
             for c in found:
                 a, b = to_orig(c.start, c.end)
                 if any(a < y and x < b for x, y in taken):
@@ -161,6 +163,25 @@ class Corrector:
                     new = (want.capitalize() if prev.text[0].isupper() else want) + " " + new
             old = doc.text[a:b]
             out.append(Correction(u.id, "value", a, b, old, new, _ev(sid, off, best.start_char, best.end_char, best.text)))
+        return out
+
+    # --- names ----------------------------------------------------------------------------------------------------
+
+    def _names(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int, known) -> list[Correction]:
+        """A name the verifier found standing where the evidence sentence, copied word for word, has another name
+        (a name substitution) gets the evidence's name back."""
+        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("substitution: ")}
+        if not flagged:
+            return []
+        doc = toks[0].doc
+        span = [(toks[0].idx, toks[-1].idx + len(toks[-1].text))]
+        out = []
+        for sub in name_substitutions(doc, span, [rdoc]):
+            if sub["text"] not in flagged or not all(known(w) for w in re.findall(r"[A-Za-z]+", sub["evidence"])):
+                continue
+            at = rdoc.text.find(sub["evidence"])
+            ev = _ev(sid, off, at, at + len(sub["evidence"]), sub["evidence"]) if at >= 0 else {"source_id": sid}
+            out.append(Correction(u.id, "name", sub["start"], sub["end"], sub["text"], sub["evidence"], ev))
         return out
 
     # --- negation -------------------------------------------------------------------------------------------------

@@ -235,6 +235,15 @@ def _is_name(toks: Sequence[Any]) -> bool:
             and all(t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS for t in words))
 
 
+def _whole_name(toks: Sequence[Any], i: int, j: int) -> list[Any]:
+    """toks[i:j] widened over the name words right next to it."""
+    while i > 0 and _is_name([toks[i - 1]]):
+        i -= 1
+    while j < len(toks) and _is_name([toks[j]]):
+        j += 1
+    return list(toks[i:j])
+
+
 def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
                        context: int = SUBSTITUTION_CONTEXT) -> list[dict]:
     """Names of the focus that stand where a region sentence, copied word for word around them, has another name.
@@ -269,7 +278,9 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                 a, b = utoks[i1:i2], stoks[j1:j2]
                 if not (_is_name(a) and _is_name(b)):
                     continue
-                if {t.lower_ for t in a if t.is_alpha} & {t.lower_ for t in b if t.is_alpha}:
+                # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
+                wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)
+                if {t.lower_ for t in wa if t.is_alpha} & {t.lower_ for t in wb if t.is_alpha}:
                     continue
                 start, end = a[0].idx, a[-1].idx + len(a[-1].text)
                 if start in seen or not in_focus(start, end, focus):

@@ -292,6 +292,21 @@ def caps(args) -> None:
             print(f"| {c} | " + " | ".join(cells) + " |")
 
 
+def plateau(args) -> None:
+    """Balanced accuracy of the packaged combination at each supported threshold in a band, per set and on average
+    (the quantity the LODO rule maximises), for whole texts and atomic units: how flat the choice is."""
+    sets = {n: json.loads((CACHE / f"{n}.json").read_text()) for n in SETS if (CACHE / f"{n}.json").exists()}
+    v = _verifier(None)
+    for mode in ("whole", "units"):
+        print(f"\n## {mode}: balanced accuracy by threshold\n")
+        print("| threshold | " + " | ".join(sets) + " | mean |")
+        print("|---|" + "---|" * (len(sets) + 1))
+        sc = {n: _item_scores(v, rows, "combined", mode) for n, rows in sets.items()}
+        for t in np.arange(0.17, 0.47, 0.04):
+            b = [_bacc(sc[n], np.array([r["label"] for r in sets[n]]), float(t)) for n in sets]
+            print(f"| {t:.2f} | " + " | ".join(f"{x:.3f}" for x in b) + f" | {np.mean(b):.3f} |")
+
+
 def _fires(f: dict[str, Any], check: str, need: int) -> bool:
     """Whether one check fires on one unit's features: invented words as the verifier applies them (atomic units,
     at least the packaged count), every other check at 1 or more."""
@@ -310,8 +325,9 @@ def main() -> None:
     f.add_argument("--data-dir", default=None, help="the shared data folder (default ../shared/data)")
     sub.add_parser("eval")
     sub.add_parser("caps", help="how often each hard check fires on supported / unsupported items")
+    sub.add_parser("plateau", help="balanced accuracy by supported threshold (how flat the LODO choice is)")
     args = ap.parse_args()
-    {"features": features, "eval": evaluate, "caps": caps}[args.cmd](args)
+    {"features": features, "eval": evaluate, "caps": caps, "plateau": plateau}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,13 @@ def test_a_name_at_the_start_of_the_sentence_needs_context_on_one_side(nlp):
     assert [s["text"] for s in subs] == ["Argentina"]
 
 
+def test_a_shared_title_does_not_make_two_people_one(nlp):
+    """A quote given to another speaker: "Mr" is shared, the names are not."""
+    subs = _subs(nlp, "Mr Modi said that nearly $30bn in old notes had been deposited.",
+                 "Mr Jaitley said that nearly $30bn in old notes had been deposited in banks.")
+    assert [(s["text"], s["evidence"]) for s in subs] == [("Modi", "Jaitley")]
+
+
 @pytest.mark.parametrize("text, evidence", [
     # the same man named two ways: the names share a word
     ("Mr Brown said the cost had risen by a third.", "David Brown said the cost had risen by a third."),

@@ -235,6 +235,14 @@ def _is_name(toks: Sequence[Any]) -> bool:
             and all(t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS for t in words))
 
 
+# titles that two different people share ("Mr Modi" / "Mr Jaitley"): not a word that makes two names one
+_TITLES = set("mr mrs ms miss mx dr prof professor sir dame lord lady rev st".split())
+
+
+def _name_words(toks: Sequence[Any]) -> set[str]:
+    return {t.lower_.rstrip(".") for t in toks if t.is_alpha and t.lower_.rstrip(".") not in _TITLES}
+
+
 def _whole_name(toks: Sequence[Any], i: int, j: int) -> list[Any]:
     """toks[i:j] widened over the name words right next to it."""
     while i > 0 and _is_name([toks[i - 1]]):
@@ -280,7 +288,7 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     continue
                 # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
                 wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)
-                if {t.lower_ for t in wa if t.is_alpha} & {t.lower_ for t in wb if t.is_alpha}:
+                if _name_words(wa) & _name_words(wb):
                     continue
                 start, end = a[0].idx, a[-1].idx + len(a[-1].text)
                 if start in seen or not in_focus(start, end, focus):

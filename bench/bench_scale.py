@@ -176,6 +176,7 @@ def main() -> None:
                     print(f"  {mode} {n}: exit {r['rc']}: {r['stderr_tail']}", flush=True)
         for n in sizes:
             by = {r["mode"]: r for r in rows if r["n"] == n}
+            by = {m: r for m, r in by.items() if r["rc"] in (0, 1)}  # a failed run has no time to compare
             if "serial" in by and "batched" in by and by["serial"]["check_s"] and by["batched"]["check_s"]:
                 print(f"{n} cases: batched / serial time {by['batched']['check_s'] / by['serial']['check_s']:.2f}")
             if "ray" in by and "batched" in by and by["ray"]["check_s"] and by["batched"]["check_s"]:

@@ -27,12 +27,17 @@ MAX_SOURCE_CHARS = 2_000_000
 # The text is cut into units sentence by sentence; a "sentence" this long is not prose (the clause walk is superlinear
 # in sentence length), so it is refused with a message rather than ground through for minutes.
 MAX_SENTENCE_CHARS = 3_000
+# A case file holds many cases, each held to the limits above on its own: the file's own bound is only against reading
+# something that is not a case file at all (a batch of 29k claims with their documents is a few hundred MB at most).
+MAX_CASE_FILE_CHARS = 1_000_000_000
 MAX_JSON_DEPTH = 64  # a case is at most ~5 levels deep; metadata gets room, a pathological nesting is refused
 _CASE_FIELDS = set(Case.model_fields)
 
 
-def read_text(path: str, what: str) -> str:
-    """Read a UTF-8 text file or standard input ('-'), or raise InputError naming the file and the fix."""
+def read_text(path: str, what: str, *, limit: int = MAX_SOURCE_CHARS) -> str:
+    """Read a UTF-8 text file or standard input ('-'), or raise InputError naming the file and the fix. A text
+    longer than `limit` characters is refused (a source or summary: MAX_SOURCE_CHARS; a case file: its cases are
+    held to the per-case limits one by one, the file to MAX_CASE_FILE_CHARS)."""
     if path == "-":
         data = sys.stdin.buffer.read()
         name = "<stdin>"
@@ -55,8 +60,8 @@ def read_text(path: str, what: str) -> str:
         ) from exc
     if not text.strip():
         raise InputError(f"{name}: the {what} is empty; give a file with text in it")
-    if len(text) > MAX_SOURCE_CHARS:
-        raise InputError(f"{name}: {len(text):,} characters is beyond what citefix checks ({MAX_SOURCE_CHARS:,}); split it")
+    if len(text) > limit:
+        raise InputError(f"{name}: {len(text):,} characters is beyond what citefix checks ({limit:,}); split it")
     return text
 
 
@@ -78,7 +83,7 @@ def load_cases(path: str) -> list[Case]:
 def iter_cases(path: str, *, skipped: list[str] | None = None) -> Iterator[Case]:
     """Cases in order. With `skipped` (a list), a JSONL line that is not a valid case is left out and its message
     appended there instead of raising."""
-    text = read_text(path, "case file")
+    text = read_text(path, "case file", limit=MAX_CASE_FILE_CHARS)
     name = "<stdin>" if path == "-" else path
     stripped = text.lstrip()
     is_jsonl = path.endswith(".jsonl") or (not path.endswith(".json") and _looks_jsonl(stripped))

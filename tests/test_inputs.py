@@ -79,6 +79,18 @@ def test_oversized_source_in_a_case_is_refused(tmp_path):
     assert "big.json" in msg and "split it" in msg
 
 
+def test_a_case_file_larger_than_one_source_may_hold_many_cases(tmp_path):
+    """The 2M-character bound is per source, not per file: a batch of thousands of cases is a few MB and more."""
+    src = "The depot closed in 1987 and has stood empty since. " * 2_000  # ~100k characters per case
+    n = MAX_SOURCE_CHARS // len(src) + 5
+    path = tmp_path / "batch.jsonl"
+    path.write_text("".join(json.dumps(dict(GOOD, id=f"c{i}", sources=[{"id": "1", "text": src}])) + "\n"
+                            for i in range(n)))
+    assert path.stat().st_size > MAX_SOURCE_CHARS
+    cases = load_cases(str(path))
+    assert len(cases) == n and cases[-1].id == f"c{n - 1}"
+
+
 # -- JSON ---------------------------------------------------------------------------------------------------------------
 
 

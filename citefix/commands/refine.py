@@ -90,6 +90,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, help="shuffle the cases with this seed before --limit")
     p.add_argument("--limit", type=int, help="use at most N cases")
     add_common(p)
+    from citefix.executor import add_executor_options
+
+    add_executor_options(p)
     p.set_defaults(func=cmd_compare)
 
 
@@ -306,6 +309,9 @@ def cmd_compare(args) -> int:
     from citefix.refine.feedback import available_strategies
     from citefix.store import Store
 
+    from citefix.executor import check_options, make_evaluator
+
+    check_options(args)  # --executor ray: Ray installed, no --max-cost
     strategies = list(dict.fromkeys(s.strip() for s in args.strategies.split(",") if s.strip()))
     unknown = [s for s in strategies if s not in available_strategies()]
     if not strategies or unknown:
@@ -374,13 +380,18 @@ def cmd_compare(args) -> int:
             cancel.set()  # --max-cost: no further run; the report covers what was done
 
     cancel = threading.Event()
+    # --executor ray: new runs are refined on Ray workers and imported here; unfinished runs are resumed here
+    evaluator = make_evaluator(args, settings)
     try:
         result = run_compare(cases, strategies=strategies, store=store, make_session_kwargs=kwargs_for,
                              base_signature=base_sig, max_rounds=args.rounds, target=args.target,
                              patience=args.patience or None, on_run=on_run, cancel=cancel,
-                             input_path=",".join(args.inputs))
+                             input_path=",".join(args.inputs), evaluator=evaluator,
+                             remote_spec={"reviser": run.reviser, "judge_verifier": run.judge_verifier})
     finally:
         bar.close()
+        if evaluator is not None:
+            evaluator.close()
     notes = [f"cases: {len(cases)} from {', '.join(args.inputs)}" + (f" (seed {args.seed})" if args.seed is not None else "")
              + (f", limit {args.limit}" if args.limit is not None else ""),
              f"LLM: {settings.llm or 'none (offline)'}; reviser: {_reviser_name(reviser, pipeline)}; "

@@ -5,6 +5,7 @@ real store. The Ray tests run a local 2-CPU instance and are skipped when Ray is
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from helpers import rows
@@ -232,8 +233,14 @@ def test_compare_on_ray_resumes_an_unfinished_run_on_the_driver(tmp_path):
     conn.execute("delete from rounds where run_id = ? and n > 0", [run_id])
     conn.execute("update runs set status = 'running', stop_reason = null, best_round = null, pid = 999999999 "
                  "where id = ?", [run_id])
-    conn.execute("delete from runs where id in (select r.id from runs r join cases c on c.id = r.case_pk where "
-                 "c.case_id = 'b' and r.strategy = 'none')")
+    # and run b · none never made: gone with its rounds
+    gone = conn.execute("select r.id from runs r join cases c on c.id = r.case_pk where c.case_id = 'b' and "
+                        "r.strategy = 'none'").fetchone()[0]
+    for table in ("verdicts", "units", "scores", "calls"):
+        conn.execute(f"delete from {table} where round_id in (select id from rounds where run_id = ?)", [gone])
+    conn.execute("delete from calls where run_id = ?", [gone])
+    conn.execute("delete from rounds where run_id = ?", [gone])
+    conn.execute("delete from runs where id = ?", [gone])
     conn.commit()
     conn.close()
     r = cli(*args, "--report", str(tmp_path / "o2"), "--executor", "ray", "--ray-workers", "2", tmp_path=tmp_path,
@@ -243,8 +250,11 @@ def test_compare_on_ray_resumes_an_unfinished_run_on_the_driver(tmp_path):
     after = _runs(db)
     assert len(after) == 4
     _assert_same(after, before)  # a · acu resumed to the same end; b · none refined anew on a worker
-    resumed = rows(db, "select status, stop_reason from runs where id = ?", [run_id])[0]
-    assert resumed["status"] == "finished"
+    # resumed in place on the driver (the same run row, its first round kept), not refined anew on a worker
+    assert re.search(rf"\[1/4\] a · acu: \S+ → \S+ \(best round \d+, \w+\) run {run_id}$", r.stderr, re.M), r.stderr
+    again = rows(db, "select r.id, r.status from runs r join cases c on c.id = r.case_pk where c.case_id = 'a' and "
+                     "r.strategy = 'acu'")
+    assert again == [{"id": run_id, "status": "finished"}]
 
 
 def test_compare_ray_flags(tmp_path):

@@ -303,13 +303,12 @@ def _write_out(path: str, results) -> None:
 
 
 def cmd_compare(args) -> int:
+    from citefix.executor import check_options, make_evaluator
     from citefix.inputs import load_cases
     from citefix.refine.compare import run_compare, select_cases
     from citefix.refine.compare_report import write_report
     from citefix.refine.feedback import available_strategies
     from citefix.store import Store
-
-    from citefix.executor import check_options, make_evaluator
 
     check_options(args)  # --executor ray: Ray installed, no --max-cost
     strategies = list(dict.fromkeys(s.strip() for s in args.strategies.split(",") if s.strip()))

@@ -6,6 +6,9 @@ evaluates the cases it is handed; evaluations flow back to the driver in input o
 SQLite store, each case in its usual transactions (run, round with its units, verdicts, scores and model calls), so
 resume, reuse of finished runs and every report work unchanged. Workers have no store: they do not answer model
 requests from the store's cache, and their model calls are written with the round rather than as each completes.
+`compare` sends out whole refinement runs: a worker refines one (case, strategy) into a private temporary SQLite store
+and returns it as plain rows (Store.export_run), which the driver writes into the real store in one transaction
+(Store.import_run); a run to resume stays on the driver.
 """
 
 from __future__ import annotations

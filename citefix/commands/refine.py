@@ -4,6 +4,7 @@ citefix refine CASES... [--strategy acu|critique|none|citation] [--rounds N] [--
                [--reviser auto|llm|offline] [--judge-llm M] [--judge-verifier V] [--out FILE] [--json] [--limit N]
 citefix refine --resume RUN [--rounds N ...]
 citefix compare CASES.jsonl --strategies acu,none [--rounds N] --report DIR [--seed N] [--limit N]
+                [--executor local|ray] [--ray-workers N] [--ray-address ADDR]
 
 Progress goes to standard error; with --json, standard output carries one JSON object per event
 (round_started, units_scored, revision_proposed, run_finished), each with "event", "run_id" and "case_id".
@@ -76,7 +77,8 @@ def register(sub) -> None:
                     "a Markdown table of scores per round and outcomes, and a plot of score against round.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  citefix compare cases.jsonl --strategies acu,critique,none --rounds 3 --report out/ --llm openai/gpt-4o-mini\n"
-               "  citefix compare xsumfaith.jsonl --strategies acu,none --limit 20 --seed 1 --report out/   # offline",
+               "  citefix compare xsumfaith.jsonl --strategies acu,none --limit 20 --seed 1 --report out/   # offline\n"
+               "  citefix compare cases.jsonl --strategies acu,none --report out/ --executor ray   # runs on Ray workers",
     )
     p.add_argument("inputs", nargs="+", help="case files (.json or .jsonl)")
     p.add_argument("--strategies", default="acu,none", help=f"comma-separated, from: {strategies} (default acu,none)")

@@ -6,6 +6,9 @@ evaluates the cases it is handed; evaluations flow back to the driver in input o
 SQLite store, each case in its usual transactions (run, round with its units, verdicts, scores and model calls), so
 resume, reuse of finished runs and every report work unchanged. Workers have no store: they do not answer model
 requests from the store's cache, and their model calls are written with the round rather than as each completes.
+`compare` sends out whole refinement runs: a worker refines one (case, strategy) into a private temporary SQLite store
+and returns it as plain rows (Store.export_run), which the driver writes into the real store in one transaction
+(Store.import_run); a run to resume stays on the driver.
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ class _Worker:
         self.settings = Settings(**settings)
         self._pipeline = None
         self._metaeval: dict[str, Any] = {}
+        self._refine: dict[tuple, Any] = {}  # compare: run pipelines by (reviser, judge verifier)
 
     def evaluate(self, case):
         from citefix.evaluate import evaluate
@@ -93,6 +97,41 @@ class _Worker:
             return ("ok", evaluate(case, decomposer=decomposer, verifier=pipeline.verifier,
                                    aggregation=pipeline.settings.aggregation))
         except Exception as exc:  # noqa: BLE001 - carried back to the driver, which raises it in its own process
+            return ("error", exc)
+
+    def refine_run(self, case, spec: dict):
+        """compare: one (case, strategy) refinement with the compare command's settings, into a private temporary
+        store (a real SQLite file); the run read back as plain rows (Store.export_run) for the driver to import, and
+        its RefineResult. spec: reviser, judge_verifier, strategy, signature, max_rounds, target, patience,
+        input_path."""
+        import tempfile
+        from pathlib import Path
+
+        from citefix.refine.session import refine
+        from citefix.store import Store
+
+        try:
+            key = (spec.get("reviser"), spec.get("judge_verifier"))
+            pipeline = self._refine.get(key)
+            if pipeline is None:  # built once per actor (spaCy, MiniLM, verifier, judge); caches in memory only
+                from citefix.pipeline import RunSettings, build_run_pipeline
+
+                run = RunSettings(settings=self.settings, reviser=spec.get("reviser"),
+                                  judge_verifier=spec.get("judge_verifier"))
+                pipeline = self._refine[key] = build_run_pipeline(run, None)
+            kwargs = {**pipeline.refine_kwargs(), "strategy": spec["strategy"]}
+            settings = {**kwargs.pop("settings", {}), "signature": spec["signature"]}
+            with tempfile.TemporaryDirectory(prefix="citefix-ray-") as folder:
+                store = Store(Path(folder) / "run.db")
+                try:
+                    res = refine(case, store=store, max_rounds=spec["max_rounds"], target=spec.get("target"),
+                                 patience=spec.get("patience"), settings=settings, command="compare",
+                                 input_path=spec.get("input_path"), **kwargs)
+                    bundle = store.export_run(res.run_id)
+                finally:
+                    store.close()
+            return ("ok", (bundle, res))
+        except Exception as exc:  # noqa: BLE001
             return ("error", exc)
 
     def score_records(self, spec: dict, jobs, options: dict):
@@ -186,6 +225,19 @@ class RayEvaluator:
         chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
         spec = self.metaeval
         return self._results(pool.map(lambda a, c: a.score_records.remote(spec, c, options), chunks))
+
+    def refine_runs(self, jobs: list[tuple], spec: dict) -> Iterator:
+        """compare: each (case, per-run spec) refined on the workers (_Worker.refine_run), all handed out now; yields
+        (bundle, RefineResult) in input order. `spec` holds what every run shares (reviser, judge verifier, loop
+        limits, input path); a job's own dict its strategy and signature."""
+        if not jobs:
+            return iter(())
+        self._pool(len(jobs))
+        # every run is queued on an actor now (round robin; an actor runs its queue in order), so the workers keep
+        # going while the driver imports results or resumes runs of its own
+        refs = [self._actors[i % len(self._actors)].refine_run.remote(case, {**spec, **own})
+                for i, (case, own) in enumerate(jobs)]
+        return self._results(self.ray.get(ref) for ref in refs)
 
     @staticmethod
     def _results(results) -> Iterator:

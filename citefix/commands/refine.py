@@ -4,6 +4,7 @@ citefix refine CASES... [--strategy acu|critique|none|citation] [--rounds N] [--
                [--reviser auto|llm|offline] [--judge-llm M] [--judge-verifier V] [--out FILE] [--json] [--limit N]
 citefix refine --resume RUN [--rounds N ...]
 citefix compare CASES.jsonl --strategies acu,none [--rounds N] --report DIR [--seed N] [--limit N]
+                [--executor local|ray] [--ray-workers N] [--ray-address ADDR]
 
 Progress goes to standard error; with --json, standard output carries one JSON object per event
 (round_started, units_scored, revision_proposed, run_finished), each with "event", "run_id" and "case_id".
@@ -76,7 +77,8 @@ def register(sub) -> None:
                     "a Markdown table of scores per round and outcomes, and a plot of score against round.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n  citefix compare cases.jsonl --strategies acu,critique,none --rounds 3 --report out/ --llm openai/gpt-4o-mini\n"
-               "  citefix compare xsumfaith.jsonl --strategies acu,none --limit 20 --seed 1 --report out/   # offline",
+               "  citefix compare xsumfaith.jsonl --strategies acu,none --limit 20 --seed 1 --report out/   # offline\n"
+               "  citefix compare cases.jsonl --strategies acu,none --report out/ --executor ray   # runs on Ray workers",
     )
     p.add_argument("inputs", nargs="+", help="case files (.json or .jsonl)")
     p.add_argument("--strategies", default="acu,none", help=f"comma-separated, from: {strategies} (default acu,none)")
@@ -90,6 +92,9 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, help="shuffle the cases with this seed before --limit")
     p.add_argument("--limit", type=int, help="use at most N cases")
     add_common(p)
+    from citefix.executor import add_executor_options
+
+    add_executor_options(p)
     p.set_defaults(func=cmd_compare)
 
 
@@ -300,12 +305,14 @@ def _write_out(path: str, results) -> None:
 
 
 def cmd_compare(args) -> int:
+    from citefix.executor import check_options, make_evaluator
     from citefix.inputs import load_cases
     from citefix.refine.compare import run_compare, select_cases
     from citefix.refine.compare_report import write_report
     from citefix.refine.feedback import available_strategies
     from citefix.store import Store
 
+    check_options(args)  # --executor ray: Ray installed, no --max-cost
     strategies = list(dict.fromkeys(s.strip() for s in args.strategies.split(",") if s.strip()))
     unknown = [s for s in strategies if s not in available_strategies()]
     if not strategies or unknown:
@@ -374,13 +381,18 @@ def cmd_compare(args) -> int:
             cancel.set()  # --max-cost: no further run; the report covers what was done
 
     cancel = threading.Event()
+    # --executor ray: new runs are refined on Ray workers and imported here; unfinished runs are resumed here
+    evaluator = make_evaluator(args, settings)
     try:
         result = run_compare(cases, strategies=strategies, store=store, make_session_kwargs=kwargs_for,
                              base_signature=base_sig, max_rounds=args.rounds, target=args.target,
                              patience=args.patience or None, on_run=on_run, cancel=cancel,
-                             input_path=",".join(args.inputs))
+                             input_path=",".join(args.inputs), evaluator=evaluator,
+                             remote_spec={"reviser": run.reviser, "judge_verifier": run.judge_verifier})
     finally:
         bar.close()
+        if evaluator is not None:
+            evaluator.close()
     notes = [f"cases: {len(cases)} from {', '.join(args.inputs)}" + (f" (seed {args.seed})" if args.seed is not None else "")
              + (f", limit {args.limit}" if args.limit is not None else ""),
              f"LLM: {settings.llm or 'none (offline)'}; reviser: {_reviser_name(reviser, pipeline)}; "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, cast
 
 from citefix.models import Case
@@ -100,40 +100,73 @@ def run_compare(
     on_event=None,
     cancel=None,
     input_path: str | None = None,
+    evaluator=None,
+    remote_spec: dict[str, Any] | None = None,
 ) -> CompareResult:
     """Each strategy on each case; finished runs with the same signature are reused, unfinished ones resumed.
 
     `make_session_kwargs(strategy)` gives refine()'s collaborators (pipeline or llm/verifier/decomposer, reviser,
     judge_verifier, strategy object). `on_run(i, total, case, strategy, result_or_row, reused)` reports progress.
+
+    With an `evaluator` (citefix.executor.RayEvaluator) the new runs are refined on its workers, all handed out at
+    once (`remote_spec`: the reviser and judge verifier the workers build their pipeline with); each comes back as a
+    whole run and is imported into `store` in one transaction (Store.import_run), in input order. Reused runs stay
+    reused, and an unfinished run is resumed here, on the driver, from its stored rounds (a worker has no access to
+    this store); per-round events are only emitted for runs refined here.
     """
     from citefix.refine.session import refine
 
     result = CompareResult()
     total = len(cases) * len(strategies)
-    i = 0
+    plan: list[tuple[Case, str, dict[str, Any], dict | None]] = []
     for case in cases:
         for strategy in strategies:
-            i += 1
-            if cancel is not None and cancel.is_set():
-                return result
             sig = signature(strategy, {**base_signature, "max_rounds": max_rounds, "target": target, "patience": patience})
+            found = find_reusable(store, case, sig) if evaluator is not None else None  # what to send out
+            plan.append((case, strategy, sig, found))
+    remote: Any = iter(())
+    sent: dict[tuple[str, str], int | None] = {}  # (content hash, strategy) of a run sent out → its imported run id
+    if evaluator is not None:
+        jobs = []
+        for case, strategy, sig, found in plan:
+            key = (case.content_hash(), strategy)
+            if found is None and key not in sent:  # a twin case (same content) is refined once and reused, as locally
+                sent[key] = None
+                jobs.append((case, {"strategy": strategy, "signature": sig}))
+        remote = evaluator.refine_runs(jobs, {**(remote_spec or {}), "max_rounds": max_rounds, "target": target,
+                                              "patience": patience, "input_path": input_path})
+    for i, (case, strategy, sig, planned) in enumerate(plan, 1):
+        if cancel is not None and cancel.is_set():
+            return result
+        key = (case.content_hash(), strategy)
+        if evaluator is not None and planned is None:  # sent out, or a twin of a case sent out
+            if sent[key] is None:
+                bundle, res = next(remote)
+                run_id = sent[key] = store.import_run(bundle)
+                res = replace(res, run_id=run_id)
+                result.runs.append(CompareRun(case.id, strategy, run_id, False, res.stop_reason))
+                if on_run:
+                    on_run(i, total, case, strategy, res, False)
+                continue
+            row: dict | None = store.run(cast(int, sent[key]))
+        else:  # looked up again: a twin case refined or resumed earlier in this command is reused
             row = find_reusable(store, case, sig)
             if row is not None:
                 row = store.run(row["id"])  # with its liveness: a run whose process is gone reads as interrupted
-            # only a finished run is final: a failed or interrupted one is resumed (its completed rounds are kept)
-            if row is not None and row["status"] == "finished":
-                result.runs.append(CompareRun(case.id, strategy, row["id"], True, row.get("stop_reason")))
-                if on_run:
-                    on_run(i, total, case, strategy, row, True)
-                continue
-            kwargs = make_session_kwargs(strategy)
-            settings = {**kwargs.pop("settings", {}), "signature": sig}
-            res = refine(case if row is None else None, store=store, max_rounds=max_rounds, target=target, patience=patience,
-                         resume_run=row["id"] if row is not None else None, settings=settings, command="compare",
-                         on_event=on_event, cancel=cancel, input_path=input_path, **kwargs)
-            result.runs.append(CompareRun(case.id, strategy, cast(int, res.run_id), False, res.stop_reason))  # stored run
+        # only a finished run is final: a failed or interrupted one is resumed (its completed rounds are kept)
+        if row is not None and row["status"] == "finished":
+            result.runs.append(CompareRun(case.id, strategy, row["id"], True, row.get("stop_reason")))
             if on_run:
-                on_run(i, total, case, strategy, res, False)
-            if res.status == "cancelled":
-                return result
+                on_run(i, total, case, strategy, row, True)
+            continue
+        kwargs = make_session_kwargs(strategy)
+        settings = {**kwargs.pop("settings", {}), "signature": sig}
+        res = refine(case if row is None else None, store=store, max_rounds=max_rounds, target=target, patience=patience,
+                     resume_run=row["id"] if row is not None else None, settings=settings, command="compare",
+                     on_event=on_event, cancel=cancel, input_path=input_path, **kwargs)
+        result.runs.append(CompareRun(case.id, strategy, cast(int, res.run_id), False, res.stop_reason))  # stored run
+        if on_run:
+            on_run(i, total, case, strategy, res, False)
+        if res.status == "cancelled":
+            return result
     return result

@@ -179,8 +179,7 @@ class Corrector:
         for sub in name_substitutions(doc, span, [rdoc]):
             if sub["text"] not in flagged or not all(known(w) for w in re.findall(r"[A-Za-z]+", sub["evidence"])):
                 continue
-            at = rdoc.text.find(sub["evidence"])
-            ev = _ev(sid, off, at, at + len(sub["evidence"]), sub["evidence"]) if at >= 0 else {"source_id": sid}
+            ev = _ev(sid, off, sub["evidence_start"], sub["evidence_end"], sub["evidence"])
             out.append(Correction(u.id, "name", sub["start"], sub["end"], sub["text"], sub["evidence"], ev))
         return out
 

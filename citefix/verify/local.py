@@ -294,6 +294,7 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                 if start in seen or not in_focus(start, end, focus):
                     continue
                 seen.add(start)
+                es, ee = b[0].idx, b[-1].idx + len(b[-1].text)  # in the region doc's text
                 out.append({"kind": "substitution", "text": doc.text[start:end], "start": start, "end": end,
-                            "evidence": sent.text[b[0].idx - sent.start_char : b[-1].idx + len(b[-1].text) - sent.start_char]})
+                            "evidence": b[0].doc.text[es:ee], "evidence_start": es, "evidence_end": ee})
     return out

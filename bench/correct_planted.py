@@ -101,10 +101,12 @@ def main() -> None:
         sup = [x for x in rs if x["changed"] and x["supported"]]
         wpf = sum(x["words_changed"] for x in fixed) / len(fixed) if fixed else float("nan")
         corr = sum(1 for x in rs if any(k.startswith("correction") for k in x["edits"]))
-        dele = sum(1 for x in rs if any(not k.startswith("correction") and k != "note" for k in x["edits"]))
+        # a deletion: any edit that is neither a correction nor a note ("kept": a partly supported unit left as it is)
+        dele = sum(1 for x in rs if any(not k.startswith("correction") and k not in ("note", "kept") for k in x["edits"]))
         ch = sum(1 for x in rs if x["changed"])
         intro = sum(len(x["introduced"]) for x in rs)
-        fx = "—" if typ == "none" else f"{len(fixed) / len(rs):.2f}"
+        # an invented attribute or an added clause has no source value to put back: it is deleted, not fixed
+        fx = "—" if typ in ("none", "invented_attribute", "unsupported_addition") else f"{len(fixed) / len(rs):.2f}"
         wp = "—" if not fixed else f"{wpf:.1f}"
         print(f"| {typ} | {len(rs)} | {fx} | {len(sup) / len(rs):.2f} | {wp} | {corr} | {dele} | {ch} | {intro} |")
     core = [x for x in rows if x["type"] in ("number", "date", "entity_swap", "negation")]

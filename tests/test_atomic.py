@@ -149,3 +149,13 @@ def test_an_invented_detail_is_its_own_unsupported_unit(tmp_path):
     assert "Josh Strauss" in deal["evidence"]["text"]
     assert by_words["from next season"]["label"] == "supported"
     assert by_words["Sale Sharks will sign Scotland number eight Josh Strauss"]["label"] == "supported"
+
+
+def test_a_conjoined_verb_shares_the_auxiliary_its_form_needs(dec):
+    units = _units(dec, "Council leader Priya Natarajan said work would start next spring and take two years.")
+    assert "work would take two years" in [u.text for u in units]
+    units = _units(dec, "The bridge will be built in May and opened in June.")
+    assert "The bridge will be opened in June" in [u.text for u in units]
+    # a negation on the first verb is not shared, nor is an auxiliary a finite verb does not need
+    assert "He left the club" in [u.text for u in _units(dec, "He did not sign the deal and left the club.")]
+    assert "He left on Friday" in [u.text for u in _units(dec, "He arrived on Monday and left on Friday.")]

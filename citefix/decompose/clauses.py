@@ -178,6 +178,10 @@ class ClauseDecomposer:
             if subj is not None:
                 pieces.append(_phrase(subj, clause.head))
                 note = "conjoined verb; subject copied from the first clause"
+                aux = _shared_aux(clause.head)
+                if aux and own and own[0].i > aux[-1].i:
+                    pieces.append(aux)  # "work would start … and take two years" → "work would take two years"
+                    note = "conjoined verb; subject and auxiliary copied from the first clause"
             pieces.append(own)
         elif clause.kind == "relcl":
             ante = _phrase(clause.head.head, clause.head)
@@ -298,6 +302,29 @@ def _shared_subject(verb):
             return None
         head = head.head
     return None
+
+
+_BE_HAVE = {"be", "have"}
+
+
+def _shared_aux(verb) -> list:
+    """The auxiliaries a subject-less conjoined verb shares with the verb it is conjoined to, when its form needs
+    them: a bare verb takes the modal ("would start … and take" → "would take"), a participle the auxiliaries of its
+    tense or voice ("has approved … and signed" → "has signed", "will be built and opened" → "will be opened"). A verb
+    with its own auxiliary, a finite verb, or a negation on the first verb (its polarity is not shared) gets none."""
+    if any(c.dep_ in ("aux", "auxpass") for c in verb.children) or verb.tag_ not in ("VB", "VBN", "VBG"):
+        return []
+    first = verb.head
+    if first.i == verb.i or any(c.dep_ == "neg" for c in first.children):
+        return []
+    aux = [c for c in first.children if c.dep_ in ("aux", "auxpass") and c.i < first.i and c.lower_ != "to"]
+    if verb.tag_ == "VB":
+        aux = [a for a in aux if a.tag_ == "MD"]
+    elif verb.tag_ == "VBG":
+        aux = [a for a in aux if a.tag_ == "MD" or a.lemma_.lower() == "be"]
+    elif not any(a.lemma_.lower() in _BE_HAVE for a in aux):
+        return []  # a participle after a bare modal ("would start and finished") is a misparse: copy nothing
+    return aux
 
 
 def _hyphenated(tok) -> bool:

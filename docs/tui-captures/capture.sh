@@ -29,7 +29,9 @@ trap 'tmux kill-session -t "$S" 2>/dev/null || true' EXIT
 
 wait_for "not checked yet" 30;                   snap 01-open
 keys c; wait_for "done in" 180;                   snap 02-checked
-keys Down Down Down Down;                         snap 03-unsupported-unit
+# move down the units table to the first unsupported unit (its line under the table reads: uN “…” unsupported)
+for _ in $(seq 1 20); do keys Down; tmux capture-pane -p -t "$S" | grep -qE 'u[0-9]+ “[^”]*” unsupported' && break; done
+snap 03-unsupported-unit
 keys r; wait_for "proposed revision" 120;         snap 04-refine-1-proposal
 keys a; wait_for "round 1 · score" 60; sleep 1;   snap 05-refine-1-accepted
 keys e; tmux send-keys -t "$S" -l " The park will open in 2030 with a cafe run by volunteers."; sleep 0.5

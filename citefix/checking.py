@@ -33,14 +33,14 @@ def find_checked(case: Case, pipeline, store) -> tuple[Evaluation, int] | None:
 
     want = signature(pipeline, pipeline.decomposer_for(case.kind))
     for row in store.find_runs(content_hash=case.content_hash(), command="check"):
-        if row["status"] != "finished":
+        if row.status != "finished":
             continue
         try:
-            sig = json.loads(row.get("settings") or "{}").get("signature")
+            sig = json.loads(row.settings or "{}").get("signature")
         except json.JSONDecodeError:
             continue
-        if sig == want and store.rounds(row["id"]):
-            return store.evaluation(row["id"], 0), row["id"]
+        if sig == want and store.rounds(row.id):
+            return store.evaluation(row.id, 0), row.id
     return None
 
 

@@ -219,12 +219,12 @@ def stored_settings(store, run_id: int) -> dict[str, Any]:
 
     run = store.run(run_id)
     try:
-        saved = json.loads(run.get("settings") or "{}")
+        saved = json.loads(run.settings or "{}")
     except json.JSONDecodeError:
         saved = {}
-    saved.setdefault("llm", run.get("llm"))
-    saved.setdefault("judge_llm", run.get("judge_llm"))
-    saved.setdefault("strategy", run.get("strategy"))
+    saved.setdefault("llm", run.llm)
+    saved.setdefault("judge_llm", run.judge_llm)
+    saved.setdefault("strategy", run.strategy)
     return saved
 
 

@@ -30,7 +30,7 @@ OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical
 
 def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLMClient:
     cache = store.llm_cache() if (store is not None and settings.cache) else None
-    if transport is None and getattr(settings, "router", None):
+    if transport is None and settings.router:
         from citefix.llm.router import model_names, router_transport
 
         if model in model_names(settings.router):  # a model_name of the config's [router]: litellm's Router sends it
@@ -47,7 +47,7 @@ def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | N
     name = (name or "auto").strip()
     from citefix.device import use
 
-    use(getattr(settings, "device", "auto"))  # where the local models this verifier loads will run
+    use(settings.device)  # where the local models this verifier loads will run
     if name == "auto":
         name = "llm" if (llm is not None or settings.llm) else "offline"
     if name in OFFLINE_SIGNALS:
@@ -67,7 +67,7 @@ def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | N
     if name.startswith("nli:"):
         from citefix.verify.nli import NLIVerifier
 
-        device = settings.nli_device if settings.nli_device != "auto" else getattr(settings, "device", "auto")
+        device = settings.nli_device if settings.nli_device != "auto" else settings.device
         return NLIVerifier(name.split(":", 1)[1], device=device)
     raise ConfigError(f"unknown verifier {name!r}; use offline, offline:lexical, offline:alignment, offline:similarity, offline:entail, llm or nli:<model>")
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from citefix.models import Case, Evaluation
+
+if TYPE_CHECKING:
+    from citefix.store import Store
 
 
 def signature(pipeline, decomposer) -> dict:
@@ -27,7 +30,7 @@ def run_settings(settings, pipeline, decomposer=None) -> dict:
     return out
 
 
-def find_checked(case: Case, pipeline, store) -> tuple[Evaluation, int] | None:
+def find_checked(case: Case, pipeline, store: Store) -> tuple[Evaluation, int] | None:
     """The newest finished check of this case (same content) with the same signature, if the store holds one."""
     import json
 

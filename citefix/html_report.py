@@ -13,10 +13,13 @@ import base64
 import html
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citefix.models import Evaluation
 from citefix.report import char_labels, runs_of
+
+if TYPE_CHECKING:
+    from citefix.store import Store
 
 LABELS = ("supported", "partial", "unsupported", "error")
 
@@ -207,7 +210,7 @@ def _citations_table(ev: Evaluation) -> str:
             '<th>precision</th><th>per citation</th></tr></thead><tbody>' + "".join(rows) + '</tbody></table></section>')
 
 
-def render_run_html(store, run_id: int) -> str:
+def render_run_html(store: Store, run_id: int) -> str:
     """The whole page for one stored run."""
     from citefix.costs import format_cost, summarise_calls
     from citefix.refine.stopping import best_round_of
@@ -245,11 +248,11 @@ def render_run_html(store, run_id: int) -> str:
     legend = "".join(f'<span><i class="v-{k}"></i>{k}</span>' for k in LABELS[:3]) + \
         '<span><i class="v-error"></i>error</span><span><i style="background:#fff;border:1px solid #ccc"></i>not in any unit</span>'
     spent = summarise_calls(calls)
-    meta = (f'{_e(case.kind.replace("_", " "))} · command {_e(run.command)} · LLM {_e(run.llm or "none (offline)")} · '
+    meta = (f'{_e((case.kind or "").replace("_", " "))} · command {_e(run.command)} · LLM {_e(run.llm or "none (offline)")} · '
             f'verifier {_e(run.verifier)} · status {_e(run.status)} ({_e(run.stop_reason)}) · best round {best}'
             + (f' · {_e(spent.line())}' if spent.calls else ""))
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-    last = evs[best]
+    last = evs[best if best is not None else rows[-1].n]  # best is set: the run has rounds
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>citefix run {run_id}: {_e(case.id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>

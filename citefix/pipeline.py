@@ -17,6 +17,7 @@ from citefix.errors import ConfigError, InputError
 from citefix.llm.client import LLMClient
 
 if TYPE_CHECKING:
+    from citefix.store import Store
     from citefix.verify.base import Verifier
 
 OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical": "lexical",
@@ -213,7 +214,7 @@ class RunSettings:
         return cls.load(saved=stored_settings(store, run_id), **given)
 
 
-def stored_settings(store, run_id: int) -> dict[str, Any]:
+def stored_settings(store: Store, run_id: int) -> dict[str, Any]:
     """A stored run's settings as saved, with the run row's model and strategy columns filled in."""
     import json
 

@@ -11,6 +11,7 @@ from citefix.export import export_run  # noqa: F401 - core; the commands below u
 from citefix.refine.stopping import best_round_of
 
 if TYPE_CHECKING:
+    from citefix.store import Store
     from citefix.store.rows import RoundRow
 
 
@@ -45,7 +46,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_export)
 
 
-def _store(args):
+def _store(args) -> Store:
     """The store, opened read-only: these commands never create a file or folder, nor migrate."""
     from citefix.config import load_settings
     from citefix.store import Store

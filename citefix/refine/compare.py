@@ -32,6 +32,7 @@ from citefix.refine.compare_report import (  # noqa: F401
 )
 
 if TYPE_CHECKING:
+    from citefix.store import Store
     from citefix.store.rows import FoundRunRow, RunRow
 
 SIGNATURE_KEYS = ("strategy", "llm", "judge_llm", "verifier", "judge_verifier", "decomposer", "reviser", "max_rounds",
@@ -77,7 +78,7 @@ def signature(strategy: str, base: dict[str, Any]) -> dict[str, Any]:
     return sig
 
 
-def find_reusable(store, case: Case, sig: dict[str, Any]) -> FoundRunRow | None:
+def find_reusable(store: Store, case: Case, sig: dict[str, Any]) -> FoundRunRow | None:
     """The newest stored run of this case with this signature, or None."""
     for row in store.find_runs(content_hash=case.content_hash(), strategy=sig["strategy"]):
         try:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from citefix.costs import format_cost, summarise_calls
 
 if TYPE_CHECKING:
+    from citefix.store import Store
     from citefix.store.rows import RoundRow
 
 
@@ -52,11 +53,11 @@ def _quantile(xs: list[float], q: float) -> float | None:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> dict[str, Any]:
+def collect(store: Store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> dict[str, Any]:
     """Everything the report shows, computed from the store's rows of the listed runs."""
     out: dict[str, Any] = {"max_rounds": max_rounds, "strategies": {}}
     for strategy, run_ids in runs_by_strategy.items():
-        per_run = []
+        per_run: list[dict[str, Any]] = []
         for run_id in run_ids:
             run = store.run(run_id)
             rows = _lineage_rows(store.rounds(run_id))
@@ -238,7 +239,7 @@ def plot(data: dict[str, Any], path: Path, *, title: str = "Score per round") ->
     return path
 
 
-def unfinished_runs(store, runs_by_strategy: dict[str, list[int]]) -> list[dict]:
+def unfinished_runs(store: Store, runs_by_strategy: dict[str, list[int]]) -> list[dict]:
     """The listed runs that did not finish (failed, cancelled, interrupted), with their case id, in run order."""
     from citefix.refine.session import FAILURE_REASONS
 
@@ -345,7 +346,7 @@ def metric_figure(data: dict[str, Any], key: str, ylabel: str, ylim=None, *, tit
     return fig
 
 
-def write_report(store, runs_by_strategy: dict[str, list[int]], max_rounds: int, out_dir: str | Path, *,
+def write_report(store: Store, runs_by_strategy: dict[str, list[int]], max_rounds: int, out_dir: str | Path, *,
                  notes: list[str] | None = None, title: str = "") -> dict[str, Path]:
     """report.md, report.json, one PNG per metric (scores.png, unsupported.png, edits.png) and report.html (the
     same tables and charts, self-contained) in out_dir, from the store alone."""

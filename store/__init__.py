@@ -13,13 +13,14 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from citefix.errors import ConfigError, InputError, StoreBusyError
 from citefix.models import CallRecord, Case, Evaluation
+from .liveness import host as _host
+from .liveness import liveness as _liveness
 from .rows import CallRow, FoundRunRow, LoadedRound, RoundRow, RunListRow, RunRow
 from .tables import inserted_pk as _pk
 from .tables import table
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from sqlite_utils.db import Database, Table
 
 T = TypeVar("T")
-L = TypeVar("L", RunRow, RunListRow)
 
 
 def now() -> str:
@@ -45,43 +45,6 @@ def default_db_path(explicit: str | os.PathLike | None = None) -> Path:
         return Path(home).expanduser() / "citefix.db"
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "citefix" / "citefix.db"
-
-
-def _host() -> str:
-    import socket
-
-    return socket.gethostname()
-
-
-STALE_HEARTBEAT_S = 6 * 3600  # a running run on another host with no sign of life for this long reads as interrupted
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True
-    return True
-
-
-def _liveness(row: L) -> L:
-    """A 'running' run whose process is gone (same host, pid not alive; elsewhere: no heartbeat for hours) is shown
-    as 'interrupted' (the stored row is left as it is; resuming it sets it running again)."""
-    if row.status != "running" or not row.pid:
-        return row
-    if row.host == _host():
-        gone = not _pid_alive(int(row.pid))
-    else:
-        try:
-            beat = datetime.fromisoformat(row.heartbeat or "")
-            gone = (datetime.now(timezone.utc) - beat).total_seconds() > STALE_HEARTBEAT_S
-        except ValueError:
-            gone = False
-    if gone:
-        row = replace(row, status="interrupted")
-    return row
 
 
 def _j(value: Any) -> str | None:

@@ -116,8 +116,8 @@ def llm_path(incremental: bool) -> list[dict]:
         per_round[0]["calls"]["revise"] = 0
         logged = {}
         for c in store.calls(res.run_id):
-            logged.setdefault(c["round_id"], [0, 0])[bool(c["cached"])] += 1
-        ids = [r["id"] for r in store.rounds(res.run_id)]
+            logged.setdefault(c.round_id, [0, 0])[bool(c.cached)] += 1
+        ids = [r.id for r in store.rounds(res.run_id)]
         for r, rid in zip(per_round, ids):
             r["logged"], r["cache_hits"] = logged.get(rid, [0, 0])
         store.close()

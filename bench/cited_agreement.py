@@ -35,15 +35,15 @@ def collect(db: str):
     store = Store(db)
     runs = store.list_runs(command="check", limit=1_000_000)
     rows, unmatched, answers = [], 0, 0
-    for run in sorted(runs, key=lambda r: r["id"]):
-        if run["kind"] != "cited_answer" or not store.rounds(run["id"]):
+    for run in sorted(runs, key=lambda r: r.id):
+        if run.kind != "cited_answer" or not store.rounds(run.id):
             continue
-        case = store.case_for_run(run["id"])
+        case = store.case_for_run(run.id)
         labelled = ((case.metadata.get("human") or {}).get("labelled_sentences")) or []
         if not labelled:
             continue
         answers += 1
-        ev = store.evaluation(run["id"], 0)
+        ev = store.evaluation(run.id, 0)
         m = ev.metrics.get("citations") or {}
         sents = m.get("sentences") or []
         alce = {r["unit_id"]: r for r in m.get("alce_sentences") or []}

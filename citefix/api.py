@@ -193,7 +193,7 @@ def compare(cases: Any, *, strategies: Iterable[str] = ("acu", "none"), rounds: 
     try:
         pipeline = build_run_pipeline(RunSettings(settings, reviser=reviser, judge_verifier=judge_verifier), store)
         run_settings = pipeline.refine_kwargs()["settings"]
-        base = {**run_settings, "verifier": getattr(pipeline.verifier, "name", settings.verifier),
+        base = {**run_settings, "verifier": pipeline.verifier.name,
                 "decomposer": settings.decomposer}
         base.pop("cache", None)
         result = run_compare(loaded, strategies=names, store=store, base_signature=base, max_rounds=rounds,

@@ -3,7 +3,10 @@ completes (outside the round's transaction) and the run's deadline clock starts 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from citefix.store import Store
 
 _LINKS = ("llm", "client", "inner", "verifier", "base", "decomposer", "_inner", "wrapped")
 
@@ -30,10 +33,10 @@ def clients_of(*objs: Any) -> list:
     return list(found.values())
 
 
-def bind_call_log(store, run_id: int | None, *objs: Any) -> list:
+def bind_call_log(store: Store | None, run_id: int | None, *objs: Any) -> list:
     """Log the calls of every client reachable from objs to `store` under `run_id` as they complete; returns them."""
     clients = clients_of(*objs)
     for c in clients:
-        c.bind_log(store.call_logger(run_id) if store is not None and not getattr(store, "readonly", False) else None)
+        c.bind_log(store.call_logger(run_id) if store is not None and not store.readonly else None)
         c.begin_run()
     return clients

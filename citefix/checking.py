@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from citefix.models import Case, Evaluation
+
+if TYPE_CHECKING:
+    from citefix.store import Store
 
 
 def signature(pipeline, decomposer) -> dict:
@@ -27,20 +30,20 @@ def run_settings(settings, pipeline, decomposer=None) -> dict:
     return out
 
 
-def find_checked(case: Case, pipeline, store) -> tuple[Evaluation, int] | None:
+def find_checked(case: Case, pipeline, store: Store) -> tuple[Evaluation, int] | None:
     """The newest finished check of this case (same content) with the same signature, if the store holds one."""
     import json
 
     want = signature(pipeline, pipeline.decomposer_for(case.kind))
     for row in store.find_runs(content_hash=case.content_hash(), command="check"):
-        if row["status"] != "finished":
+        if row.status != "finished":
             continue
         try:
-            sig = json.loads(row.get("settings") or "{}").get("signature")
+            sig = json.loads(row.settings or "{}").get("signature")
         except json.JSONDecodeError:
             continue
-        if sig == want and store.rounds(row["id"]):
-            return store.evaluation(row["id"], 0), row["id"]
+        if sig == want and store.rounds(row.id):
+            return store.evaluation(row.id, 0), row.id
     return None
 
 

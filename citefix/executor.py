@@ -127,6 +127,8 @@ class _Worker:
                     res = refine(case, store=store, max_rounds=spec["max_rounds"], target=spec.get("target"),
                                  patience=spec.get("patience"), settings=settings, command="compare",
                                  input_path=spec.get("input_path"), **kwargs)
+                    if res.run_id is None:  # refine into a store always stores its run
+                        raise RuntimeError("the worker's refinement stored no run to hand back")
                     bundle = store.export_run(res.run_id)
                 finally:
                     store.close()

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from citefix.store import Store
 
 
-def export_run(store, run_id: int, fmt: str) -> str:
+def export_run(store: Store, run_id: int, fmt: str) -> str:
     from citefix.report import marked_plain
 
     if fmt == "html":
@@ -18,32 +22,32 @@ def export_run(store, run_id: int, fmt: str) -> str:
     rounds = store.rounds(run_id)
     if fmt == "json":
         data = {
-            "run": run,
+            "run": run.as_dict(),
             "case": case.model_dump(mode="json"),
             "rounds": [
-                {k: (json.loads(v) if k in ("evaluation", "judge_evaluation") and v else v) for k, v in r.items()} for r in rounds
+                {k: (json.loads(v) if k in ("evaluation", "judge_evaluation") and v else v) for k, v in r.as_dict().items()} for r in rounds
             ],
-            "calls": store.calls(run_id),
+            "calls": [c.as_dict() for c in store.calls(run_id)],
         }
         return json.dumps(data, ensure_ascii=False, indent=2)
-    lines = [f"# citefix run {run_id}: {case.id}", "", f"- command: {run['command']}", f"- created: {run['created']}",
-             f"- LLM: {run['llm'] or 'none (offline)'}", f"- verifier: {run['verifier']}", f"- status: {run['status']}"]
-    if run.get("strategy"):
-        lines.append(f"- strategy: {run['strategy']}")
-    if run.get("best_round") is not None:
-        lines.append(f"- best round: {run['best_round']}")
-    judged = any(r.get("judge_score") is not None for r in rounds)
+    lines = [f"# citefix run {run_id}: {case.id}", "", f"- command: {run.command}", f"- created: {run.created}",
+             f"- LLM: {run.llm or 'none (offline)'}", f"- verifier: {run.verifier}", f"- status: {run.status}"]
+    if run.strategy:
+        lines.append(f"- strategy: {run.strategy}")
+    if run.best_round is not None:
+        lines.append(f"- best round: {run.best_round}")
+    judged = any(r.judge_score is not None for r in rounds)
     lines += ["", "| round | score |" + (" judge |" if judged else "") + " units | unsupported | edit (prev) |",
               "|---:|---:|" + ("---:|" if judged else "") + "---:|---:|---:|"]
     for r in rounds:
-        s = "—" if r["score"] is None else f"{r['score']:.3f}"
-        j = (" " + ("—" if r.get("judge_score") is None else f"{r['judge_score']:.3f}") + " |") if judged else ""
-        lines.append(f"| {r['n']} | {s} |{j} {r['n_units']} | {r['n_unsupported']} | {r['edit_prev'] if r['edit_prev'] is not None else '—'} |")
+        s = "—" if r.score is None else f"{r.score:.3f}"
+        j = (" " + ("—" if r.judge_score is None else f"{r.judge_score:.3f}") + " |") if judged else ""
+        lines.append(f"| {r.n} | {s} |{j} {r.n_units} | {r.n_unsupported} | {r.edit_prev if r.edit_prev is not None else '—'} |")
     for r in rounds:
-        ev = store.evaluation(run_id, r["n"])
-        lines += ["", f"## Round {r['n']}", ""]
-        if r.get("comment"):
-            lines += ["Feedback:", "", "> " + r["comment"].replace("\n", "\n> "), ""]
+        ev = store.evaluation(run_id, r.n)
+        lines += ["", f"## Round {r.n}", ""]
+        if r.comment:
+            lines += ["Feedback:", "", "> " + r.comment.replace("\n", "\n> "), ""]
         lines += ["Text ([[+ supported]] [[~ partial]] [[- unsupported]]):", "", marked_plain(ev), ""]
         uns = ev.unsupported
         if uns:

@@ -13,10 +13,13 @@ import base64
 import html
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citefix.models import Evaluation
 from citefix.report import char_labels, runs_of
+
+if TYPE_CHECKING:
+    from citefix.store import Store
 
 LABELS = ("supported", "partial", "unsupported", "error")
 
@@ -207,7 +210,7 @@ def _citations_table(ev: Evaluation) -> str:
             '<th>precision</th><th>per citation</th></tr></thead><tbody>' + "".join(rows) + '</tbody></table></section>')
 
 
-def render_run_html(store, run_id: int) -> str:
+def render_run_html(store: Store, run_id: int) -> str:
     """The whole page for one stored run."""
     from citefix.costs import format_cost, summarise_calls
     from citefix.refine.stopping import best_round_of
@@ -221,7 +224,7 @@ def render_run_html(store, run_id: int) -> str:
         raise InputError(f"run {run_id} has no stored rounds to report")
     best = best_round_of(run, rows)
     calls = store.calls(run_id)
-    evs = {r["n"]: store.evaluation(run_id, r["n"]) for r in rows}
+    evs = {r.n: store.evaluation(run_id, r.n) for r in rows}
     data: dict[str, Any] = {"run_id": run_id, "best_round": best,
             "sources": [{"id": s.id, "title": s.title, "text": s.text} for s in case.sources],
             "rounds": {str(n): {"text": ev.text, "score": ev.score, "units": _unit_rows(ev)} for n, ev in evs.items()}}
@@ -229,27 +232,27 @@ def render_run_html(store, run_id: int) -> str:
     units = "".join(_units_table(n, data["rounds"][str(n)]["units"]) for n in evs)
     round_rows = []
     for r in rows:
-        spent = summarise_calls(c for c in calls if c["round_id"] == r["id"])
-        cost = format_cost(r["cost"], spent.why_unknown) if (r["cost"] is None or r["cost"]) else "—"
-        mark = " best" if r["n"] == best else ""
+        spent = summarise_calls(c for c in calls if c.round_id == r.id)
+        cost = format_cost(r.cost, spent.why_unknown) if (r.cost is None or r.cost) else "—"
+        mark = " best" if r.n == best else ""
         round_rows.append(
-            f'<tr class="{mark.strip()}"><td>{r["n"]}{" (best)" if mark else ""}</td><td class="num">{_num(r["score"])}'
-            f'</td><td class="num">{_num(r.get("judge_score"))}</td><td class="num">{r["n_unsupported"]} of '
-            f'{r["n_units"]}</td><td class="num">{_e(r["edit_prev"] if r["edit_prev"] is not None else "—")}</td>'
-            f'<td>{_e(cost)}</td><td>{_e(r.get("comment") or "")}</td></tr>')
-    buttons = "".join(f'<button data-round="{r["n"]}">round {r["n"]}{" · best" if r["n"] == best else ""}</button>'
+            f'<tr class="{mark.strip()}"><td>{r.n}{" (best)" if mark else ""}</td><td class="num">{_num(r.score)}'
+            f'</td><td class="num">{_num(r.judge_score)}</td><td class="num">{r.n_unsupported} of '
+            f'{r.n_units}</td><td class="num">{_e(r.edit_prev if r.edit_prev is not None else "—")}</td>'
+            f'<td>{_e(cost)}</td><td>{_e(r.comment or "")}</td></tr>')
+    buttons = "".join(f'<button data-round="{r.n}">round {r.n}{" · best" if r.n == best else ""}</button>'
                       for r in rows)
-    options = "".join(f'<option value="{r["n"]}">round {r["n"]}</option>' for r in rows)
+    options = "".join(f'<option value="{r.n}">round {r.n}</option>' for r in rows)
     sources = "".join(f'<h3 class="muted">[{_e(s.id)}] {_e(s.title)}</h3><div class="source" id="src-{_e(s.id)}">'
                       f'{_e(s.text)}</div>' for s in case.sources)
     legend = "".join(f'<span><i class="v-{k}"></i>{k}</span>' for k in LABELS[:3]) + \
         '<span><i class="v-error"></i>error</span><span><i style="background:#fff;border:1px solid #ccc"></i>not in any unit</span>'
     spent = summarise_calls(calls)
-    meta = (f'{_e(case.kind.replace("_", " "))} · command {_e(run["command"])} · LLM {_e(run["llm"] or "none (offline)")} · '
-            f'verifier {_e(run["verifier"])} · status {_e(run["status"])} ({_e(run["stop_reason"])}) · best round {best}'
+    meta = (f'{_e((case.kind or "").replace("_", " "))} · command {_e(run.command)} · LLM {_e(run.llm or "none (offline)")} · '
+            f'verifier {_e(run.verifier)} · status {_e(run.status)} ({_e(run.stop_reason)}) · best round {best}'
             + (f' · {_e(spent.line())}' if spent.calls else ""))
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-    last = evs[best]
+    last = evs[best if best is not None else rows[-1].n]  # best is set: the run has rounds
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>citefix run {run_id}: {_e(case.id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>

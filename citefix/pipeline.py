@@ -17,6 +17,7 @@ from citefix.errors import ConfigError, InputError
 from citefix.llm.client import LLMClient
 
 if TYPE_CHECKING:
+    from citefix.store import Store
     from citefix.verify.base import Verifier
 
 OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical": "lexical",
@@ -30,7 +31,7 @@ OFFLINE_SIGNALS = {"offline": "combined", "offline:lexical": "lexical", "lexical
 
 def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLMClient:
     cache = store.llm_cache() if (store is not None and settings.cache) else None
-    if transport is None and getattr(settings, "router", None):
+    if transport is None and settings.router:
         from citefix.llm.router import model_names, router_transport
 
         if model in model_names(settings.router):  # a model_name of the config's [router]: litellm's Router sends it
@@ -47,7 +48,7 @@ def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | N
     name = (name or "auto").strip()
     from citefix.device import use
 
-    use(getattr(settings, "device", "auto"))  # where the local models this verifier loads will run
+    use(settings.device)  # where the local models this verifier loads will run
     if name == "auto":
         name = "llm" if (llm is not None or settings.llm) else "offline"
     if name in OFFLINE_SIGNALS:
@@ -67,7 +68,7 @@ def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | N
     if name.startswith("nli:"):
         from citefix.verify.nli import NLIVerifier
 
-        device = settings.nli_device if settings.nli_device != "auto" else getattr(settings, "device", "auto")
+        device = settings.nli_device if settings.nli_device != "auto" else settings.device
         return NLIVerifier(name.split(":", 1)[1], device=device)
     raise ConfigError(f"unknown verifier {name!r}; use offline, offline:lexical, offline:alignment, offline:similarity, offline:entail, llm or nli:<model>")
 
@@ -213,18 +214,18 @@ class RunSettings:
         return cls.load(saved=stored_settings(store, run_id), **given)
 
 
-def stored_settings(store, run_id: int) -> dict[str, Any]:
+def stored_settings(store: Store, run_id: int) -> dict[str, Any]:
     """A stored run's settings as saved, with the run row's model and strategy columns filled in."""
     import json
 
     run = store.run(run_id)
     try:
-        saved = json.loads(run.get("settings") or "{}")
+        saved = json.loads(run.settings or "{}")
     except json.JSONDecodeError:
         saved = {}
-    saved.setdefault("llm", run.get("llm"))
-    saved.setdefault("judge_llm", run.get("judge_llm"))
-    saved.setdefault("strategy", run.get("strategy"))
+    saved.setdefault("llm", run.llm)
+    saved.setdefault("judge_llm", run.judge_llm)
+    saved.setdefault("strategy", run.strategy)
     return saved
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from citefix.models import Evaluation
+
+if TYPE_CHECKING:
+    from citefix.store.rows import RunRow
 
 SEVERITY = {"supported": 1, "partial": 2, "unsupported": 3, "error": 0}
 STYLE = {"supported": "green", "partial": "yellow", "unsupported": "bold red", "error": "magenta"}
@@ -86,7 +89,7 @@ def _fmt(x: float | None) -> str:
     return "—" if x is None else f"{x:.2f}"
 
 
-def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str | None = None, color: bool = False,
+def render(ev: Evaluation, *, run: RunRow | None = None, store_path: str | None = None, color: bool = False,
            width: int = 110, calls: list | None = None, round_note: str | None = None) -> str:
     """The whole report as a string (ANSI colour when color=True). `calls` (CallRecords or store rows; default the
     evaluation's own) give the line of model calls, answers from the cache and cost; `round_note` says which round."""
@@ -164,7 +167,7 @@ def render(ev: Evaluation, *, run: dict[str, Any] | None = None, store_path: str
     if round_note:
         con.print(round_note, markup=False)
     if run is not None:
-        con.print(f"Stored as run {run['id']} in {store_path}  (reprint: citefix show {run['id']})", markup=False)
+        con.print(f"Stored as run {run.id} in {store_path}  (reprint: citefix show {run.id})", markup=False)
     return buf.getvalue()
 
 

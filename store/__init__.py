@@ -15,11 +15,21 @@ import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from citefix.errors import ConfigError, InputError, StoreBusyError
 from citefix.models import CallRecord, Case, Evaluation
-from citefix.store.transfer import RunTransfer
+from .liveness import host as _host
+from .liveness import liveness as _liveness
+from .rows import CallRow, FoundRunRow, LoadedRound, RoundRow, RunListRow, RunRow
+from .tables import inserted_pk as _pk
+from .tables import table
+from .transfer import RunTransfer
+
+if TYPE_CHECKING:
+    from sqlite_utils.db import Database, Table
+
+T = TypeVar("T")
 
 
 def now() -> str:
@@ -35,43 +45,6 @@ def default_db_path(explicit: str | os.PathLike | None = None) -> Path:
         return Path(home).expanduser() / "citefix.db"
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "citefix" / "citefix.db"
-
-
-def _host() -> str:
-    import socket
-
-    return socket.gethostname()
-
-
-STALE_HEARTBEAT_S = 6 * 3600  # a running run on another host with no sign of life for this long reads as interrupted
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True
-    return True
-
-
-def _liveness(row: dict) -> dict:
-    """A 'running' run whose process is gone (same host, pid not alive; elsewhere: no heartbeat for hours) is shown
-    as 'interrupted' (the stored row is left as it is; resuming it sets it running again)."""
-    if row.get("status") != "running" or not row.get("pid"):
-        return row
-    if row.get("host") == _host():
-        gone = not _pid_alive(int(row["pid"]))
-    else:
-        try:
-            beat = datetime.fromisoformat(row.get("heartbeat") or "")
-            gone = (datetime.now(timezone.utc) - beat).total_seconds() > STALE_HEARTBEAT_S
-        except ValueError:
-            gone = False
-    if gone:
-        row = {**row, "status": "interrupted"}
-    return row
 
 
 def _j(value: Any) -> str | None:
@@ -118,6 +91,8 @@ def _where_from(path: Path, explicit: bool) -> str:
 
 
 class Store(RunTransfer):
+    db: Database
+
     def __init__(self, path: str | os.PathLike | None = None, *, readonly: bool = False, wait: float | None = None):
         """Open (and migrate) the store. readonly=True opens an existing store for reading only and creates nothing.
 
@@ -170,20 +145,24 @@ class Store(RunTransfer):
     def _migrate(self) -> None:
         """Apply pending migrations inside one BEGIN IMMEDIATE transaction (two processes opening a new store at once
         take turns; the second finds nothing pending)."""
-        from citefix.store.migrations import migrations
+        from .migrations import migrations
 
         try:
-            pending = list(migrations.pending(self.db))
+            pending = bool(list(migrations.pending(self.db)))
         except sqlite3.OperationalError as exc:
             if not _is_busy(exc):
                 raise
-            pending = [True]
+            pending = True  # another process holds the lock (maybe migrating): take a turn and look again inside
         if not pending:
             return
         with self.write():
             migrations.apply(self.db)
 
-    def _retry_busy(self, fn):
+    def _table(self, name: str) -> Table:
+        """One of the store's tables, typed as a sqlite-utils Table (never a View)."""
+        return table(self.db, name)
+
+    def _retry_busy(self, fn: Callable[[], T]) -> T:
         """fn() retried with jitter while SQLite says busy, for at most self.wait seconds in all."""
         deadline = time.monotonic() + self.wait
         attempt = 0
@@ -201,7 +180,7 @@ class Store(RunTransfer):
                 time.sleep(min(max(0.0, deadline - time.monotonic()), random.uniform(0.02, 0.1) * min(attempt, 10)))
 
     @contextmanager
-    def write(self):
+    def write(self) -> Iterator[Database]:
         """One write transaction: BEGIN IMMEDIATE (waits for the write lock, bounded and jittered), commit on success,
         roll back on any exception. Nested calls join the outer transaction."""
         if self.readonly:
@@ -243,19 +222,19 @@ class Store(RunTransfer):
     def upsert_case(self, case: Case) -> int:
         h = case.content_hash()
         with self.write():  # the read and the insert in one IMMEDIATE transaction: no read-to-write upgrade
-            row = next(self.db["cases"].rows_where("content_hash = ?", [h], limit=1), None)
+            row = next(self._table("cases").rows_where("content_hash = ?", [h], limit=1), None)
             if row:
-                return row["id"]
-            return self.db["cases"].insert(
+                return int(row["id"])
+            return _pk(self._table("cases").insert(
                 {"case_id": case.id, "kind": case.kind, "content_hash": h, "data": case.model_dump_json(), "created": now()}
-            ).last_pk
+            ))
 
     def start_run(self, case: Case, command: str, *, input_path: str | None = None, llm: str | None = None,
                   judge_llm: str | None = None, decomposer: str | None = None, verifier: str | None = None,
                   strategy: str | None = None, settings: dict | None = None) -> int:
         with self.write():
             case_pk = self.upsert_case(case)
-            return self.db["runs"].insert(
+            return _pk(self._table("runs").insert(
                 {
                     "case_pk": case_pk,
                     "command": command,
@@ -272,34 +251,36 @@ class Store(RunTransfer):
                     "host": _host(),
                     "heartbeat": now(),
                 }
-            ).last_pk
+            ))
 
     def finish_run(self, run_id: int, status: str, *, best_round: int | None = None, stop_reason: str | None = None) -> None:
         with self.write():
-            self.db["runs"].update(run_id, {"status": status, "finished": now(), "best_round": best_round,
+            self._table("runs").update(run_id, {"status": status, "finished": now(), "best_round": best_round,
                                             "stop_reason": stop_reason})
 
     def update_run(self, run_id: int, **fields: Any) -> None:
         if fields.get("status") == "running":  # (re)claimed by this process: its pid, host and a fresh heartbeat
             fields = {"pid": os.getpid(), "host": _host(), "heartbeat": now(), **fields}
         with self.write():
-            self.db["runs"].update(run_id, fields)
+            self._table("runs").update(run_id, fields)
 
-    def run(self, run_id: int) -> dict:
+    def run(self, run_id: int) -> RunRow:
+        from sqlite_utils.db import NotFoundError
+
         try:
-            return _liveness(self.db["runs"].get(run_id))
-        except Exception as exc:
-            from citefix.errors import InputError
-
+            row = self._table("runs").get(run_id)
+        except NotFoundError as exc:
             raise InputError(f"no run {run_id} in {self.path}; list stored runs with: citefix runs") from exc
+        return _liveness(RunRow.from_row(row))
 
     def case_for_run(self, run_id: int) -> Case:
         run = self.run(run_id)
-        return Case.model_validate_json(self.db["cases"].get(run["case_pk"])["data"])
+        return Case.model_validate_json(self._table("cases").get(run.case_pk)["data"])
 
     def list_runs(self, *, case: str | None = None, strategy: str | None = None, model: str | None = None,
-                  command: str | None = None, limit: int = 50) -> list[dict]:
-        where, params = [], []
+                  command: str | None = None, limit: int = 50) -> list[RunListRow]:
+        where: list[str] = []
+        params: list[Any] = []
         if case:
             where.append("(c.case_id = ? OR c.case_id LIKE ?)")
             params += [case, f"%{case}%"]
@@ -322,7 +303,7 @@ class Store(RunTransfer):
             + (" where " + " and ".join(where) if where else "")
             + " order by r.id desc limit ?"
         )
-        return [_liveness(r) for r in self.db.query(sql, params + [limit])]
+        return [_liveness(RunListRow.from_row(r)) for r in self.db.query(sql, params + [limit])]
 
     # -- rounds -------------------------------------------------------------------------------------------------------
     def write_round(
@@ -352,7 +333,7 @@ class Store(RunTransfer):
         spent = summarise_calls(calls)  # cost None (unknown) when a paid call has no price, never a silent 0
         n_unsupported = len(evaluation.unsupported)
         with self.write():
-            round_id = self.db["rounds"].insert(
+            round_id = _pk(self._table("rounds").insert(
                 {
                     "run_id": run_id,
                     "n": n,
@@ -376,7 +357,7 @@ class Store(RunTransfer):
                     "judge_evaluation": judge.model_dump_json() if judge else None,
                     "created": now(),
                 }
-            ).last_pk
+            ))
             self.db.execute("update runs set heartbeat = ? where id = ?", [now(), run_id])
             for role, ev in (("primary", evaluation), ("judge", judge)):
                 if ev is None:
@@ -389,7 +370,7 @@ class Store(RunTransfer):
         unit_rows: dict[str, int] = {}
         if role == "primary":
             for idx, u in enumerate(ev.units):
-                unit_rows[u.id] = self.db["units"].insert(
+                unit_rows[u.id] = _pk(self._table("units").insert(
                     {
                         "round_id": round_id,
                         "uid": u.id,
@@ -405,10 +386,10 @@ class Store(RunTransfer):
                         "grp": u.group,
                         "meta": _j(u.meta),
                     }
-                ).last_pk
+                ))
         else:
-            unit_rows = {r["uid"]: r["id"] for r in self.db["units"].rows_where("round_id = ?", [round_id])}
-        self.db["verdicts"].insert_all(
+            unit_rows = {r["uid"]: r["id"] for r in self._table("units").rows_where("round_id = ?", [round_id])}
+        self._table("verdicts").insert_all(
             {
                 "round_id": round_id,
                 "unit_row": unit_rows.get(v.unit_id),
@@ -431,7 +412,7 @@ class Store(RunTransfer):
         )
         scores = dict(ev.scores)
         scores.setdefault("score", ev.score)
-        self.db["scores"].insert_all(
+        self._table("scores").insert_all(
             {"round_id": round_id, "role": role, "name": k, "value": v} for k, v in scores.items() if v is not None
         )
 
@@ -444,13 +425,14 @@ class Store(RunTransfer):
         with self.write():
             self._insert_calls(run_id, round_id, calls, redact)
 
-    def _insert_calls(self, run_id, round_id, calls, redact) -> None:
+    def _insert_calls(self, run_id: int | None, round_id: int | None, calls: list[CallRecord],
+                      redact: Callable[[str | None], str | None]) -> None:
         logged = [c for c in calls if c.logged_id is not None]  # written as they completed: attach them to the round
         for c in logged:
             self.db.execute("update calls set round_id = ?, run_id = coalesce(run_id, ?) where id = ?",
                             [round_id, run_id, c.logged_id])
         calls = [c for c in calls if c.logged_id is None]
-        self.db["calls"].insert_all(
+        self._table("calls").insert_all(
             {
                 "run_id": run_id,
                 "round_id": round_id,
@@ -480,7 +462,7 @@ class Store(RunTransfer):
             for c in calls
         )
 
-    def call_logger(self, run_id: int | None):
+    def call_logger(self, run_id: int | None) -> Callable[[CallRecord], None]:
         """A sink for LLMClient.bind_log: writes each call or failed attempt as it completes, in its own short
         transaction outside any round's, and remembers its row so the round can claim it later."""
         from citefix.llm.client import redact
@@ -492,27 +474,28 @@ class Store(RunTransfer):
 
         return log
 
-    def rounds(self, run_id: int) -> list[dict]:
-        return list(self.db["rounds"].rows_where("run_id = ?", [run_id], order_by="n"))
+    def rounds(self, run_id: int) -> list[RoundRow]:
+        return [RoundRow.from_row(r) for r in self._table("rounds").rows_where("run_id = ?", [run_id], order_by="n")]
 
-    def load_rounds(self, run_id: int) -> list[dict]:
-        """A run's rounds as a session resumes them (`Round(**row)`), in order: evaluations parsed, `accepted` a bool (an
-        old row's NULL is accepted), a missing parent (rows from before lineage was stored) the last accepted round."""
-        out, prev_n = [], None
+    def load_rounds(self, run_id: int) -> list[LoadedRound]:
+        """A run's rounds as a session resumes them (`Round(**r.as_dict())`), in order: evaluations parsed, `accepted` a
+        bool (an old row's NULL is accepted), a missing parent (rows from before lineage was stored) the last accepted
+        round."""
+        out: list[LoadedRound] = []
+        prev_n: int | None = None
         for r in self.rounds(run_id):
-            ev = Evaluation.model_validate_json(r["evaluation"])
-            judge = Evaluation.model_validate_json(r["judge_evaluation"]) if r.get("judge_evaluation") else None
-            parent = r.get("parent")
-            if parent is None and r["n"] > 0:
+            ev = Evaluation.model_validate_json(r.evaluation)
+            judge = Evaluation.model_validate_json(r.judge_evaluation) if r.judge_evaluation else None
+            parent = r.parent
+            if parent is None and r.n > 0:
                 parent = prev_n
-            out.append(dict(
-                n=r["n"], text=r["text"], evaluation=ev, judge=judge, comment=r["comment"], parent=parent,
-                accepted=bool(r["accepted"] if r["accepted"] is not None else 1), status=r["status"] or "done",
-                strategy=r.get("strategy"), edit_prev=r["edit_prev"], edit_orig=r["edit_orig"],
-                prompt_tokens=r["prompt_tokens"] or 0, completion_tokens=r["completion_tokens"] or 0,
-                cost=r["cost"], duration_s=r["duration_s"]))
-            if r["accepted"] is None or r["accepted"]:
-                prev_n = r["n"]
+            out.append(LoadedRound(
+                n=r.n, text=r.text, evaluation=ev, judge=judge, comment=r.comment, parent=parent,
+                accepted=r.is_accepted, status=r.status or "done", strategy=r.strategy, edit_prev=r.edit_prev,
+                edit_orig=r.edit_orig, prompt_tokens=r.prompt_tokens or 0, completion_tokens=r.completion_tokens or 0,
+                cost=r.cost, duration_s=r.duration_s))
+            if r.is_accepted:
+                prev_n = r.n
         return out
 
     def evaluation(self, run_id: int, n: int | None = None, *, role: str = "primary") -> Evaluation:
@@ -521,31 +504,33 @@ class Store(RunTransfer):
             from citefix.errors import InputError
 
             raise InputError(f"run {run_id} has no stored rounds")
+        row: RoundRow | None
         if n is None:  # the run's current text: its last accepted round (a rejected or reverted round is not it)
-            kept = [r for r in rows if r.get("accepted") is None or r["accepted"]]
+            kept = [r for r in rows if r.is_accepted]
             row = (kept or rows)[-1]
         else:
-            row = next((r for r in rows if r["n"] == n), None)
+            row = next((r for r in rows if r.n == n), None)
         if row is None:
-            from citefix.errors import InputError
-
-            raise InputError(f"run {run_id} has no round {n}; it has rounds {[r['n'] for r in rows]}")
-        blob = row["evaluation"] if role == "primary" else row["judge_evaluation"]
+            raise InputError(f"run {run_id} has no round {n}; it has rounds {[r.n for r in rows]}")
+        blob = row.evaluation if role == "primary" else row.judge_evaluation
+        if blob is None:
+            raise InputError(f"run {run_id} round {row.n} has no {role} evaluation stored (it was not judged)")
         return Evaluation.model_validate_json(blob)
 
-    def calls(self, run_id: int) -> list[dict]:
-        return list(self.db["calls"].rows_where("run_id = ?", [run_id], order_by="id"))
+    def calls(self, run_id: int) -> list[CallRow]:
+        return [CallRow.from_row(r) for r in self._table("calls").rows_where("run_id = ?", [run_id], order_by="id")]
 
     def set_lineage(self, run_id: int, accepted: Iterable[int]) -> None:
         """Mark the rounds numbered in `accepted` as accepted and every other round of the run as not (a revert)."""
         keep = set(accepted)
         with self.write():
-            for r in self.db["rounds"].rows_where("run_id = ?", [run_id], select="id, n, accepted"):
+            for r in self._table("rounds").rows_where("run_id = ?", [run_id], select="id, n, accepted"):
                 flag = int(r["n"] in keep)
                 if r["accepted"] != flag:
-                    self.db["rounds"].update(r["id"], {"accepted": flag})
+                    self._table("rounds").update(r["id"], {"accepted": flag})
 
-    def find_runs(self, *, content_hash: str, command: str | None = None, strategy: str | None = None) -> list[dict]:
+    def find_runs(self, *, content_hash: str, command: str | None = None,
+                  strategy: str | None = None) -> list[FoundRunRow]:
         """Runs of the case with this content hash (newest first), optionally of one command and strategy."""
         where, params = ["c.content_hash = ?"], [content_hash]
         if command:
@@ -556,12 +541,12 @@ class Store(RunTransfer):
             params.append(strategy)
         sql = ("select r.*, c.case_id, c.content_hash from runs r join cases c on c.id = r.case_pk where "
                + " and ".join(where) + " order by r.id desc")
-        return list(self.db.query(sql, params))
+        return [FoundRunRow.from_row(r) for r in self.db.query(sql, params)]
 
     def delete_rounds_from(self, run_id: int, n: int) -> None:
         """Remove rounds >= n of a run (used when a writer reverts and continues from an earlier round)."""
         with self.write():
-            ids = [r["id"] for r in self.db["rounds"].rows_where("run_id = ? and n >= ?", [run_id, n])]
+            ids = [r["id"] for r in self._table("rounds").rows_where("run_id = ? and n >= ?", [run_id, n])]
             for rid in ids:
                 self.db.execute("delete from verdicts where round_id = ?", [rid])
                 self.db.execute("delete from units where round_id = ?", [rid])
@@ -570,26 +555,26 @@ class Store(RunTransfer):
                 self.db.execute("delete from rounds where id = ?", [rid])
 
     # -- meta-evaluation --------------------------------------------------------------------------------------------
-    def save_metaeval(self, run: dict, items: Iterable[dict]) -> int:
+    def save_metaeval(self, run: Mapping[str, Any], items: Iterable[Mapping[str, Any]]) -> int:
         """One meta-eval run and its per-item scores, in one transaction."""
         with self.write():
-            run_id = int(self.db["metaeval_runs"].insert(run).last_pk)
-            self.db["metaeval_items"].insert_all({"metaeval_run_id": run_id, **row} for row in items)
+            run_id = _pk(self._table("metaeval_runs").insert(dict(run)))
+            self._table("metaeval_items").insert_all({"metaeval_run_id": run_id, **row} for row in items)
         return run_id
 
     # -- caches -------------------------------------------------------------------------------------------------------
-    def llm_cache(self) -> "LLMCache":
+    def llm_cache(self) -> LLMCache:
         return LLMCache(self)
 
     def verdict_cache_get(self, key: str) -> dict | None:
-        row = next(self.db["verdict_cache"].rows_where("key = ?", [key], limit=1), None)
+        row = next(self._table("verdict_cache").rows_where("key = ?", [key], limit=1), None)
         return json.loads(row["value"]) if row else None
 
     def verdict_cache_put(self, key: str, verifier: str, value: dict) -> None:
         if self.readonly:
             return
         with self.write():
-            self.db["verdict_cache"].insert({"key": key, "verifier": verifier, "value": _j(value), "created": now()}, replace=True)
+            self._table("verdict_cache").insert({"key": key, "verifier": verifier, "value": _j(value), "created": now()}, replace=True)
 
 
-from citefix.store.caches import LLMCache  # noqa: E402 - re-exported; defined beside the store, needs now() and _j()
+from .caches import LLMCache  # noqa: E402 - re-exported; defined beside the store, needs now() and _j()

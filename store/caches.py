@@ -10,10 +10,11 @@ import json
 import threading
 from typing import TYPE_CHECKING
 
-from citefix.store import _j, now
+from . import _j, now
+from .tables import table
 
 if TYPE_CHECKING:
-    from citefix.store import Store
+    from . import Store
 
 
 class LLMCache:
@@ -25,9 +26,9 @@ class LLMCache:
 
     def get(self, key: str) -> dict | None:
         with self._lock:
-            row = next(self.store.db["llm_cache"].rows_where("key = ?", [key], limit=1), None)
+            row = next(table(self.store.db, "llm_cache").rows_where("key = ?", [key], limit=1), None)
         return json.loads(row["value"]) if row else None
 
     def put(self, key: str, model: str, value: dict) -> None:
         with self._lock, self.store.write():
-            self.store.db["llm_cache"].insert({"key": key, "model": model, "value": _j(value), "created": now()}, replace=True)
+            table(self.store.db, "llm_cache").insert({"key": key, "model": model, "value": _j(value), "created": now()}, replace=True)

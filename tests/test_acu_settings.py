@@ -33,7 +33,7 @@ def test_granularity_asks_per_sentence_or_once_for_the_text(store, summary_case)
     assert len(gen(per_sentence)) == len(split_sentences(summary_case.text)) > 1
     assert len(gen(whole)) == 1 and summary_case.text.strip() in gen(whole)[0]["messages"][-1]["content"]
     for run_id, want in ((run_s, "sentence"), (run_t, "text")):
-        assert json.loads(store.run(run_id)["settings"])["acu_granularity"] == want
+        assert json.loads(store.run(run_id).settings)["acu_granularity"] == want
 
 
 def test_aggregation_mean_all_supported_and_min(store, summary_case):
@@ -48,8 +48,8 @@ def test_aggregation_mean_all_supported_and_min(store, summary_case):
     assert low.score == pytest.approx(min(scores)) and low.scores["acueval"] == pytest.approx(mean.score)  # the mean is kept
     for run_id, want, score in ((run_mean, "mean", mean.score), (run_strict, "all_supported", 0.0),
                                 (run_min, "min", min(scores))):
-        assert json.loads(store.run(run_id)["settings"])["aggregation"] == want
-        assert store.rounds(run_id)[0]["score"] == pytest.approx(score)
+        assert json.loads(store.run(run_id).settings)["aggregation"] == want
+        assert store.rounds(run_id)[0].score == pytest.approx(score)
 
 
 def test_bad_values_are_one_clear_error(monkeypatch):

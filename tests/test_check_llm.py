@@ -173,8 +173,8 @@ def test_prompt_injection_stays_inside_the_delimiters(store, summary_case):
     store.write_round(run_id, 0, ev)
 
     calls = store.calls(run_id)
-    verify = [json.loads(c["messages"]) for c in calls if c["purpose"] == "acu_verify"]
-    generate = [json.loads(c["messages"]) for c in calls if c["purpose"] == "acu_generate"]
+    verify = [json.loads(c.messages) for c in calls if c.purpose == "acu_verify"]
+    generate = [json.loads(c.messages) for c in calls if c.purpose == "acu_generate"]
     assert verify and generate
 
     for messages in verify:

@@ -145,7 +145,7 @@ def test_store_round_trip_reprints_identically(cups_ev, store):
     assert sorted(json.loads(r["target"]) for r in rows) == [["2"], ["2", "3"], ["3"]]
     units = {r["uid"]: r for r in store.db["units"].rows_where("round_id = ?", [1])}
     assert set(units) == {"u1", "u2", "u3", "u4", "s1", "s2"}
-    assert store.rounds(run_id)[0]["n_unsupported"] == 1
+    assert store.rounds(run_id)[0].n_unsupported == 1
 
 
 def test_json_carries_claims_groups_citations(cups_ev):

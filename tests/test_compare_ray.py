@@ -46,11 +46,11 @@ def _contents(store, run_id: int) -> dict:
         return {k: v for k, v in row.items() if k not in ("id", *keys)}
 
     run = store.db["runs"].get(run_id)
-    rounds = store.rounds(run_id)
+    rounds = [r.as_dict() for r in store.rounds(run_id)]
     out = {"run": strip(run, "case_pk"), "case": strip(store.db["cases"].get(run["case_pk"]), "created"),
            "rounds": [strip(r, "run_id") for r in rounds], "units": [], "verdicts": [], "scores": [],
            "calls": [strip(c, "run_id", "round_id") | {"round_n": next((r["n"] for r in rounds if r["id"] == c["round_id"]),
-                                                                       None)} for c in store.calls(run_id)]}
+                                                                       None)} for c in (c.as_dict() for c in store.calls(run_id))]}
     for r in rounds:
         units = list(store.db["units"].rows_where("round_id = ?", [r["id"]], order_by="id"))
         uid_of = {u["id"]: u["uid"] for u in units}
@@ -89,8 +89,8 @@ def test_import_run_copies_a_whole_run_with_new_ids(tmp_path):
     assert _contents(driver, new_id) == _contents(worker, run_id)
     assert driver.load_rounds(new_id) == worker.load_rounds(run_id)  # what a resume or a report reads
     assert driver.evaluation(new_id) == worker.evaluation(run_id)
-    assert driver.run(new_id)["status"] == "finished" and driver.run(new_id)["best_round"] == 1
-    assert find_reusable(driver, case, sig)["id"] == new_id  # compare's reuse finds it by content hash and signature
+    assert driver.run(new_id).status == "finished" and driver.run(new_id).best_round == 1
+    assert find_reusable(driver, case, sig).id == new_id  # compare's reuse finds it by content hash and signature
     # a verdict points at the unit row of its own round in the new store
     for v in driver.db.query("select v.uid, u.uid as unit_uid, v.round_id, u.round_id as unit_round from verdicts v "
                              "join rounds x on x.id = v.round_id left join units u on u.id = v.unit_row "
@@ -98,12 +98,12 @@ def test_import_run_copies_a_whole_run_with_new_ids(tmp_path):
         assert v["uid"] == v["unit_uid"] and v["round_id"] == v["unit_round"]
     # a second import of a run of the same case shares the case row
     again = driver.import_run(bundle)
-    assert driver.run(again)["case_pk"] == driver.run(new_id)["case_pk"]
+    assert driver.run(again).case_pk == driver.run(new_id).case_pk
     assert len(list(driver.db["cases"].rows)) == 2
     # the run's calls (with and without a round) point at the new run and its new rounds
     calls = driver.calls(new_id)
-    assert [c["purpose"] for c in calls] == ["evaluate", "revise"]
-    assert calls[0]["round_id"] == driver.rounds(new_id)[0]["id"] and calls[1]["round_id"] is None
+    assert [c.purpose for c in calls] == ["evaluate", "revise"]
+    assert calls[0].round_id == driver.rounds(new_id)[0].id and calls[1].round_id is None
     worker.close()
     driver.close()
 

@@ -22,13 +22,13 @@ def test_load_rounds_parses_rows_and_fills_old_rows_parents(store):
     store.write_round(run_id, 1, ev.model_copy(update={"text": "one"}), accepted=False, comment="rejected", edit_prev=3)
     store.write_round(run_id, 2, ev.model_copy(update={"text": "two"}), judge=ev, edit_prev=2, edit_orig=5)
     rows = store.load_rounds(run_id)
-    assert [r["n"] for r in rows] == [0, 1, 2]
-    assert [r["parent"] for r in rows] == [None, 0, 0]  # round 1 was not accepted: round 2 revised round 0
-    assert [r["accepted"] for r in rows] == [True, False, True]
-    assert all(isinstance(r["evaluation"], Evaluation) for r in rows)
-    assert rows[0]["judge"] is None and rows[2]["judge"].model_dump() == ev.model_dump()
-    assert rows[1]["comment"] == "rejected" and rows[2]["edit_prev"] == 2 and rows[2]["edit_orig"] == 5
-    assert rows[0]["prompt_tokens"] == 10 and rows[0]["status"] == "done"
+    assert [r.n for r in rows] == [0, 1, 2]
+    assert [r.parent for r in rows] == [None, 0, 0]  # round 1 was not accepted: round 2 revised round 0
+    assert [r.accepted for r in rows] == [True, False, True]
+    assert all(isinstance(r.evaluation, Evaluation) for r in rows)
+    assert rows[0].judge is None and rows[2].judge.model_dump() == ev.model_dump()
+    assert rows[1].comment == "rejected" and rows[2].edit_prev == 2 and rows[2].edit_orig == 5
+    assert rows[0].prompt_tokens == 10 and rows[0].status == "done"
     # a session resumed from the store follows the same lineage and stands on the last accepted round
     pipeline = build_pipeline(Settings(verifier="offline"), store)  # nothing is verified: the models never load
     session = RefineSession.resume(store, run_id, pipeline=pipeline, strategy=None)

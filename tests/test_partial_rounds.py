@@ -57,12 +57,12 @@ def test_a_round_with_an_unverified_unit_is_retried_then_stored_partial(store):
     assert "could not be verified" in res.message and "round 0" in res.message
     assert flaky.failed == 4  # 2 attempts per call, and the round was evaluated twice
     [row] = store.rounds(res.run_id)
-    assert row["status"] == "partial"
+    assert row.status == "partial"
     run = store.run(res.run_id)
-    assert run["status"] == "failed" and run["stop_reason"] == "llm_error"
+    assert run.status == "failed" and run.stop_reason == "llm_error"
     # every attempt of both tries is in the call log
     calls = store.calls(res.run_id)
-    assert sum(1 for c in calls if c["status"] in ("retried", "error")) == 4
+    assert sum(1 for c in calls if c.status in ("retried", "error")) == 4
 
 
 def test_a_partial_round_is_never_the_best_round(store):
@@ -123,7 +123,7 @@ def test_compare_reruns_failed_runs_and_lists_unfinished_first(store, tmp_path):
     first = run_compare(cases, strategies=["acu"], store=store, make_session_kwargs=kwargs, base_signature=base,
                         max_rounds=2)
     failed_id = first.runs[0].run_id
-    assert store.run(failed_id)["status"] == "failed"
+    assert store.run(failed_id).status == "failed"
     md = write_report(store, first.by_strategy(), 2, tmp_path / "out")["markdown"].read_text()
     head = md.split("|")[0]  # before the first table
     assert "1 run(s) did not finish" in head and f"run {failed_id} (broken, acu): failed, llm_error" in head
@@ -136,8 +136,8 @@ def test_compare_reruns_failed_runs_and_lists_unfinished_first(store, tmp_path):
     assert again.runs[0].reused is False and again.runs[1].reused is True
     assert len(transport.requests) > n_before
     run = store.run(failed_id)
-    assert run["status"] == "finished" and run["stop_reason"] != "llm_error"
-    assert all(r["status"] != "partial" for r in store.rounds(failed_id))
+    assert run.status == "finished" and run.stop_reason != "llm_error"
+    assert all(r.status != "partial" for r in store.rounds(failed_id))
     md = write_report(store, again.by_strategy(), 2, tmp_path / "out2")["markdown"].read_text()
     assert "did not finish" not in md
 
@@ -152,10 +152,10 @@ def test_a_run_whose_process_is_gone_reads_as_interrupted(store, tmp_path):
         "print(s.start_run(c, 'refine'))"), str(store.path)], capture_output=True, text=True, timeout=120)
     run_id = int(proc.stdout.strip())
     assert store.db["runs"].get(run_id)["status"] == "running"  # the stored row…
-    assert store.run(run_id)["status"] == "interrupted"  # …reads as interrupted: its pid is gone
-    assert [r["status"] for r in store.list_runs()] == ["interrupted"]
+    assert store.run(run_id).status == "interrupted"  # …reads as interrupted: its pid is gone
+    assert [r.status for r in store.list_runs()] == ["interrupted"]
     r = cli("runs", "--db", str(store.path), tmp_path=tmp_path)
     assert "interrupted" in r.stdout and "running" not in r.stdout
     # this process's own running run is alive
     mine = store.start_run(make_case(), "refine")
-    assert store.run(mine)["status"] == "running"
+    assert store.run(mine).status == "running"

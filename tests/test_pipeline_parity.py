@@ -42,16 +42,16 @@ def test_cli_and_tui_store_the_same_run_settings(tmp_path, capsys):
         assert snap.run_id is not None and snap.run_id != cli_run
         session.close()
         cli_row, tui_row = store.run(cli_run), store.run(snap.run_id)
-        assert json.loads(tui_row["settings"]) == json.loads(cli_row["settings"])
-        assert json.loads(cli_row["settings"])["judge_verifier"] == "offline:lexical"  # the TUI can choose a judge
-        assert json.loads(cli_row["settings"])["reviser_name"] == "offline"
+        assert json.loads(tui_row.settings) == json.loads(cli_row.settings)
+        assert json.loads(cli_row.settings)["judge_verifier"] == "offline:lexical"  # the TUI can choose a judge
+        assert json.loads(cli_row.settings)["reviser_name"] == "offline"
         for col in RUN_COLUMNS[:5]:
-            assert tui_row[col] == cli_row[col], col
-        assert (cli_row["command"], tui_row["command"]) == ("refine", "tui")
+            assert tui_row.as_dict()[col] == cli_row.as_dict()[col], col
+        assert (cli_row.command, tui_row.command) == ("refine", "tui")
         # both rounds 0 were scored by the primary verifier and by the judge
         cli_r0, tui_r0 = store.rounds(cli_run)[0], store.rounds(snap.run_id)[0]
-        assert cli_r0["judge_score"] is not None and tui_r0["score"] == pytest.approx(cli_r0["score"])
-        assert tui_r0["judge_score"] == pytest.approx(cli_r0["judge_score"])
+        assert cli_r0.judge_score is not None and tui_r0.score == pytest.approx(cli_r0.score)
+        assert tui_r0.judge_score == pytest.approx(cli_r0.judge_score)
     finally:
         store.close()
 
@@ -96,9 +96,9 @@ def test_check_is_a_session_with_zero_rounds(tmp_path):
                                         on_event=lambda name, data: seen.append(name))
         row = store.run(run_id)
         assert not failed and ev.score is not None
-        assert (row["command"], row["strategy"], row["status"], row["best_round"]) == ("check", None, "finished", 0)
-        assert [r["n"] for r in store.rounds(run_id)] == [0]
-        assert "signature" in json.loads(row["settings"])
+        assert (row.command, row.strategy, row.status, row.best_round) == ("check", None, "finished", 0)
+        assert [r.n for r in store.rounds(run_id)] == [0]
+        assert "signature" in json.loads(row.settings)
         assert seen[:2] == ["decompose_started", "units_ready"]  # evaluate()'s own events, as before
     finally:
         store.close()

@@ -32,7 +32,7 @@ def test_check_stores_a_run_the_cli_can_show(tmp_path):
     r = citefix.check("The depot closed in 1987.", sources=["The depot closed in 1987."], db=db, id="one")
     assert isinstance(r, citefix.CheckResult) and r.case_id == "one" and r.score is not None
     store = Store(db)
-    assert store.run(r.run_id)["command"] == "check"
+    assert store.run(r.run_id).command == "check"
     assert store.evaluation(r.run_id).score == r.score
     store.close()
     out = subprocess.run([sys.executable, "-m", "citefix.cli", "show", str(r.run_id), "--db", str(db), "--json"],

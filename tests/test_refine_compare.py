@@ -68,7 +68,7 @@ def test_compare_runs_every_strategy_on_every_case_and_reports_from_the_store(st
     # each number traces back to rounds in the store
     run = acu["runs"][0]
     rows = store.rounds(run["run_id"])
-    assert run["scores"][: len(rows)] == [r["score"] for r in rows]
+    assert run["scores"][: len(rows)] == [r.score for r in rows]
 
     paths = write_report(store, by, 2, tmp_path / "out", notes=["test"])
     md = paths["markdown"].read_text()
@@ -96,8 +96,8 @@ def test_compare_reuses_finished_runs_and_resumes_unfinished_ones(store):
     resumed = run_compare(cases[:1], strategies=["acu"], store=store, make_session_kwargs=kwargs, base_signature=base,
                           max_rounds=3)
     assert resumed.runs[0].run_id == more.runs[0].run_id and not resumed.runs[0].reused
-    assert [r["n"] for r in store.rounds(more.runs[0].run_id)] == [0, 1, 2, 3]
-    assert store.run(more.runs[0].run_id)["status"] == "finished"
+    assert [r.n for r in store.rounds(more.runs[0].run_id)] == [0, 1, 2, 3]
+    assert store.run(more.runs[0].run_id).status == "finished"
 
 
 def test_select_cases_seed_and_limit():

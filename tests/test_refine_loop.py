@@ -41,27 +41,27 @@ def test_acu_loop_fixes_one_flagged_piece_per_round_until_all_supported(store):
                  on_event=lambda e, d: events.append((e, d)))
     assert res.stop_reason == "all_supported" and res.status == "finished"
     rows = store.rounds(res.run_id)
-    assert [r["n"] for r in rows] == [0, 1, 2, 3]
-    assert [r["n_unsupported"] for r in rows] == [3, 2, 1, 0]
-    assert rows[-1]["text"] == "The council approved the plan on Monday."
-    assert res.best_round == 3 and res.best_text == rows[-1]["text"]
-    scores = [r["score"] for r in rows]
+    assert [r.n for r in rows] == [0, 1, 2, 3]
+    assert [r.n_unsupported for r in rows] == [3, 2, 1, 0]
+    assert rows[-1].text == "The council approved the plan on Monday."
+    assert res.best_round == 3 and res.best_text == rows[-1].text
+    scores = [r.score for r in rows]
     assert scores == sorted(scores) and scores[-1] > 0.9
     # every round: comment that produced it, edit distances, tokens, duration, parent
-    assert rows[0]["comment"] is None and rows[0]["edit_orig"] == 0
+    assert rows[0].comment is None and rows[0].edit_orig == 0
     for prev, r in zip(rows, rows[1:]):
-        assert r["comment"].startswith("The source does not support")
-        assert r["edit_prev"] == word_edit_distance(prev["text"], r["text"]) > 0
-        assert r["edit_orig"] == word_edit_distance(TEXT, r["text"])
-        assert r["parent"] == prev["n"] and r["strategy"] == "acu" and r["accepted"] == 1
-        assert r["prompt_tokens"] > 0 and r["duration_s"] is not None
+        assert r.comment.startswith("The source does not support")
+        assert r.edit_prev == word_edit_distance(prev.text, r.text) > 0
+        assert r.edit_orig == word_edit_distance(TEXT, r.text)
+        assert r.parent == prev.n and r.strategy == "acu" and r.accepted == 1
+        assert r.prompt_tokens > 0 and r.duration_s is not None
     run = store.run(res.run_id)
-    assert run["status"] == "finished" and run["best_round"] == 3 and run["stop_reason"] == "all_supported"
+    assert run.status == "finished" and run.best_round == 3 and run.stop_reason == "all_supported"
     # every model call is stored, with its round
     calls = store.calls(res.run_id)
-    assert {c["purpose"] for c in calls} >= {"acu_generate", "acu_verify", "revise"}
-    assert sum(c["purpose"] == "revise" for c in calls) == 3
-    assert all(c["round_id"] is not None for c in calls)
+    assert {c.purpose for c in calls} >= {"acu_generate", "acu_verify", "revise"}
+    assert sum(c.purpose == "revise" for c in calls) == 3
+    assert all(c.round_id is not None for c in calls)
     names = [e for e, _ in events]
     for e in ("round_started", "units_scored", "revision_proposed", "run_finished"):
         assert e in names
@@ -91,7 +91,7 @@ def test_best_round_is_reported_not_the_last_and_patience_stops(store):
     assert res.stop_reason == "no_improvement"
     assert len(res.rounds) == 3
     assert res.best_round == 0 and res.best_text == TEXT
-    assert store.run(res.run_id)["best_round"] == 0
+    assert store.run(res.run_id).best_round == 0
 
 
 @pytest.mark.parametrize("answer,reason", [("", "revision_empty"), ("I'm sorry, but I can't help with that.", "revision_refused"),
@@ -101,10 +101,10 @@ def test_a_useless_revision_ends_the_run_with_its_reason(store, answer, reason):
     res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=3)
     assert res.stop_reason == reason
     assert res.failed == (reason in ("revision_empty", "revision_refused"))
-    assert [r["n"] for r in store.rounds(res.run_id)] == [0]
-    assert store.run(res.run_id)["stop_reason"] == reason
+    assert [r.n for r in store.rounds(res.run_id)] == [0]
+    assert store.run(res.run_id).stop_reason == reason
     # the revise call is stored even though no round came of it
-    assert any(c["purpose"] == "revise" and c["round_id"] is None for c in store.calls(res.run_id))
+    assert any(c.purpose == "revise" and c.round_id is None for c in store.calls(res.run_id))
 
 
 def test_no_unsupported_units_stops_at_round_zero(store):
@@ -120,7 +120,7 @@ def test_revision_is_parsed_to_the_text_alone(store):
 
     p, _ = pipeline_for(store, refine_responder(revise=chatty))
     res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=1)
-    assert store.rounds(res.run_id)[1]["text"] == "The council approved the plan on Monday, work takes two years, the mayor chairs the board."
+    assert store.rounds(res.run_id)[1].text == "The council approved the plan on Monday, work takes two years, the mayor chairs the board."
 
 
 # -- strategies: what their prompts must contain -------------------------------------------------------------------------
@@ -161,8 +161,8 @@ def test_critique_rates_then_explains_and_the_explanation_becomes_the_comment(st
     assert SOURCE in crit["messages"][-1]["content"] and TEXT in crit["messages"][-1]["content"]
     revise_comments = [c for kind, _, c in log if kind == "revise"]
     assert revise_comments[0] == "The source says the plan costs 2 million pounds, not 5 million."
-    assert {c["purpose"] for c in store.calls(res.run_id)} >= {"critique", "revise"}
-    assert store.rounds(res.run_id)[1]["comment"] == revise_comments[0]
+    assert {c.purpose for c in store.calls(res.run_id)} >= {"critique", "revise"}
+    assert store.rounds(res.run_id)[1].comment == revise_comments[0]
 
 
 def test_parse_critique_forms():
@@ -193,12 +193,12 @@ def test_judge_scores_every_round_with_another_model_and_both_scores_are_kept(st
     judge_llm = build_llm("judge/model", Settings(cache=True), store, transport=judge_transport)
     res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5, judge_verifier=LLMJudgeVerifier(judge_llm))
     rows = store.rounds(res.run_id)
-    assert all(r["judge_score"] is not None for r in rows)
-    assert all(r["judge_score"] != r["score"] for r in rows)
-    assert rows[0]["judge_score"] == pytest.approx((0.8 + 3 * 0.3) / 4, abs=1e-6)
-    assert store.run(res.run_id)["judge_llm"] == "judge/model"
-    judge_calls = [c for c in store.calls(res.run_id) if c["model"] == "judge/model"]
-    assert judge_calls and all(c["purpose"] == "acu_verify" for c in judge_calls)
+    assert all(r.judge_score is not None for r in rows)
+    assert all(r.judge_score != r.score for r in rows)
+    assert rows[0].judge_score == pytest.approx((0.8 + 3 * 0.3) / 4, abs=1e-6)
+    assert store.run(res.run_id).judge_llm == "judge/model"
+    judge_calls = [c for c in store.calls(res.run_id) if c.model == "judge/model"]
+    assert judge_calls and all(c.purpose == "acu_verify" for c in judge_calls)
     # the judge never generates units or revises
     assert set(purposes(judge_transport)) == {"verify"}
     ev = store.evaluation(res.run_id, 0, role="judge")
@@ -220,7 +220,7 @@ def test_judge_score_selects_the_best_round(store):
     judge_llm = build_llm("judge/model", Settings(), store, transport=ScriptedTransport(judge_responder))
     res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=3, judge_verifier=LLMJudgeVerifier(judge_llm))
     assert res.best_round == 0  # the judge's score, not the reviser-side score (which is best at round 3)
-    assert res.best_judge_score == max(r["judge_score"] for r in store.rounds(res.run_id))
+    assert res.best_judge_score == max(r.judge_score for r in store.rounds(res.run_id))
 
 
 # -- crash, interrupt, cancel and resume -------------------------------------------------------------------------------------
@@ -234,17 +234,17 @@ def test_resume_after_a_simulated_crash_keeps_every_completed_round(store):
     run_id = session.run_id
     before = store.rounds(run_id)
     del session  # the process dies here: no finish, run row still "running"
-    assert store.run(run_id)["status"] == "running"
+    assert store.run(run_id).status == "running"
 
     p2, transport2 = pipeline_for(store, refine_responder())
     res = refine(pipeline=p2, strategy="acu", store=store, max_rounds=5, resume_run=run_id)
     after = store.rounds(run_id)
-    assert [(r["id"], r["n"], r["text"]) for r in after[:2]] == [(r["id"], r["n"], r["text"]) for r in before]
-    assert [r["n"] for r in after] == [0, 1, 2, 3]
-    assert res.stop_reason == "all_supported" and store.run(run_id)["status"] == "finished"
+    assert [(r.id, r.n, r.text) for r in after[:2]] == [(r.id, r.n, r.text) for r in before]
+    assert [r.n for r in after] == [0, 1, 2, 3]
+    assert res.stop_reason == "all_supported" and store.run(run_id).status == "finished"
     # resuming re-evaluated nothing that was stored: the first request is the revision of round 1
     assert purposes(transport2)[0] == "revise"
-    assert after[2]["parent"] == 1
+    assert after[2].parent == 1
 
 
 def test_keyboard_interrupt_mid_round_keeps_completed_rounds_and_marks_the_run(store):
@@ -260,11 +260,11 @@ def test_keyboard_interrupt_mid_round_keeps_completed_rounds_and_marks_the_run(s
     with pytest.raises(KeyboardInterrupt):
         refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=3)
     run = store.list_runs()[0]
-    assert run["status"] == "interrupted" and run["stop_reason"] == "interrupted"
-    assert [r["n"] for r in store.rounds(run["id"])] == [0, 1]
+    assert run.status == "interrupted" and run.stop_reason == "interrupted"
+    assert [r.n for r in store.rounds(run.id)] == [0, 1]
     p2, _ = pipeline_for(store, refine_responder())
-    res = refine(pipeline=p2, strategy="acu", store=store, max_rounds=3, resume_run=run["id"])
-    assert res.status == "finished" and [r["n"] for r in store.rounds(run["id"])] == [0, 1, 2, 3]
+    res = refine(pipeline=p2, strategy="acu", store=store, max_rounds=3, resume_run=run.id)
+    assert res.status == "finished" and [r.n for r in store.rounds(run.id)] == [0, 1, 2, 3]
 
 
 def test_cancel_flag_stops_between_steps_and_keeps_what_was_stored(store):
@@ -277,8 +277,8 @@ def test_cancel_flag_stops_between_steps_and_keeps_what_was_stored(store):
     p, _ = pipeline_for(store, refine_responder())
     res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5, cancel=cancel, on_event=on_event)
     assert res.status == "cancelled" and res.stop_reason == "cancelled"
-    assert [r["n"] for r in store.rounds(res.run_id)] == [0, 1]
-    assert store.run(res.run_id)["status"] == "cancelled"
+    assert [r.n for r in store.rounds(res.run_id)] == [0, 1]
+    assert store.run(res.run_id).status == "cancelled"
 
 
 # -- the step API (what the TUI uses) -----------------------------------------------------------------------------------------
@@ -293,7 +293,7 @@ def test_step_api_propose_accept_reject_edit_revert(store):
 
     prop = s.propose_revision(evaluate=True)
     assert prop.text == drop_first_flagged(TEXT) and prop.evaluation is not None and prop.parent == 0
-    assert store.rounds(s.run_id)[-1]["n"] == 0  # nothing stored by a proposal
+    assert store.rounds(s.run_id)[-1].n == 0  # nothing stored by a proposal
     r1 = s.accept(prop)
     assert r1.n == 1 and r1.evaluation is prop.evaluation and r1.parent == 0
 
@@ -301,7 +301,7 @@ def test_step_api_propose_accept_reject_edit_revert(store):
     rejected = s.reject(prop2)
     assert rejected.n == 2 and not rejected.accepted and s.current is r1
     rows = store.rounds(s.run_id)
-    assert rows[-1]["accepted"] == 0 and rows[-1]["status"] == "rejected"
+    assert rows[-1].accepted == 0 and rows[-1].status == "rejected"
 
     r3 = s.accept(text="The council approved the plan on Monday.")  # a hand edit
     assert r3.n == 3 and r3.status == "edited" and r3.comment == "edited by hand" and r3.parent == 1
@@ -309,7 +309,7 @@ def test_step_api_propose_accept_reject_edit_revert(store):
 
     back = s.revert_to(1)
     assert s.current is back and back.n == 1
-    assert {r["n"]: r["accepted"] for r in store.rounds(s.run_id)} == {0: 1, 1: 1, 2: 0, 3: 0}
+    assert {r.n: r.accepted for r in store.rounds(s.run_id)} == {0: 1, 1: 1, 2: 0, 3: 0}
     stale = s.propose_revision()
     s.revert_to(0)
     with pytest.raises(Exception, match="written for round 1"):

@@ -165,7 +165,7 @@ def test_write_round_stores_everything(store):
     assert v["u1"]["evidence_text"] == "The depot closed in 1987." and v["u1"]["discrete"] == 0
     assert v["u1"]["unit_row"] is not None
     round_row = store.rounds(run_id)[0]
-    assert round_row["n_unsupported"] == 1 and round_row["prompt_tokens"] == 10
+    assert round_row.n_unsupported == 1 and round_row.prompt_tokens == 10
     back = store.evaluation(run_id)
     assert back.model_dump() == make_eval(case).model_dump()
     assert store.case_for_run(run_id) == case

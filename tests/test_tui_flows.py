@@ -87,13 +87,13 @@ async def test_open_check_paints_units_and_stores_round(store, example_path):
         snap = main.snap
         assert snap.run_id is not None and snap.current == 0
         run = store.run(snap.run_id)
-        assert run["command"] == "tui" and run["llm"] == "fake/model"
+        assert run.command == "tui" and run.llm == "fake/model"
         rows = store.rounds(snap.run_id)
-        assert [r["n"] for r in rows] == [0]
+        assert [r.n for r in rows] == [0]
         labels = {v.label for v in snap.evaluation.verdicts}
         assert "unsupported" in labels and "supported" in labels  # mixed verdicts from the scripted judge
         units = main.query_one("#units")
-        assert units.row_count == len(snap.evaluation.units) == rows[0]["n_units"]
+        assert units.row_count == len(snap.evaluation.units) == rows[0].n_units
         # selecting a unsupported unit highlights its span and its evidence
         bad = next(u for u in snap.evaluation.units if snap.evaluation.verdict_for(u.id).label == "unsupported")
         units.focus()
@@ -124,8 +124,8 @@ async def test_edit_recheck_diff_export(store, example_path, tmp_path):
         await settle(pilot, app)
         assert not main.query_one("#text-panel").editing
         rows = store.rounds(main.snap.run_id)
-        assert [r["n"] for r in rows] == [0, 1]
-        assert rows[1]["text"] == new_text and rows[1]["comment"] == "edited in the TUI"
+        assert [r.n for r in rows] == [0, 1]
+        assert rows[1].text == new_text and rows[1].comment == "edited in the TUI"
         assert main.snap.current == 1 and len(rec.of(m.Checked)) == 2
         # diff between the two rounds
         await pilot.press("d")
@@ -253,7 +253,7 @@ async def test_keys_answered_while_checking_and_cancel(store, example_path):
         await pilot.pause()
         assert rec.of(m.WorkCancelled) and not rec.of(m.Checked)
         runs = store.list_runs()  # the cancelled check stored no round; its run says it was cancelled
-        assert [(r["n_rounds"], r["status"]) for r in runs] == [(0, "cancelled")]
+        assert [(r.n_rounds, r.status) for r in runs] == [(0, "cancelled")]
 
 
 async def test_reopen_stored_run(store, example_path):
@@ -356,14 +356,14 @@ async def test_refine_accept_reject_revert_edit_recheck_export(store, example_pa
         assert len(rec.of(m.RevisionProposed)) == 1
         prop = main.snap.proposal
         assert prop is not None and "two years" not in prop.text and prop.evaluation is not None
-        assert [r["n"] for r in store.rounds(run_id)] == [0]
+        assert [r.n for r in store.rounds(run_id)] == [0]
         assert main.show_proposal and "proposed" in main.query_one("#text-panel").border_title
         # accept: round 1
         await pilot.press("a")
         await settle(pilot, app)
         rows = store.rounds(run_id)
-        assert [(r["n"], r["accepted"], r["parent"]) for r in rows] == [(0, 1, None), (1, 1, 0)]
-        assert rows[1]["text"] == prop.text and main.snap.current == 1 and main.snap.proposal is None
+        assert [(r.n, r.accepted, r.parent) for r in rows] == [(0, 1, None), (1, 1, 0)]
+        assert rows[1].text == prop.text and main.snap.current == 1 and main.snap.proposal is None
         # refine again and reject: kept in the store as not accepted
         await pilot.press("r")
         await settle(pilot, app)
@@ -371,7 +371,7 @@ async def test_refine_accept_reject_revert_edit_recheck_export(store, example_pa
         await pilot.press("n")
         await settle(pilot, app)
         rows = store.rounds(run_id)
-        assert [(r["n"], r["accepted"], r["status"]) for r in rows][-1] == (2, 0, "rejected")
+        assert [(r.n, r.accepted, r.status) for r in rows][-1] == (2, 0, "rejected")
         assert main.snap.current == 1
         # revert to round 0: pick it in the rounds table, press v
         table = main.query_one("#rounds-table")
@@ -380,8 +380,8 @@ async def test_refine_accept_reject_revert_edit_recheck_export(store, example_pa
         await pilot.pause()
         await pilot.press("v")
         await settle(pilot, app)
-        assert main.snap.current == 0 and main.snap.text == store.rounds(run_id)[0]["text"]
-        assert [r["accepted"] for r in store.rounds(run_id)] == [1, 0, 0]
+        assert main.snap.current == 0 and main.snap.text == store.rounds(run_id)[0].text
+        assert [r.accepted for r in store.rounds(run_id)] == [1, 0, 0]
         assert [msg.action for msg in rec.of(m.RoundsChanged)] == ["accept", "reject", "revert"]
         # edit in place and re-check: round 3, whose parent is round 0
         await pilot.press("e")
@@ -390,7 +390,7 @@ async def test_refine_accept_reject_revert_edit_recheck_export(store, example_pa
         await pilot.press("ctrl+s")
         await settle(pilot, app)
         last = store.rounds(run_id)[-1]
-        assert (last["n"], last["text"], last["parent"], last["status"]) == (3, edited, 0, "edited")
+        assert (last.n, last.text, last.parent, last.status) == (3, edited, 0, "edited")
         # export
         out = tmp_path / "r.json"
         await main.run_action("export")
@@ -399,8 +399,8 @@ async def test_refine_accept_reject_revert_edit_recheck_export(store, example_pa
         await pilot.press("enter")
         await settle(pilot, app)
         assert [r["n"] for r in json.loads(out.read_text())["rounds"]] == [0, 1, 2, 3]
-    assert store.run(run_id)["status"] == "finished"  # quitting records the best round
-    assert store.run(run_id)["best_round"] is not None
+    assert store.run(run_id).status == "finished"  # quitting records the best round
+    assert store.run(run_id).best_round is not None
 
 
 async def test_auto_refine_n_rounds(store, example_path):
@@ -420,8 +420,8 @@ async def test_auto_refine_n_rounds(store, example_path):
         await settle(pilot, app)
         rows = store.rounds(main.snap.run_id)
         # two flagged phrases: two revisions fix both, then nothing is unsupported and the loop stops
-        assert [r["n"] for r in rows] == [0, 1, 2]
-        assert rows[-1]["n_unsupported"] == 0 and main.snap.current == 2
+        assert [r.n for r in rows] == [0, 1, 2]
+        assert rows[-1].n_unsupported == 0 and main.snap.current == 2
         assert rec.of(m.RoundsChanged)[-1].action == "auto_refine"
         infos = [n.message for n in rec.notes() if "auto-refine" in n.message]
         assert infos and "all supported" in infos[0]
@@ -467,8 +467,8 @@ async def test_offline_flow_with_real_models(store, example_path):
         await pilot.press("a")
         await settle(pilot, app, until=lambda: main._job is None and main.snap.current == 1, steps=3000)
         rows = store.rounds(main.snap.run_id)
-        assert [r["n"] for r in rows] == [0, 1] and rows[1]["n_unsupported"] < rows[0]["n_unsupported"]
-        assert rows[1]["strategy"] == "acu"
+        assert [r.n for r in rows] == [0, 1] and rows[1].n_unsupported < rows[0].n_unsupported
+        assert rows[1].strategy == "acu"
 
 
 async def test_mouse_click_on_a_span_selects_its_unit(store, example_path):

@@ -147,7 +147,7 @@ async def test_quit_during_a_check_marks_the_run_and_leaves_no_thread_to_wait_fo
     try:
         assert main.threads and all(t.daemon for t in main.threads)
         runs = store.list_runs()
-        assert [r["status"] for r in runs] == ["interrupted"]
+        assert [r.status for r in runs] == ["interrupted"]
         assert took < 2.0, took
     finally:
         gate.set()
@@ -165,7 +165,7 @@ async def test_quit_after_rounds_stores_finished_with_best_round(store, example_
         run_id = app.main.snap.run_id
         await pilot.press("q")
     run = store.run(run_id)
-    assert run["status"] == "finished" and run["best_round"] == 0
+    assert run.status == "finished" and run.best_round == 0
 
 
 @pytest.mark.asyncio
@@ -184,15 +184,15 @@ async def test_rejected_proposal_is_not_the_runs_current_text(store, example_pat
         await settle(pilot, app)
         run_id = main.snap.run_id
     rows = store.rounds(run_id)
-    assert [(r["n"], r["accepted"]) for r in rows] == [(0, 1), (1, 0)]
-    assert rows[0]["score"] != rows[1]["score"]  # the scripted reviser removed an unsupported phrase
-    assert store.evaluation(run_id).text == rows[0]["text"]
-    assert store.list_runs()[0]["last_score"] == rows[0]["score"]
+    assert [(r.n, r.accepted) for r in rows] == [(0, 1), (1, 0)]
+    assert rows[0].score != rows[1].score  # the scripted reviser removed an unsupported phrase
+    assert store.evaluation(run_id).text == rows[0].text
+    assert store.list_runs()[0].last_score == rows[0].score
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     r = subprocess.run([sys.executable, "-m", "citefix.cli", "show", str(run_id), "--json", "--db", str(store.path)],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["text"] == rows[0]["text"]
+    assert json.loads(r.stdout)["text"] == rows[0].text
 
 
 # -- 80x24 ------------------------------------------------------------------------------------------------------------
@@ -559,10 +559,10 @@ async def test_pending_proposal_is_an_inline_diff_accepted_edit_by_edit(store, e
         await settle(pilot, app)
         run_id = main.snap.run_id
     rows = store.rounds(run_id)
-    assert [r["n"] for r in rows] == [0, 1]
+    assert [r.n for r in rows] == [0, 1]
     expected = before.replace(" and take two years", "")
-    assert rows[1]["text"] == expected and "who chairs the housing committee" in rows[1]["text"]
-    assert "in part" in (rows[1]["comment"] or "")
+    assert rows[1].text == expected and "who chairs the housing committee" in rows[1].text
+    assert "in part" in (rows[1].comment or "")
     assert len(proposal_hunks(before, expected)) == 1
 
 

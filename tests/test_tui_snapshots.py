@@ -57,7 +57,7 @@ async def _checked(pilot):
 
 def _fixed_times(store):
     for r in store.list_runs():
-        store.update_run(r["id"], created=CREATED)
+        store.update_run(r.id, created=CREATED)
 
 
 def test_start_screen(snap_compare, store, example):

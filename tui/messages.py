@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message as _Message
+
+if TYPE_CHECKING:
+    from citefix.store.rows import RunListRow
 
 
 class Message(_Message, bubble=False):
@@ -104,7 +107,7 @@ class Exported(Message):
 class RunsLoaded(Message):
     """The start screen's list of recent runs, read from the store in a worker."""
 
-    def __init__(self, runs: list[dict]) -> None:
+    def __init__(self, runs: list[RunListRow]) -> None:
         super().__init__()
         self.runs = runs
 

@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # pydantic models load with the first case, after the first p
     from citefix.models import Case, Evaluation
     from citefix.refine.session import Proposal
     from citefix.pipeline import RunSettings
+    from citefix.store.rows import RoundRow as StoredRound
+    from citefix.store.rows import RunListRow, RunRow
 
 
 
@@ -44,11 +46,11 @@ class RoundRow:
     judge_score: float | None = None
 
     @classmethod
-    def from_store(cls, r: dict) -> "RoundRow":
-        return cls(n=r["n"], score=r["score"], n_units=r["n_units"] or 0, n_unsupported=r["n_unsupported"] or 0,
-                   cost=r["cost"], comment=r["comment"], text=r["text"], status=r["status"] or "done",
-                   accepted=bool(r["accepted"] if r.get("accepted") is not None else 1), parent=r.get("parent"),
-                   strategy=r.get("strategy"), edit_prev=r.get("edit_prev"), judge_score=r.get("judge_score"))
+    def from_store(cls, r: StoredRound) -> "RoundRow":
+        return cls(n=r.n, score=r.score, n_units=r.n_units or 0, n_unsupported=r.n_unsupported or 0,
+                   cost=r.cost, comment=r.comment, text=r.text, status=r.status or "done",
+                   accepted=r.is_accepted, parent=r.parent, strategy=r.strategy, edit_prev=r.edit_prev,
+                   judge_score=r.judge_score)
 
 
 @dataclass
@@ -61,7 +63,7 @@ class Snapshot:
     current: int | None  # the round whose text the working text comes from
     evaluation: Evaluation | None  # evaluation of `current` (None before the first check)
     text: str  # the working text (may be edited and not yet checked)
-    run: dict = field(default_factory=dict)
+    run: RunRow | None = None  # the stored run (None before the first check)
     proposal: Proposal | None = None  # a revision waiting for accept or reject (evaluated), as the session made it
     evaluations: dict[int, Evaluation] = field(default_factory=dict)  # every stored round's, for viewing and diffs
     info: str | None = None  # something to tell the user (why there was no revision, why auto-refine stopped)
@@ -175,7 +177,7 @@ class Workbench:
         self.generation += 1
         return save_settings(new) if save else None
 
-    def recent_runs(self, limit: int = 30) -> list[dict]:
+    def recent_runs(self, limit: int = 30) -> list[RunListRow]:
         return self.store.list_runs(limit=limit)
 
     def open_file(self, path: str, index: int = 0) -> "Session":
@@ -191,12 +193,12 @@ class Workbench:
         case = self.store.case_for_run(run_id)  # InputError when there is no such run
         run = self.store.run(run_id)
         rows = self.store.rounds(run_id)
-        s = Session(self, case, input_path=run.get("input_path"))
+        s = Session(self, case, input_path=run.input_path)
         s.run_id = run_id
         if rows:
-            accepted = [r for r in rows if r.get("accepted") is None or r["accepted"]]
+            accepted = [r for r in rows if r.is_accepted]
             last = (accepted or rows)[-1]
-            s.current, s.text = last["n"], last["text"]
+            s.current, s.text = last.n, last.text
         return s
 
 
@@ -248,8 +250,8 @@ class Session:
         evals: dict[int, Evaluation] = {}
         mem = {r.n: r.evaluation for r in self.refiner.rounds} if self.refiner is not None else {}
         for r in rows:
-            evals[r["n"]] = mem.get(r["n"]) or Evaluation.model_validate_json(r["evaluation"])
-        run = self.store.run(self.run_id) if self.run_id is not None else {}
+            evals[r.n] = mem.get(r.n) or Evaluation.model_validate_json(r.evaluation)
+        run = self.store.run(self.run_id) if self.run_id is not None else None
         return Snapshot(case=self.case, run_id=self.run_id, rounds=[RoundRow.from_store(r) for r in rows],
                         current=self.current, evaluation=evals.get(self.current) if self.current is not None else None,
                         text=self.text, run=run, proposal=self.proposal, evaluations=evals, info=info)
@@ -292,7 +294,7 @@ class Session:
             else:
                 self.refiner = RefineSession.resume(self.store, self.run_id, **kw)
             self._generation = self.bench.generation
-        elif self.store.run(self.run_id)["status"] != "running":  # finished by an earlier auto-refine: going on
+        elif self.store.run(self.run_id).status != "running":  # finished by an earlier auto-refine: going on
             self.store.update_run(self.run_id, status="running", finished=None)
         self.refiner.cancel = cancel
         self.refiner.on_event = on_event or (lambda e, d: None)
@@ -443,7 +445,7 @@ class Session:
             if got and self.refiner is not None and self.refiner.current is not None:
                 self.refiner.finish("closed")
                 return
-            if self.store.run(self.run_id).get("status") != "running":
+            if self.store.run(self.run_id).status != "running":
                 return
             best = None
             if self.refiner is not None and self.refiner.current is not None:

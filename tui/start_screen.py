@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -10,6 +12,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.suggester import Suggester
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
+
+if TYPE_CHECKING:
+    from citefix.store.rows import RunListRow
 
 
 class PathSuggester(Suggester):
@@ -62,7 +67,7 @@ class StartScreen(Screen):
 
     AUTO_FOCUS = "#runs"
 
-    def __init__(self, runs: list[dict] | None = None, *, can_go_back: bool = False) -> None:
+    def __init__(self, runs: list[RunListRow] | None = None, *, can_go_back: bool = False) -> None:
         super().__init__()
         self.runs = runs  # None until the app's worker has read them from the store
         self.can_go_back = can_go_back
@@ -90,16 +95,16 @@ class StartScreen(Screen):
         else:
             table.add_row("", "", "", Text("reading the store …", style="dim"), "", "", "", "", "", key="none")
 
-    def fill(self, runs: list[dict]) -> None:
+    def fill(self, runs: list[RunListRow]) -> None:
         self.runs = runs
         self.query_one("#start-store", Static).update(f"store: {self.app.store_label}")
         table = self.query_one("#runs", DataTable)
         table.clear()
         f = lambda x: "—" if x is None else f"{x:.2f}"  # noqa: E731
         for r in runs:
-            table.add_row(str(r["id"]), (r["created"] or "")[:19].replace("T", " "), r["command"], (r["case_id"] or "")[:32],
-                          (r["kind"] or "").replace("_", " "), str(r["n_rounds"]), f(r["first_score"]), f(r["last_score"]),
-                          r["status"] or "", key=str(r["id"]))
+            table.add_row(str(r.id), (r.created or "")[:19].replace("T", " "), r.command, (r.case_id or "")[:32],
+                          (r.kind or "").replace("_", " "), str(r.n_rounds), f(r.first_score), f(r.last_score),
+                          r.status or "", key=str(r.id))
         if not runs:
             table.add_row("", "", "", Text("no runs stored yet", style="dim"), "", "", "", "", "", key="none")
 

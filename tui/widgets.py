@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -12,6 +14,9 @@ from textual.widgets import DataTable, ProgressBar, Sparkline, Static, TextArea
 
 from citefix.models import Case, Evaluation, Evidence
 from citefix.tui import render
+
+if TYPE_CHECKING:
+    from citefix.store.rows import RunRow
 
 _SOURCE_TITLE_MAX = 70
 
@@ -285,7 +290,7 @@ class RoundsPanel(Vertical):
             return f"{base} · reverted"
         return base
 
-    def fill(self, rounds, *, current: int | None, run: dict, proposal=None, evaluations=None) -> None:
+    def fill(self, rounds, *, current: int | None, run: RunRow | None, proposal=None, evaluations=None) -> None:
         scores = [r.score for r in rounds]
         spark = self.query_one("#rounds-spark", Sparkline)
         spark.data = [s for s in scores if s is not None] or [0.0]
@@ -311,10 +316,10 @@ class RoundsPanel(Vertical):
             ev = proposal.evaluation
             t.add_row(Text("  new", style="bold yellow"), render.score_cell(ev.score if ev else None),
                       Text(str(len(ev.unsupported)) if ev else "—", justify="right"),
-                      Text(f"{run.get('strategy') or '?'} · a/n", style="yellow"), "—", key="proposal")
+                      Text(f"{(run.strategy if run else None) or '?'} · a/n", style="yellow"), "—", key="proposal")
         total = sum(r.cost or 0.0 for r in rounds)
         spent = " · cost unknown (no price)" if any(r.cost is None for r in rounds) else (f" · ${total:.4f}" if total else "")
-        self.border_subtitle = f"model {run.get('llm') or 'offline'}" + spent if run else ""
+        self.border_subtitle = f"model {run.llm or 'offline'}" + spent if run else ""
         focus_key = "proposal" if proposal is not None else (str(current) if current is not None else None)
         if focus_key is not None:
             try:

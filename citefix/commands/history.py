@@ -5,9 +5,14 @@ from __future__ import annotations
 import difflib
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from citefix.export import export_run  # noqa: F401 - core; the commands below use them
 from citefix.refine.stopping import best_round_of
+
+if TYPE_CHECKING:
+    from citefix.store import Store
+    from citefix.store.rows import RoundRow
 
 
 def register(sub) -> None:
@@ -41,7 +46,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_export)
 
 
-def _store(args):
+def _store(args) -> Store:
     """The store, opened read-only: these commands never create a file or folder, nor migrate."""
     from citefix.config import load_settings
     from citefix.store import Store
@@ -63,7 +68,7 @@ def cmd_runs(args) -> int:
     rows = store.list_runs(case=args.case, strategy=args.strategy, model=args.model, command=args.cmd, limit=args.limit)
     if args.json:
         for r in rows:
-            print(json.dumps(r))
+            print(json.dumps(r.as_dict()))
         return 0
     if not rows:
         print(f"no runs in {store.path}")
@@ -71,10 +76,10 @@ def cmd_runs(args) -> int:
     print(f"{'run':>5}  {'created':<25} {'command':<7} {'case':<28} {'kind':<12} {'rounds':>6} {'first':>6} {'last':>6}  {'status':<11} model/verifier")
     for r in rows:
         f = lambda x: "—" if x is None else f"{x:.2f}"  # noqa: E731
-        who = r["llm"] or r["verifier"] or ""
-        strat = f" [{r['strategy']}]" if r["strategy"] else ""
-        print(f"{r['id']:>5}  {r['created']:<25} {r['command']:<7} {r['case_id'][:28]:<28} {r['kind']:<12} {r['n_rounds']:>6} "
-              f"{f(r['first_score']):>6} {f(r['last_score']):>6}  {r['status']:<11} {who}{strat}")
+        who = r.llm or r.verifier or ""
+        strat = f" [{r.strategy}]" if r.strategy else ""
+        print(f"{r.id:>5}  {r.created:<25} {r.command:<7} {r.case_id[:28]:<28} {r.kind:<12} {r.n_rounds:>6} "
+              f"{f(r.first_score):>6} {f(r.last_score):>6}  {r.status:<11} {who}{strat}")
     return 0
 
 
@@ -93,12 +98,12 @@ def diff_text(a: str, b: str, label_a: str, label_b: str) -> str:
     return f"--- {label_a}\n+++ {label_b}\n" + " ".join(x for x in out if x)
 
 
-def _edits_note(row: dict) -> str:
+def _edits_note(row: RoundRow) -> str:
     """ "  edits: correction 1, deletion 2" for a round revised offline (from its stored evaluation)."""
     from citefix.refine.revise import edits_by_kind
 
     try:
-        edits = json.loads(row.get("evaluation") or "{}").get("metrics", {}).get("edits")
+        edits = json.loads(row.evaluation or "{}").get("metrics", {}).get("edits")
     except (TypeError, ValueError):
         return ""
     kinds = edits_by_kind(edits)
@@ -115,18 +120,18 @@ def cmd_show(args) -> int:
         if not rows:
             print(f"run {args.run} has no rounds")
             return 0
-        ns = args.diff or [rows[0]["n"], rows[-1]["n"]]
+        ns = args.diff or [rows[0].n, rows[-1].n]
         if len(ns) != 2:
             from citefix.errors import InputError
 
             raise InputError("--diff takes two round numbers (or none for first vs last)")
-        by_n = {r["n"]: r for r in rows}
+        by_n = {r.n: r for r in rows}
         missing = [n for n in ns if n not in by_n]
         if missing:
             from citefix.errors import InputError
 
             raise InputError(f"run {args.run} has no round {missing[0]}; it has rounds {sorted(by_n)}")
-        print(diff_text(by_n[ns[0]]["text"], by_n[ns[1]]["text"], f"round {ns[0]}", f"round {ns[1]}"))
+        print(diff_text(by_n[ns[0]].text, by_n[ns[1]].text, f"round {ns[0]}", f"round {ns[1]}"))
         return 0
     best = best_round_of(run, rows)
     if args.rounds:
@@ -134,16 +139,16 @@ def cmd_show(args) -> int:
 
         calls = store.calls(args.run)
         for r in rows:
-            s = "—" if r["score"] is None else f"{r['score']:.2f}"
-            judge = f"  judge {r['judge_score']:.2f}" if r.get("judge_score") is not None else ""
-            parent = f"  from round {r['parent']}" if r.get("parent") is not None else ""
-            kept = "" if r.get("accepted") in (None, 1) else "  (not accepted)"
-            spent = summarise_calls(c for c in calls if c["round_id"] == r["id"])
-            cost = f"  cost {format_cost(r['cost'], spent.why_unknown or 'no price for a model')}" if (
-                r.get("cost") is None or r.get("cost")) else ""
-            mark = "  <- best" if r["n"] == best else ""
-            print(f"round {r['n']}: score {s}{judge}  unsupported {r['n_unsupported']}  edit(prev) {r['edit_prev']}  "
-                  f"{r['status']}{parent}{kept}{_edits_note(r)}{cost}{mark}")
+            s = "—" if r.score is None else f"{r.score:.2f}"
+            judge = f"  judge {r.judge_score:.2f}" if r.judge_score is not None else ""
+            parent = f"  from round {r.parent}" if r.parent is not None else ""
+            kept = "" if r.accepted in (None, 1) else "  (not accepted)"
+            spent = summarise_calls(c for c in calls if c.round_id == r.id)
+            cost = f"  cost {format_cost(r.cost, spent.why_unknown or 'no price for a model')}" if (
+                r.cost is None or r.cost) else ""
+            mark = "  <- best" if r.n == best else ""
+            print(f"round {r.n}: score {s}{judge}  unsupported {r.n_unsupported}  edit(prev) {r.edit_prev}  "
+                  f"{r.status}{parent}{kept}{_edits_note(r)}{cost}{mark}")
         if best is not None:
             print(f"best round: {best}")
         return 0
@@ -152,13 +157,13 @@ def cmd_show(args) -> int:
     if args.json:
         print(to_json(ev, run_id=args.run, store_path=str(store.path)))
         return 0
-    row = next((r for r in rows if r["n"] == n), rows[-1] if rows else None)
-    shown = row["n"] if row else None
+    row = next((r for r in rows if r.n == n), rows[-1] if rows else None)
+    shown = row.n if row else None
     note = None
     if len(rows) > 1 and shown is not None:
         which = "the best round" if shown == best else ("the round asked for; the best is round %s" % best)
-        note = f"Round {shown} of rounds 0–{rows[-1]['n']} ({which}; another: citefix show {args.run} --round N)"
-    calls = [c for c in store.calls(args.run) if row is not None and c["round_id"] == row["id"]]
+        note = f"Round {shown} of rounds 0–{rows[-1].n} ({which}; another: citefix show {args.run} --round N)"
+    calls = [c for c in store.calls(args.run) if row is not None and c.round_id == row.id]
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     sys.stdout.write(render(ev, run=run, store_path=str(store.path), color=color, calls=calls, round_note=note) + "\n")
     return 0

@@ -369,7 +369,7 @@ def cmd_compare(args) -> int:
 
     def on_run(i, total, case, strategy, res, reused) -> None:
         if reused:
-            bar.line(f"[{i}/{total}] {case.id} · {strategy}: reused run {res['id']} ({res.get('stop_reason')})")
+            bar.line(f"[{i}/{total}] {case.id} · {strategy}: reused run {res.id} ({res.stop_reason})")
         else:
             rounds = res.rounds
             first = rounds[0]["score"] if rounds else None

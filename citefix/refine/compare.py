@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from citefix.models import Case
 
@@ -30,6 +30,10 @@ from citefix.refine.compare_report import (  # noqa: F401
     unfinished_runs,
     write_report,
 )
+
+if TYPE_CHECKING:
+    from citefix.store import Store
+    from citefix.store.rows import FoundRunRow, RunRow
 
 SIGNATURE_KEYS = ("strategy", "llm", "judge_llm", "verifier", "judge_verifier", "decomposer", "reviser", "max_rounds",
                   "target", "patience")
@@ -74,11 +78,11 @@ def signature(strategy: str, base: dict[str, Any]) -> dict[str, Any]:
     return sig
 
 
-def find_reusable(store, case: Case, sig: dict[str, Any]) -> dict | None:
+def find_reusable(store: Store, case: Case, sig: dict[str, Any]) -> FoundRunRow | None:
     """The newest stored run of this case with this signature, or None."""
     for row in store.find_runs(content_hash=case.content_hash(), strategy=sig["strategy"]):
         try:
-            settings = json.loads(row.get("settings") or "{}")
+            settings = json.loads(row.settings or "{}")
         except json.JSONDecodeError:
             continue
         if settings.get("signature") == sig:
@@ -118,7 +122,7 @@ def run_compare(
 
     result = CompareResult()
     total = len(cases) * len(strategies)
-    plan: list[tuple[Case, str, dict[str, Any], dict | None]] = []
+    plan: list[tuple[Case, str, dict[str, Any], FoundRunRow | None]] = []
     for case in cases:
         for strategy in strategies:
             sig = signature(strategy, {**base_signature, "max_rounds": max_rounds, "target": target, "patience": patience})
@@ -148,21 +152,21 @@ def run_compare(
                 if on_run:
                     on_run(i, total, case, strategy, res, False)
                 continue
-            row: dict | None = store.run(cast(int, sent[key]))
+            row: RunRow | None = store.run(cast(int, sent[key]))
         else:  # looked up again: a twin case refined or resumed earlier in this command is reused
-            row = find_reusable(store, case, sig)
-            if row is not None:
-                row = store.run(row["id"])  # with its liveness: a run whose process is gone reads as interrupted
+            found = find_reusable(store, case, sig)
+            # with its liveness: a run whose process is gone reads as interrupted
+            row = store.run(found.id) if found is not None else None
         # only a finished run is final: a failed or interrupted one is resumed (its completed rounds are kept)
-        if row is not None and row["status"] == "finished":
-            result.runs.append(CompareRun(case.id, strategy, row["id"], True, row.get("stop_reason")))
+        if row is not None and row.status == "finished":
+            result.runs.append(CompareRun(case.id, strategy, row.id, True, row.stop_reason))
             if on_run:
                 on_run(i, total, case, strategy, row, True)
             continue
         kwargs = make_session_kwargs(strategy)
         settings = {**kwargs.pop("settings", {}), "signature": sig}
         res = refine(case if row is None else None, store=store, max_rounds=max_rounds, target=target, patience=patience,
-                     resume_run=row["id"] if row is not None else None, settings=settings, command="compare",
+                     resume_run=row.id if row is not None else None, settings=settings, command="compare",
                      on_event=on_event, cancel=cancel, input_path=input_path, **kwargs)
         result.runs.append(CompareRun(case.id, strategy, cast(int, res.run_id), False, res.stop_reason))  # stored run
         if on_run:

@@ -12,23 +12,28 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from citefix.costs import format_cost, summarise_calls
 
+if TYPE_CHECKING:
+    from citefix.store import Store
+    from citefix.store.rows import RoundRow
 
-def _lineage_rows(rows: list[dict]) -> list[dict]:
+
+def _lineage_rows(rows: list[RoundRow]) -> list[RoundRow]:
     """The accepted rounds in order (a loop run accepts every round it stores)."""
-    acc = [r for r in rows if r["accepted"] is None or r["accepted"]]
-    return sorted(acc, key=lambda r: r["n"])
+    acc = [r for r in rows if r.is_accepted]
+    return sorted(acc, key=lambda r: r.n)
 
 
-def _per_round(rows: list[dict], key: str, max_rounds: int) -> list[float | None]:
+def _per_round(column: Sequence[float | None], max_rounds: int) -> list[float | None]:
+    """One column of the lineage's rounds for rounds 0..max_rounds, the last value carried forward."""
     vals: list[float | None] = []
     last = None
     for k in range(max_rounds + 1):
-        if k < len(rows):
-            v = rows[k][key]
+        if k < len(column):
+            v = column[k]
             last = v if v is not None else last
         vals.append(last)
     return vals
@@ -48,43 +53,43 @@ def _quantile(xs: list[float], q: float) -> float | None:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def collect(store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> dict[str, Any]:
+def collect(store: Store, runs_by_strategy: dict[str, list[int]], max_rounds: int) -> dict[str, Any]:
     """Everything the report shows, computed from the store's rows of the listed runs."""
     out: dict[str, Any] = {"max_rounds": max_rounds, "strategies": {}}
     for strategy, run_ids in runs_by_strategy.items():
-        per_run = []
+        per_run: list[dict[str, Any]] = []
         for run_id in run_ids:
             run = store.run(run_id)
             rows = _lineage_rows(store.rounds(run_id))
             if not rows:
                 continue
             all_calls = store.calls(run_id)
-            calls = [c for c in all_calls if not c["cached"]]
+            calls = [c for c in all_calls if not c.cached]
             spent = summarise_calls(all_calls)
-            best_n = run["best_round"] if run["best_round"] is not None else rows[-1]["n"]
-            best = next((r for r in rows if r["n"] == best_n), rows[-1])
+            best_n = run.best_round if run.best_round is not None else rows[-1].n
+            best = next((r for r in rows if r.n == best_n), rows[-1])
             per_run.append({
                 "run_id": run_id,
                 "case_id": store.case_for_run(run_id).id,
-                "scores": _per_round(rows, "score", max_rounds),
-                "unsupported": _per_round(rows, "n_unsupported", max_rounds),
-                "edit_per_round": _per_round(rows, "edit_orig", max_rounds),
-                "judge_scores": _per_round(rows, "judge_score", max_rounds),
+                "scores": _per_round([r.score for r in rows], max_rounds),
+                "unsupported": _per_round([r.n_unsupported for r in rows], max_rounds),
+                "edit_per_round": _per_round([r.edit_orig for r in rows], max_rounds),
+                "judge_scores": _per_round([r.judge_score for r in rows], max_rounds),
                 "rounds_used": len(rows) - 1,
-                "best_round": best["n"],
-                "best_score": best["score"],
-                "best_judge_score": best["judge_score"],
-                "all_supported": bool(best["n_units"]) and best["n_unsupported"] == 0,
-                "unsupported_before": rows[0]["n_unsupported"],
-                "unsupported_best": best["n_unsupported"],
-                "edit_orig": best["edit_orig"] or 0,
-                "tokens": sum((c["prompt_tokens"] or 0) + (c["completion_tokens"] or 0) for c in calls),
+                "best_round": best.n,
+                "best_score": best.score,
+                "best_judge_score": best.judge_score,
+                "all_supported": bool(best.n_units) and best.n_unsupported == 0,
+                "unsupported_before": rows[0].n_unsupported,
+                "unsupported_best": best.n_unsupported,
+                "edit_orig": best.edit_orig or 0,
+                "tokens": sum((c.prompt_tokens or 0) + (c.completion_tokens or 0) for c in calls),
                 "calls": len(calls),
                 "cached_calls": spent.cached,
                 "cost": spent.cost,  # None: a call had no price in litellm's table (unknown, not free)
                 "cost_unknown_why": spent.why_unknown,
-                "stop_reason": run["stop_reason"],
-                "status": run["status"],
+                "stop_reason": run.stop_reason,
+                "status": run.status,
                 "edits": _edit_kinds(rows, best_n),
             })
         n = len(per_run)
@@ -141,16 +146,16 @@ def _run_failed(r: dict) -> bool:
     return r.get("status") != "finished" or r.get("stop_reason") in FAILURE_REASONS
 
 
-def _edit_kinds(rows: list[dict], best_n: int) -> dict[str, int]:
+def _edit_kinds(rows: list[RoundRow], best_n: int) -> dict[str, int]:
     """Edits by kind (correction, deletion, citation) over the rounds up to the best one, from the stored rounds."""
     from citefix.refine.revise import edits_by_kind
 
     out: dict[str, int] = {}
     for r in rows:
-        if r["n"] == 0 or r["n"] > best_n:
+        if r.n == 0 or r.n > best_n:
             continue
         try:
-            edits = json.loads(r.get("evaluation") or "{}").get("metrics", {}).get("edits")
+            edits = json.loads(r.evaluation or "{}").get("metrics", {}).get("edits")
         except (TypeError, ValueError):
             continue
         for k, v in edits_by_kind(edits).items():
@@ -234,7 +239,7 @@ def plot(data: dict[str, Any], path: Path, *, title: str = "Score per round") ->
     return path
 
 
-def unfinished_runs(store, runs_by_strategy: dict[str, list[int]]) -> list[dict]:
+def unfinished_runs(store: Store, runs_by_strategy: dict[str, list[int]]) -> list[dict]:
     """The listed runs that did not finish (failed, cancelled, interrupted), with their case id, in run order."""
     from citefix.refine.session import FAILURE_REASONS
 
@@ -242,9 +247,9 @@ def unfinished_runs(store, runs_by_strategy: dict[str, list[int]]) -> list[dict]
     for strategy, ids in runs_by_strategy.items():
         for rid in ids:
             row = store.run(rid)
-            if row["status"] != "finished" or row.get("stop_reason") in FAILURE_REASONS:
+            if row.status != "finished" or row.stop_reason in FAILURE_REASONS:
                 case = store.case_for_run(rid)
-                out.append({**row, "case_id": case.id, "strategy": strategy})
+                out.append({**row.as_dict(), "case_id": case.id, "strategy": strategy})
     return sorted(out, key=lambda r: r["id"])
 
 
@@ -341,7 +346,7 @@ def metric_figure(data: dict[str, Any], key: str, ylabel: str, ylim=None, *, tit
     return fig
 
 
-def write_report(store, runs_by_strategy: dict[str, list[int]], max_rounds: int, out_dir: str | Path, *,
+def write_report(store: Store, runs_by_strategy: dict[str, list[int]], max_rounds: int, out_dir: str | Path, *,
                  notes: list[str] | None = None, title: str = "") -> dict[str, Path]:
     """report.md, report.json, one PNG per metric (scores.png, unsupported.png, edits.png) and report.html (the
     same tables and charts, self-contained) in out_dir, from the store alone."""

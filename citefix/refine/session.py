@@ -142,7 +142,7 @@ class RefineSession:
     def _load(self, run_id: int) -> None:
         run = self.store.run(run_id)
         self.original_text = self.case.text
-        self.rounds.extend(Round(**r) for r in self.store.load_rounds(run_id))
+        self.rounds.extend(Round(**r.as_dict()) for r in self.store.load_rounds(run_id))
         # a round that could not be checked whole (partial, or every unit failed on a model fault) is not a completed
         # round: drop it, so resuming checks that text (round 0) or revises the last complete round again
         bad = next((r.n for r in self.rounds if r.evaluation.status == "partial"
@@ -154,7 +154,7 @@ class RefineSession:
         self.current = cast("list[Round | None]", accepted or self.rounds or [None])[-1]
         if self.rounds and self.rounds[0].n == 0:
             self.original_text = self.rounds[0].text
-        if run["status"] != "running":
+        if run.status != "running":
             self.store.update_run(run_id, status="running", finished=None)
 
     # --- events and cancellation ---------------------------------------------------------------------------------------
@@ -236,9 +236,9 @@ class RefineSession:
         self.store.write_round(self.run_id, r.n, r.evaluation, calls=calls, comment=r.comment, judge=r.judge,
                                edit_prev=r.edit_prev, edit_orig=r.edit_orig, duration_s=r.duration_s, status=r.status,
                                accepted=r.accepted, parent=r.parent, strategy=r.strategy)
-        row = next((x for x in self.store.rounds(self.run_id) if x["n"] == r.n), None)
+        row = next((x for x in self.store.rounds(self.run_id) if x.n == r.n), None)
         if row is not None:
-            r.prompt_tokens, r.completion_tokens, r.cost = row["prompt_tokens"] or 0, row["completion_tokens"] or 0, row["cost"]
+            r.prompt_tokens, r.completion_tokens, r.cost = row.prompt_tokens or 0, row.completion_tokens or 0, row.cost
         self._emit("round_stored", {"round": r.n, "accepted": r.accepted})
 
     def _drain(self) -> list[CallRecord]:

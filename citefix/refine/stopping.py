@@ -11,8 +11,13 @@ The rules read rounds (`citefix.refine.rounds.Round`) and the lineage of the cur
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from citefix.errors import ConfigError
 from citefix.refine.rounds import FAILURE_REASONS, Round  # noqa: F401 - FAILURE_REASONS re-exported
+
+if TYPE_CHECKING:
+    from citefix.store.rows import RoundRow, RunRow
 
 
 def selection_score(r: Round, *, judge: bool) -> float | None:
@@ -64,11 +69,11 @@ def stop_reason(cur: Round | None, chain: list[Round], *, judge: bool, max_round
     return None
 
 
-def best_round_of(run: dict, rows: list[dict]) -> int | None:
+def best_round_of(run: RunRow, rows: list[RoundRow]) -> int | None:
     """The run's best round as stored; else the last round."""
     if not rows:
         return None
-    ns = {r["n"] for r in rows}
-    if run.get("best_round") is not None and run["best_round"] in ns:
-        return run["best_round"]
-    return rows[-1]["n"]
+    ns = {r.n for r in rows}
+    if run.best_round is not None and run.best_round in ns:
+        return run.best_round
+    return rows[-1].n

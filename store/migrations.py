@@ -5,18 +5,16 @@ from __future__ import annotations
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
-from .tables import table
-
 migrations = Migrations("citefix")
 
 
 @migrations(name="m001_initial")
 def m001_initial(db: Database) -> None:
-    table(db, "cases").create(
+    db["cases"].create(
         {"id": int, "case_id": str, "kind": str, "content_hash": str, "data": str, "created": str}, pk="id"
     )
-    table(db, "cases").create_index(["content_hash"], unique=True)
-    table(db, "runs").create(
+    db["cases"].create_index(["content_hash"], unique=True)
+    db["runs"].create(
         {
             "id": int,
             "case_pk": int,
@@ -37,7 +35,7 @@ def m001_initial(db: Database) -> None:
         pk="id",
         foreign_keys=[("case_pk", "cases", "id")],
     )
-    table(db, "rounds").create(
+    db["rounds"].create(
         {
             "id": int,
             "run_id": int,
@@ -63,8 +61,8 @@ def m001_initial(db: Database) -> None:
         pk="id",
         foreign_keys=[("run_id", "runs", "id")],
     )
-    table(db, "rounds").create_index(["run_id", "n"], unique=True)
-    table(db, "units").create(
+    db["rounds"].create_index(["run_id", "n"], unique=True)
+    db["units"].create(
         {
             "id": int,
             "round_id": int,
@@ -84,8 +82,8 @@ def m001_initial(db: Database) -> None:
         pk="id",
         foreign_keys=[("round_id", "rounds", "id")],
     )
-    table(db, "units").create_index(["round_id"])
-    table(db, "verdicts").create(
+    db["units"].create_index(["round_id"])
+    db["verdicts"].create(
         {
             "id": int,
             "round_id": int,
@@ -108,11 +106,11 @@ def m001_initial(db: Database) -> None:
         pk="id",
         foreign_keys=[("round_id", "rounds", "id"), ("unit_row", "units", "id")],
     )
-    table(db, "verdicts").create_index(["round_id"])
-    table(db, "scores").create({"id": int, "round_id": int, "role": str, "name": str, "value": float}, pk="id",
+    db["verdicts"].create_index(["round_id"])
+    db["scores"].create({"id": int, "round_id": int, "role": str, "name": str, "value": float}, pk="id",
                         foreign_keys=[("round_id", "rounds", "id")])
-    table(db, "scores").create_index(["round_id"])
-    table(db, "calls").create(
+    db["scores"].create_index(["round_id"])
+    db["calls"].create(
         {
             "id": int,
             "run_id": int,
@@ -136,14 +134,14 @@ def m001_initial(db: Database) -> None:
         },
         pk="id",
     )
-    table(db, "calls").create_index(["run_id"])
-    table(db, "llm_cache").create({"key": str, "model": str, "value": str, "created": str}, pk="key")
-    table(db, "verdict_cache").create({"key": str, "verifier": str, "value": str, "created": str}, pk="key")
+    db["calls"].create_index(["run_id"])
+    db["llm_cache"].create({"key": str, "model": str, "value": str, "created": str}, pk="key")
+    db["verdict_cache"].create({"key": str, "verifier": str, "value": str, "created": str}, pk="key")
 
 
 @migrations(name="m002_metaeval")
 def m002_metaeval(db: Database) -> None:
-    table(db, "metaeval_runs").create(
+    db["metaeval_runs"].create(
         {
             "id": int,
             "created": str,
@@ -157,36 +155,36 @@ def m002_metaeval(db: Database) -> None:
         },
         pk="id",
     )
-    table(db, "metaeval_items").create(
+    db["metaeval_items"].create(
         {"id": int, "metaeval_run_id": int, "item_id": str, "verifier": str, "score": float, "human": str, "details": str},
         pk="id",
         foreign_keys=[("metaeval_run_id", "metaeval_runs", "id")],
     )
-    table(db, "metaeval_items").create_index(["metaeval_run_id"])
+    db["metaeval_items"].create_index(["metaeval_run_id"])
 
 
 @migrations(name="m003_refine_rounds")
 def m003_refine_rounds(db: Database) -> None:
     """Refinement: the round a round revised (its parent; reverts make lineages branch) and the strategy used."""
-    table(db, "rounds").add_column("parent", int)
-    table(db, "rounds").add_column("strategy", str)
+    db["rounds"].add_column("parent", int)
+    db["rounds"].add_column("strategy", str)
 
 
 @migrations(name="m_issue12_call_attempts")
 def m_issue12_call_attempts(db: Database) -> None:
     """Every attempt in the call log: a row per failed attempt too, each with its status, error class and number."""
-    table(db, "calls").add_column("status", str)
-    table(db, "calls").add_column("error_class", str)
-    table(db, "calls").add_column("attempt", int)
+    db["calls"].add_column("status", str)
+    db["calls"].add_column("error_class", str)
+    db["calls"].add_column("attempt", int)
 
 
 @migrations(name="m_issue12_run_liveness")
 def m_issue12_run_liveness(db: Database) -> None:
     """The process that owns a running run (pid, host) and when it last showed life: a run whose process is gone
     reads as interrupted."""
-    table(db, "runs").add_column("pid", int)
-    table(db, "runs").add_column("host", str)
-    table(db, "runs").add_column("heartbeat", str)
+    db["runs"].add_column("pid", int)
+    db["runs"].add_column("host", str)
+    db["runs"].add_column("heartbeat", str)
 
 
 @migrations(name="m_issue15_datasette_views")
@@ -195,11 +193,11 @@ def m_issue15_datasette_views(db: Database) -> None:
     for the common questions, and a signature column so meta-eval can reuse a stored result with the same settings."""
     db.execute("update calls set round_id = null where round_id is not null and round_id not in (select id from rounds)")
     db.execute("update calls set run_id = null where run_id is not null and run_id not in (select id from runs)")
-    table(db, "calls").add_foreign_key("run_id", "runs", "id")
-    table(db, "calls").add_foreign_key("round_id", "rounds", "id")
-    table(db, "calls").create_index(["round_id"], if_not_exists=True)
-    table(db, "metaeval_runs").add_column("signature", str)
-    table(db, "metaeval_runs").create_index(["signature"])
+    db["calls"].add_foreign_key("run_id", "runs", "id")
+    db["calls"].add_foreign_key("round_id", "rounds", "id")
+    db["calls"].create_index(["round_id"], if_not_exists=True)
+    db["metaeval_runs"].add_column("signature", str)
+    db["metaeval_runs"].create_index(["signature"])
     db.create_view("round_scores", """
         select r.id as run_id, c.case_id, c.kind, r.command, r.strategy, r.llm, r.verifier, x.n as round,
                x.score, x.judge_score, x.n_units, x.n_unsupported, x.edit_prev, x.edit_orig, x.cost,
@@ -228,6 +226,6 @@ def m_issue15_datasette_views(db: Database) -> None:
 def m_issue16_call_deployment(db: Database) -> None:
     """Which server answered (issue 16): the litellm Router deployment (its model_info id) and the base URL of every
     call and failed attempt, and how many times the Router moved a call on (retries, fallbacks) before its answer."""
-    table(db, "calls").add_column("deployment", str)
-    table(db, "calls").add_column("api_base", str)
-    table(db, "calls").add_column("router_fallbacks", int)
+    db["calls"].add_column("deployment", str)
+    db["calls"].add_column("api_base", str)
+    db["calls"].add_column("router_fallbacks", int)

@@ -112,7 +112,9 @@ def test_mypy_on_the_installed_package_checks_the_core_against_the_store_rows(tm
     config = tmp_path / "mypy.ini"
     config.write_text(f"[mypy]\npython_version = {mypy['python_version']}\n"
                       f"ignore_missing_imports = {mypy['ignore_missing_imports']}\n\n"
-                      "[mypy-citefix.tui,citefix.tui.*]\nfollow_imports = skip\n", encoding="utf-8")
+                      "[mypy-citefix.tui,citefix.tui.*]\nfollow_imports = skip\n"
+                      + "".join(f"\n[mypy-{','.join(o['module'])}]\ndisable_error_code = {','.join(o['disable_error_code'])}\n"
+                                for o in mypy.get("overrides", [])), encoding="utf-8")
     out = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(config), "--exclude", "/tui/",
                           "--cache-dir", str(ROOT / ".mypy_cache" / "installed-tree"), "citefix"],
                          cwd=tree, capture_output=True, text=True)

@@ -79,6 +79,17 @@ def _negated_unit(tok) -> bool:
     return any(doc[j].lower_ in NEG_WORDS for j in range(max(0, tok.i - 3), tok.i))
 
 
+_NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
+
+
+def source_negated(seq: Sequence[tuple[int, str, str]], k: int) -> bool:
+    """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
+    before it, or right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side."""
+    if any(seq[j][1] in NEG_WORDS for j in range(max(0, k - 3), k)):
+        return True
+    return seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in NEG_WORDS
+
+
 def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]]) -> list[dict]:
     """Verbs of the unit's focus whose every occurrence (by lemma) in the region has the other polarity."""
     out = []
@@ -90,7 +101,7 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
         hits = [k for k, (_, _, lem) in enumerate(seq) if lem == lemma]
         if not hits:
             continue
-        src_neg = [any(seq[j][1] in NEG_WORDS for j in range(max(0, k - 3), k)) for k in hits]
+        src_neg = [source_negated(seq, k) for k in hits]
         u_neg = _negated_unit(t)
         if all(n != u_neg for n in src_neg):
             out.append({"kind": "polarity", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),

@@ -23,6 +23,7 @@ from citefix.verify.local import (
     polarity_mismatches,
     region_words,
     role_swaps,
+    source_negated,
     value_conflicts,
     widen,
 )
@@ -281,7 +282,9 @@ class UnitSignals:
         misplaced_words = [t for t in content if self._known(t, pool) and not known_loc(t)]
         for t in misplaced_words:
             out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
-        structure = polarity_mismatches(doc, focus, seq)
+        # a verb the source states elsewhere with the unit's polarity and the unit's other words ("children … live and
+        # learn" when the region's "aren't ready to learn" is another sentence) is not contradicted by this region
+        structure = [c for c in polarity_mismatches(doc, focus, seq) if not self._polarity_elsewhere(doc, c, pool)]
         n_pol = len(structure)
         rdocs = self._parse_regions(texts)
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) else []
@@ -307,6 +310,31 @@ class UnitSignals:
             "name_substitution": len(subs),
             "structure": structure,
         }
+
+    @staticmethod
+    def _polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
+        """Does some source sentence piece hold the mismatched verb (by lemma) with the unit's polarity, together with
+        every other content word of the unit (by form or lemma)? The same negation cues as the region check."""
+        verb = next((t for t in doc if t.idx == mismatch["start"]), None)
+        if verb is None:
+            return False
+        need = [(t.lower_, t.lemma_.lower()) for t in doc
+                if t.i != verb.i and t.is_alpha and not t.is_stop and t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "ADV")]
+        if not need:
+            return False  # "it rained": nothing beside the verb pins the sentence
+        lemma, u_neg = verb.lemma_.lower(), bool(mismatch.get("unit_negated"))
+        for src in pool.sources:
+            ps = src.piece_starts or [0]
+            words = src.words_at
+            for k, (pos, _w, lem) in enumerate(words):
+                if lem != lemma or source_negated(words, k) != u_neg:
+                    continue
+                p = max(0, bisect.bisect_right(ps, pos) - 1)
+                piece = region_words(words, ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text))
+                forms = {w for _, w, _ in piece} | {lm for _, _, lm in piece}
+                if all(w in forms or lm in forms for w, lm in need):
+                    return True
+        return False
 
     @staticmethod
     def _anchored(doc, pool: _Pool):

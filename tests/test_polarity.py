@@ -1,0 +1,56 @@
+"""The polarity check on real spaCy parses: a negation after a copula ("was not") counts on the source's side as on
+the unit's, and a verb the source states elsewhere with the unit's polarity and subject is not contradicted by a
+region that happens to hold the same verb negated."""
+
+from __future__ import annotations
+
+import pytest
+
+from citefix.decompose.clauses import ClauseDecomposer
+from citefix.models import Case, Source
+from citefix.verify.offline import OfflineVerifier
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return ClauseDecomposer(), OfflineVerifier()
+
+
+def _check(tools, source: str, text: str):
+    dec, ver = tools
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    units = dec.units(case)
+    return {u.text: v for u, v in zip(units, ver.verify(units, case))}
+
+
+def _polarity(v) -> list[str]:
+    return [s for s in v.details["structure"] if s.startswith("polarity")]
+
+
+SOURCE_NOT_HAPPY = ("Former team-mate Nabil Dirar spoke to French radio on Monday. He believes the striker must be "
+                    "regretting his loan move to Manchester United, even though he was not happy in France. "
+                    "The club was happy with the fee it received.")
+
+
+def test_a_negation_after_the_copula_is_read_on_the_source_side(tools):
+    out = _check(tools, SOURCE_NOT_HAPPY, "He was not happy in France.")
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    # the check still fires the other way round: the source says he was happy, the text says he was not
+    out = _check(tools, SOURCE_NOT_HAPPY.replace("he was not happy", "he was happy"), "He was not happy in France.")
+    assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+SOURCE_LEARN = ("Schools reported that children who aren't ready to learn cannot progress. Inspectors visited "
+                "forty schools this year. The chief inspector said the social context of relationships in which children "
+                "and young people live and learn has changed significantly in recent years.")
+
+
+def test_a_verb_stated_elsewhere_with_the_units_words_is_not_contradicted(tools):
+    # the summary copies the last sentence; its unit for "learn" aligns to the first sentence, where "learn" is negated
+    text = ("The chief inspector said the social context of relationships in which children and young people live and "
+            "learn has changed significantly in recent years.")
+    out = _check(tools, SOURCE_LEARN, text)
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    # with no sentence stating it positively, the negated sentence still contradicts "children learn"
+    out = _check(tools, SOURCE_LEARN.replace("live and learn has", "live has"), "Children learn quickly.")
+    assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}

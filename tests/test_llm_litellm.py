@@ -211,11 +211,16 @@ def test_first_litellm_use_freezes_the_objects_alive_then_and_later_cycles_are_s
     import gc
     import weakref
 
-    from citefix.llm.client import import_litellm
+    from citefix.llm.client import _GC_FROZEN, freeze_long_lived, import_litellm
 
     litellm = import_litellm()
-    assert litellm.suppress_debug_info is True
+    assert litellm.suppress_debug_info is True and "import" in _GC_FROZEN
     assert gc.get_freeze_count() > 100_000  # litellm's price table and types, at least
+    frozen = gc.get_freeze_count()
+    freeze_long_lived("import")  # once per moment
+    assert gc.get_freeze_count() == frozen
+    assert fast("openai/gpt-4o-mini", litellm_transport(mock_response="Yes")).complete(MSG, purpose="x").text == "Yes"
+    assert "answer" in _GC_FROZEN  # and again after the first answer: what litellm loads on the first call
 
     class Node:
         pass

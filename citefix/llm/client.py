@@ -103,33 +103,39 @@ class CallCache(Protocol):
     def put(self, key: str, model: str, value: dict) -> None: ...
 
 
-_GC_FROZEN = False
+_GC_FROZEN: set[str] = set()  # the moments the long-lived objects were frozen: "import", "answer"
 _GC_LOCK = threading.Lock()
 
 
-def import_litellm():
-    """litellm, quiet and with the local price table (importing it makes no request).
+def freeze_long_lived(moment: str) -> None:
+    """Move the objects alive now out of the cyclic garbage collector's reach (`gc.freeze()`), once per moment:
+    after litellm's import ("import": its price table, types; ~300k objects) and after its first answer ("answer":
+    the provider modules, SDK clients and types it loads lazily on the first call; ~80k more).
 
-    The first time, the objects alive then (litellm's ~370k: its price table, types and clients, and whatever the
-    process had loaded before) are moved out of the cyclic garbage collector's reach with `gc.freeze()`. Otherwise
-    every full collection walks them all: a ~0.25 s pause of every thread, about once per 500 model calls, which
-    at 16 calls in flight costs a whole round of answers (bench/bench_check.py). Objects freed by reference counting
-    (nearly all) are freed as before; only garbage cycles among the objects alive at that moment stay in memory.
+    Otherwise every full collection walks them all: a 0.15-0.3 s pause of every thread, about once per 500 model
+    calls, which at 16 calls in flight costs a whole round of answers (bench/bench_check.py). Objects freed by
+    reference counting (nearly all) are freed as before, and a collection first frees the garbage cycles there
+    are; only cycles among the frozen objects that become garbage later stay in memory.
     """
-    global _GC_FROZEN
+    if moment in _GC_FROZEN:
+        return
+    import gc
+
+    with _GC_LOCK:
+        if moment not in _GC_FROZEN:
+            if gc.isenabled():
+                gc.collect()
+                gc.freeze()
+            _GC_FROZEN.add(moment)
+
+
+def import_litellm():
+    """litellm, quiet and with the local price table (importing it makes no request); its objects frozen (above)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     litellm.suppress_debug_info = True
-    if not _GC_FROZEN:
-        with _GC_LOCK:
-            if not _GC_FROZEN:
-                import gc
-
-                if gc.isenabled():
-                    gc.collect()
-                    gc.freeze()
-                _GC_FROZEN = True
+    freeze_long_lived("import")
     return litellm
 
 
@@ -160,6 +166,7 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
         resp = litellm.completion(**kwargs)
+        freeze_long_lived("answer")
         return raw_response(resp, model, litellm)
 
     cast(Any, call).api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)

@@ -222,6 +222,7 @@ class RouterTransport:
                     raise llm_client.TransientLLMError(f"the Router's call to {model!r} timed out after "
                                                        f"{timeout:g} s") from None
                 raise
+        llm_client.freeze_long_lived("answer")
         return llm_client.raw_response(resp, model, litellm)
 
 

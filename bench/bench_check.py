@@ -12,7 +12,12 @@
     XSumFaith: --data PATH, else $CITEFIX_XSUMFAITH, else shared/data beside the checkout; without it (a fresh clone)
     only the bundled examples are checked, and the script says so.
 (b) LLM: the LLM judge through litellm over HTTP to tests/loopback.py with a fixed latency per request (200 ms),
-    ACUs verified per second at concurrency 1 and 16. Ideal at 16 is 16 / 0.2 s = 80/s; goal >= 90% of it.
+    ACUs verified per second at concurrency 1 and 16, and this process's CPU per call. Ideal at 16 is
+    16 / 0.2 s = 80/s; goal >= 95% of it (issue 16). A last line runs the same judge and client over the OpenAI SDK
+    without litellm (--no-ceiling leaves it out): what citefix's own code allows on the machine at that moment.
+    Measured (`bench_check.py --skip-offline`, 6 runs, 2 shared cores, load 1.3-2.8): 78-89% through litellm
+    (83-88% before issue 16's changes, in the same runs), 94-96% without it; litellm's own CPU per call is the rest
+    (README, "Many model servers").
 """
 
 from __future__ import annotations
@@ -184,9 +189,44 @@ def start_server(latency: float):
     return proc, line.removeprefix("serving on ")
 
 
-def llm(latency: float, n_units: int, concurrencies: list[int], in_process: bool) -> None:
+def timed(judge, units, case, base):
+    """Verify units at once: ACUs/s, seconds, this process's CPU ms per call, the server's stats; every unit must be
+    scored from log-probs by exactly one request."""
+    from loopback import fetch_stats
+
+    before = fetch_stats(base)["answered"]
+    cpu0, started = time.process_time(), time.perf_counter()
+    verdicts = judge.verify(units, case)
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu0
+    stats = fetch_stats(base)
+    assert all(v.score is not None and not v.discrete for v in verdicts), "every unit scored from log-probs"
+    assert stats["answered"] - before == len(units), (stats, before, len(units))
+    return len(units) / elapsed, elapsed, 1000 * cpu / len(units), stats
+
+
+def openai_sdk_transport(base: str):
+    """A citefix transport over the OpenAI SDK alone (no litellm): for the ceiling line only."""
+    import openai
+
+    from citefix.llm.client import RawResponse
+
+    sdk = openai.OpenAI(base_url=base, max_retries=0)
+
+    def call(*, model, messages, max_tokens, temperature, top_logprobs, timeout):
+        r = sdk.chat.completions.create(model=model.split("/", 1)[-1], messages=messages, max_tokens=max_tokens,
+                                        temperature=temperature, logprobs=bool(top_logprobs),
+                                        top_logprobs=top_logprobs or None, timeout=timeout)
+        choice = r.choices[0]
+        tops = [[(t.token, t.logprob) for t in tok.top_logprobs] for tok in (choice.logprobs.content or [])]
+        return RawResponse(text=choice.message.content or "", top_logprobs=tops or None,
+                           prompt_tokens=r.usage.prompt_tokens, completion_tokens=r.usage.completion_tokens)
+
+    return call
+
+
+def llm(latency: float, n_units: int, concurrencies: list[int], in_process: bool, skip_ceiling: bool = False) -> None:
     import subprocess
-    from loopback import LoopbackLLM, fetch_stats, yes_reply
+    from loopback import LoopbackLLM, yes_reply
 
     from citefix.llm.client import LLMClient, litellm_transport
     from citefix.models import Case, Source, Unit
@@ -210,18 +250,20 @@ def llm(latency: float, n_units: int, concurrencies: list[int], in_process: bool
             judge = LLMJudgeVerifier(client)
             judge.verify(units[:conc], case)  # warm-up: litellm import, HTTP connections
             n = min(n_units, max(conc * 10, 20))
-            before = fetch_stats(base)["answered"]
-            started = time.perf_counter()
-            verdicts = judge.verify(units[:n], case)
-            elapsed = time.perf_counter() - started
-            stats = fetch_stats(base)
-            assert all(v.score is not None and not v.discrete for v in verdicts), "every unit scored from log-probs"
-            assert stats["answered"] - before == n, (stats, before, n)
-            rate = n / elapsed
+            rate, elapsed, cpu_ms, stats = timed(judge, units[:n], case, base)
             ideal = conc / latency
             print(f"concurrency {conc:>2}: {n} ACUs in {elapsed:.2f} s = {rate:.1f} ACUs/s   ideal {ideal:.0f}/s   "
-                  f"{100 * rate / ideal:.0f}% of ideal   (server max in flight {stats['max_in_flight']})"
-                  + ("   [goal >= 90%]" if conc == 16 else ""))
+                  f"{100 * rate / ideal:.0f}% of ideal   (server max in flight {stats['max_in_flight']}; this process "
+                  f"{cpu_ms:.1f} ms CPU per call)" + ("   [goal >= 95%]" if conc == 16 else ""))
+        if 16 in concurrencies and not skip_ceiling:
+            # the same judge and client over the OpenAI SDK alone: what citefix's own code allows on this machine now
+            client = LLMClient("openai/bench-model", transport=openai_sdk_transport(base), concurrency=16)
+            judge = LLMJudgeVerifier(client)
+            judge.verify(units[:16], case)
+            n = min(n_units, 160)
+            rate, elapsed, cpu_ms, _ = timed(judge, units[:n], case, base)
+            print(f"concurrency 16 without litellm (the OpenAI SDK called directly, same judge and client): "
+                  f"{100 * rate / (16 / latency):.0f}% of ideal   ({cpu_ms:.1f} ms CPU per call)")
     finally:
         if proc is not None:
             proc.stdin.close()
@@ -244,6 +286,8 @@ def main() -> None:
     ap.add_argument("--skip-offline", action="store_true")
     ap.add_argument("--skip-llm", action="store_true")
     ap.add_argument("--in-process-server", action="store_true", help="run the loopback server in this process")
+    ap.add_argument("--no-ceiling", action="store_true",
+                    help="leave out the LLM part's last line (the same calls through the OpenAI SDK without litellm)")
     args = ap.parse_args()
     if args.data is not None:
         XSUM = args.data.expanduser().resolve()
@@ -254,7 +298,7 @@ def main() -> None:
     if not args.skip_offline:
         offline(args.n)
     if not args.skip_llm:
-        llm(args.latency, args.units, [1, 16], args.in_process_server)
+        llm(args.latency, args.units, [1, 16], args.in_process_server, args.no_ceiling)
     print(f"peak RSS of the whole benchmark: {rss_mb():.0f} MB")
 
 

@@ -353,3 +353,42 @@ def test_all_verdicts_failing_is_an_error_status(summary_case):
 
     ev = evaluate(summary_case, decomposer=Fixed(), verifier=judge)
     assert ev.status == "error" and ev.score is None and "no unit could be verified" in ev.message
+
+
+def test_redact_reads_the_environment_at_each_call(monkeypatch):
+    """redact remembers which variable names look secret, not their values: a key set, changed or removed after
+    earlier calls is handled as the environment says now; texts shorter than 8 characters cannot hold a value it
+    removes and come back as they are (issue 16: it runs on every call)."""
+    from citefix.llm.failures import redact
+
+    monkeypatch.setenv("CITEFIX_TEST_API_KEY", "sk-first-secret-1234")
+    monkeypatch.setenv("CITEFIX_TEST_PLAIN", "not-a-secret-value")
+    assert redact("key sk-first-secret-1234, value not-a-secret-value") == "key [REDACTED], value not-a-secret-value"
+    monkeypatch.setenv("CITEFIX_TEST_API_KEY", "sk-second-secret-5678")
+    assert redact("old sk-first-secret-1234 new sk-second-secret-5678") == "old sk-first-secret-1234 new [REDACTED]"
+    monkeypatch.setenv("CITEFIX_TEST_LATER_TOKEN", "tok-set-later-000")
+    assert redact("tok-set-later-000") == "[REDACTED]"
+    monkeypatch.delenv("CITEFIX_TEST_LATER_TOKEN")
+    assert redact("tok-set-later-000") == "tok-set-later-000"
+    monkeypatch.setenv("CITEFIX_TEST_SHORT_SECRET", "short")  # under 8 characters: never removed
+    assert redact("a short answer") == "a short answer"
+    assert redact("Yes") == "Yes" and redact("") == "" and redact(None) is None
+
+
+def test_every_call_and_retry_is_logged_with_the_same_fields():
+    """The call log's records keep every field they had before the issue-16 speed-ups (answer, log-probs, tokens,
+    cost, latency, attempts, status, endpoint), for a retried attempt and for the answer."""
+    transport = ScriptedTransport().enqueue(TransientLLMError("503"), yes_answer(0.8))
+    client = LLMClient("openai/m", transport=transport, backoff_initial=0.0, api_base="http://127.0.0.1:9/v1")
+    logged = []
+    client.bind_log(logged.append)
+    yn = client.yes_probability(MSG, purpose="acu_verify")
+    assert yn.score == pytest.approx(0.8, abs=1e-6)
+    retried, ok = logged
+    assert (retried.status, retried.attempt, retried.response, retried.api_base) == ("retried", 1, None,
+                                                                                   "http://127.0.0.1:9/v1")
+    assert retried.error and retried.error_class and retried.latency_ms >= 0
+    assert (ok.status, ok.attempt, ok.attempts, ok.purpose, ok.model) == ("ok", 2, 2, "acu_verify", "openai/m")
+    assert ok.response == "Yes" and ok.logprobs and ok.logprobs[0]["top"][0][0] == "Yes"
+    assert ok.api_base == "http://127.0.0.1:9/v1" and ok.messages == MSG and ok.latency_ms >= 0
+    assert client.drain_calls() == [ok]

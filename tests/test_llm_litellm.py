@@ -202,3 +202,32 @@ def test_missing_api_key_is_not_retried_and_says_what_to_set(server, monkeypatch
     assert "OPENAI_API_KEY" in str(info.value) and "try again later" not in str(info.value)
     [rec] = c.drain_calls()
     assert rec.attempts == 1
+
+
+def test_first_litellm_use_freezes_the_objects_alive_then_and_later_cycles_are_still_collected():
+    """Issue 16: a full garbage collection walked litellm's ~370k objects (a ~0.25 s pause of every thread, about
+    once per 500 calls); after the first import through citefix they sit in the permanent generation, while garbage
+    cycles made afterwards are collected as before."""
+    import gc
+    import weakref
+
+    from citefix.llm.client import _GC_FROZEN, freeze_long_lived, import_litellm
+
+    litellm = import_litellm()
+    assert litellm.suppress_debug_info is True and "import" in _GC_FROZEN
+    assert gc.get_freeze_count() > 100_000  # litellm's price table and types, at least
+    frozen = gc.get_freeze_count()
+    freeze_long_lived("import")  # once per moment
+    assert gc.get_freeze_count() == frozen
+    assert fast("openai/gpt-4o-mini", litellm_transport(mock_response="Yes")).complete(MSG, purpose="x").text == "Yes"
+    assert "answer" in _GC_FROZEN  # and again after the first answer: what litellm loads on the first call
+
+    class Node:
+        pass
+
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    del a, b
+    gc.collect()
+    assert gone() is None

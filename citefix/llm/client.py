@@ -103,6 +103,42 @@ class CallCache(Protocol):
     def put(self, key: str, model: str, value: dict) -> None: ...
 
 
+_GC_FROZEN: set[str] = set()  # the moments the long-lived objects were frozen: "import", "answer"
+_GC_LOCK = threading.Lock()
+
+
+def freeze_long_lived(moment: str) -> None:
+    """Move the objects alive now out of the cyclic garbage collector's reach (`gc.freeze()`), once per moment:
+    after litellm's import ("import": its price table, types; ~300k objects) and after its first answer ("answer":
+    the provider modules, SDK clients and types it loads lazily on the first call; ~80k more).
+
+    Otherwise every full collection walks them all: a 0.15-0.3 s pause of every thread, about once per 500 model
+    calls, which at 16 calls in flight costs a whole round of answers (bench/bench_check.py). Objects freed by
+    reference counting (nearly all) are freed as before, and a collection first frees the garbage cycles there
+    are; only cycles among the frozen objects that become garbage later stay in memory.
+    """
+    if moment in _GC_FROZEN:
+        return
+    import gc
+
+    with _GC_LOCK:
+        if moment not in _GC_FROZEN:
+            if gc.isenabled():
+                gc.collect()
+                gc.freeze()
+            _GC_FROZEN.add(moment)
+
+
+def import_litellm():
+    """litellm, quiet and with the local price table (importing it makes no request); its objects frozen (above)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    freeze_long_lived("import")
+    return litellm
+
+
 def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> Transport:
     """The real transport: litellm.completion, with the local cost map so importing it makes no request.
 
@@ -110,10 +146,7 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
     """
 
     def call(*, model, messages, max_tokens, temperature, top_logprobs, timeout):
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm
-
-        litellm.suppress_debug_info = True
+        litellm = import_litellm()
         base = api_base or _env_api_base(model)
         if not ALLOW_REMOTE_REQUESTS and not _is_loopback(base) and "mock_response" not in completion_kwargs:
             try:
@@ -133,6 +166,7 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
         resp = litellm.completion(**kwargs)
+        freeze_long_lived("answer")
         return raw_response(resp, model, litellm)
 
     cast(Any, call).api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)

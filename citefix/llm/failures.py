@@ -114,13 +114,27 @@ def retry_after(exc: BaseException) -> float | None:
 _SECRET_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 
 
+_SECRET_NAMES: dict[str, bool] = {}  # environment variable name -> whether it looks like it holds a secret
+
+
 def redact(text: str | None) -> str | None:
-    """Remove the values of secret-looking environment variables from text bound for the store or logs."""
-    if not text:
+    """Remove the values of secret-looking environment variables from text bound for the store or logs.
+
+    It runs on every model call (the answer, the base URL), so it reads the environment cheaply: a text shorter than
+    the shortest value it removes (8 characters, e.g. a "Yes") is returned at once, and only the values of variables
+    whose names look secret are read (the verdict per name is remembered; the environment itself is read each time,
+    so a key set later is still removed)."""
+    if not text or len(text) < 8:
         return text
-    for name, value in os.environ.items():
-        if len(value) >= 8 and any(h in name.upper() for h in _SECRET_HINTS) and value in text:
-            text = text.replace(value, "[REDACTED]")
+    env = os.environ
+    for name in env:
+        secret = _SECRET_NAMES.get(name)
+        if secret is None:
+            secret = _SECRET_NAMES[name] = any(h in name.upper() for h in _SECRET_HINTS)
+        if secret:
+            value = env.get(name)
+            if value is not None and len(value) >= 8 and value in text:
+                text = text.replace(value, "[REDACTED]")
     return text
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import threading
 import time
 from pathlib import Path
@@ -159,10 +158,9 @@ class RouterTransport:
         with self._lock:
             if self._router is not None:
                 return self._router, self._loop
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            import litellm
+            from citefix.llm.client import import_litellm
 
-            litellm.suppress_debug_info = True
+            litellm = import_litellm()
             kwargs = {k: v for k, v in self.config.items() if not k.startswith("_")}
             source = self.config.get("_source", "config file")
             for i, d in enumerate(kwargs["model_list"]):
@@ -224,6 +222,7 @@ class RouterTransport:
                     raise llm_client.TransientLLMError(f"the Router's call to {model!r} timed out after "
                                                        f"{timeout:g} s") from None
                 raise
+        llm_client.freeze_long_lived("answer")
         return llm_client.raw_response(resp, model, litellm)
 
 

@@ -11,12 +11,14 @@ from collections.abc import Sequence
 
 import pytest
 
+from citefix.config import DECOMPOSERS as DECOMPOSER_NAMES
+from citefix.config import VERIFIERS as VERIFIER_NAMES
 from citefix.config import Settings
 from citefix.decompose.base import Decomposer
 from citefix.evaluate import collect_calls, models_used
 from citefix.llm.client import LLMClient
 from citefix.llm.fake import ScriptedTransport
-from citefix.pipeline import OFFLINE_SIGNALS, build_decomposer, build_judge, build_verifier, wrap_cache
+from citefix.pipeline import build_decomposer, build_judge, build_verifier, wrap_cache
 from citefix.refine.incremental import CachingVerifier, unwrap, verifier_fingerprint
 from citefix.verify.base import Verifier, Wrapping
 
@@ -47,9 +49,11 @@ def _verifiers() -> dict[str, Verifier]:
     from citefix.metaeval.shared import share_offline
 
     settings, llm = Settings(), _llm()
-    out: dict[str, Verifier] = {name: build_verifier(name, settings) for name in OFFLINE_SIGNALS}
-    out["llm"] = build_verifier("llm", settings, llm=llm)
-    out["nli"] = build_verifier("nli:/no/such/model", settings)  # lazy: nothing is loaded
+    # every name settings accept (config.VERIFIERS), with and without an LLM for `auto`; nli:<model> is lazy
+    out: dict[str, Verifier] = {name: build_verifier(name, settings, llm=llm) for name in VERIFIER_NAMES}
+    out["auto:offline"] = build_verifier("auto", settings)
+    out["llm:model"] = build_verifier("llm:scripted/other", settings, transport=ScriptedTransport(lambda m: "Yes"))
+    out["nli"] = build_verifier("nli:/no/such/model", settings)
     out["judge"] = build_judge(Settings(judge_llm="scripted/judge"), transport=ScriptedTransport(lambda m: "Yes"))
     out["support"] = LLMSupportJudge(llm)
     out["function"] = FunctionVerifier(lambda unit, ids: 1.0, threshold=0.7)
@@ -63,9 +67,10 @@ def _decomposers() -> dict[str, Decomposer]:
     from citefix.refine.parts import _FixedUnits
 
     settings, llm = Settings(), _llm()
-    out = {name: build_decomposer(name, settings, llm) for name in ("acu", "clauses", "aliice", "sentence")}
+    out = {name: build_decomposer(name, settings, llm) for name in DECOMPOSER_NAMES if name != "auto"}
     out.update({f"auto:{kind}": build_decomposer("auto", settings, None, kind=kind)
                 for kind in ("summary", "cited_answer")})
+    out["auto:llm"] = build_decomposer("auto", settings, llm)
     out["fixed"] = _FixedUnits([], "spacy-clauses")
     return out
 
@@ -95,6 +100,8 @@ def test_every_verifier_has_the_protocol_attributes(key):
 def test_what_each_verifier_reports():
     v = VERIFIERS
     assert v["llm"].llm is not None and v["llm"].llm.model == "scripted/model" and v["llm"].model_name is None
+    assert v["auto"].llm is v["llm"].llm and v["auto:offline"].llm is None
+    assert v["llm:model"].llm is not None and v["llm:model"].llm.model == "scripted/other"
     assert v["judge"].llm is not None and v["judge"].llm.model == "scripted/judge"
     assert v["nli"].llm is None and v["nli"].model_name == "/no/such/model"
     assert v["offline"].llm is None and v["offline"].model_name is None
@@ -111,7 +118,7 @@ def test_every_decomposer_has_the_protocol_attributes(key):
     assert isinstance(d.name, str) and d.name
     assert d.llm is None or isinstance(d.llm, LLMClient)
     assert isinstance(d.errors, Sequence) and all(isinstance(e, str) for e in d.errors)
-    assert (d.llm is not None) == (key == "acu")
+    assert (d.llm is not None) == (key in ("acu", "auto:llm"))
 
 
 def test_models_and_calls_are_read_through_the_verdict_cache():

@@ -3,33 +3,48 @@
 from __future__ import annotations
 
 import time
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
+from citefix.decompose.base import Decomposer
 from citefix.events import Event
 from citefix.models import Case, CaseKind, Evaluation
+from citefix.verify.base import Verifier
+
+if TYPE_CHECKING:
+    from citefix.llm.client import CallRecord, LLMClient
+
+
+@runtime_checkable
+class CallsLLM(Protocol):
+    """A part of a run that may call an LLM (a decomposer, a verifier; a feedback strategy or reviser that asks one):
+    `llm` is its client, or None."""
+
+    @property
+    def llm(self) -> LLMClient | None: ...
 
 
 def _noop(event: str, data: dict[str, Any]) -> None:
     pass
 
 
-def collect_calls(*parts) -> list:
-    """Drain the call logs of every distinct LLM client among the parts (decomposer, verifier, …)."""
-    seen, calls = set(), []
+def collect_calls(*parts: object) -> list[CallRecord]:
+    """Drain the call logs of every distinct LLM client among the parts (decomposer, verifier, …; a part that calls
+    no LLM, or None, is passed over)."""
+    seen: set[int] = set()
+    calls: list[CallRecord] = []
     for p in parts:
-        llm = getattr(p, "llm", None)
+        llm = p.llm if isinstance(p, CallsLLM) else None
         if llm is not None and id(llm) not in seen and hasattr(llm, "drain_calls"):
             seen.add(id(llm))
             calls.extend(llm.drain_calls())
     return calls
 
 
-def models_used(decomposer, verifier) -> list[str]:
+def models_used(decomposer: Decomposer, verifier: Verifier) -> list[str]:
     """The models behind an evaluation: LLMs of the decomposer and verifier, and a verifier's own model (NLI)."""
-    names = [getattr(getattr(decomposer, "llm", None), "model", None), getattr(getattr(verifier, "llm", None), "model", None)]
-    own = getattr(verifier, "model_name", None)
-    if isinstance(own, str):
-        names.append(own)
+    dec_llm, ver_llm = decomposer.llm, verifier.llm
+    names = [dec_llm.model if dec_llm is not None else None, ver_llm.model if ver_llm is not None else None,
+             verifier.model_name]
     return list(dict.fromkeys(m for m in names if m))
 
 
@@ -53,7 +68,7 @@ def aggregate_score(ev: Evaluation, aggregation: str) -> None:
     ev.metrics["aggregation"] = aggregation
 
 
-def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None, aggregation: str = "mean") -> Evaluation:
+def evaluate(case: Case, *, decomposer: Decomposer, verifier: Verifier, on_event: Event | None = None, aggregation: str = "mean") -> Evaluation:
     """Decompose case.text into units, verify them against the sources, score (the mean of the unit scores, or
     another `aggregation`: all_supported, min).
 
@@ -74,7 +89,7 @@ def evaluate(case: Case, *, decomposer, verifier, on_event: Event | None = None,
 
 def _model_failed(ev: Evaluation) -> bool:
     """A model call of this evaluation failed after its retries (not a data problem such as a missing passage)."""
-    return any(getattr(c, "status", None) == "error" or (c.error and not c.cached) for c in ev.calls)
+    return any(c.status == "error" or (c.error and not c.cached) for c in ev.calls)
 
 
 def _incomplete(ev: Evaluation) -> bool:
@@ -101,7 +116,7 @@ def _mark_partial(ev: Evaluation) -> None:
     ev.metrics["incomplete_units"] = failed_units
 
 
-def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None = None,
+def _evaluate_once(case: Case, *, decomposer: Decomposer, verifier: Verifier, on_event: Event | None = None,
                    aggregation: str = "mean") -> Evaluation:
     on_event = on_event or _noop
     started = time.perf_counter()
@@ -117,7 +132,7 @@ def _evaluate_once(case: Case, *, decomposer, verifier, on_event: Event | None =
         return ev
     on_event("decompose_started", {"decomposer": decomposer.name})
     units = decomposer.units(case)
-    errors = list(getattr(decomposer, "errors", []) or [])
+    errors = list(decomposer.errors)
     on_event("units_ready", {"n": len(units)})
     ev = Evaluation(case_id=case.id, kind=cast(CaseKind, case.kind), text=case.text, units=units, decomposer=decomposer.name,  # Case fills kind
                     verifier=verifier.name, errors=errors)

@@ -16,9 +16,12 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import asdict
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from citefix.errors import ConfigError
+
+if TYPE_CHECKING:
+    from citefix.verify.base import Verifier
 
 EXECUTORS = ("local", "ray")
 # Passed to the workers of a cluster (a local instance inherits the whole environment anyway); credentials are not:
@@ -156,10 +159,10 @@ def metaeval_parts(settings, spec: dict):
     from citefix.pipeline import build_decomposer, build_llm, build_verifier
 
     llm = build_llm(settings.llm, settings) if settings.llm else None
-    verifiers: dict[str, Any] = {}
+    verifiers: dict[str, Verifier] = {}
     for name in spec["names"]:
         v = build_verifier(name, settings, None, llm)
-        verifiers.setdefault(getattr(v, "name", None) or name, v)
+        verifiers.setdefault(v.name or name, v)
     decomposer = build_decomposer(spec["decomposer"], settings, llm, kind="summary") if spec.get("decomposer") else None
     return verifiers, decomposer
 

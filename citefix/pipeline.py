@@ -17,6 +17,7 @@ from citefix.errors import ConfigError, InputError
 from citefix.llm.client import LLMClient
 
 if TYPE_CHECKING:
+    from citefix.decompose.base import Decomposer
     from citefix.store import Store
     from citefix.verify.base import Verifier
 
@@ -43,7 +44,7 @@ def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLM
     return client
 
 
-def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | None = None, transport=None):
+def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | None = None, transport=None) -> Verifier:
     """A verifier by name: offline[:signal] | llm | nli:<hub id or path>."""
     name = (name or "auto").strip()
     from citefix.device import use
@@ -73,7 +74,7 @@ def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | N
     raise ConfigError(f"unknown verifier {name!r}; use offline, offline:lexical, offline:alignment, offline:similarity, offline:entail, llm or nli:<model>")
 
 
-def build_decomposer(name: str, settings: Settings, llm: LLMClient | None = None, *, kind: str = "summary"):
+def build_decomposer(name: str, settings: Settings, llm: LLMClient | None = None, *, kind: str = "summary") -> Decomposer:
     name = (name or "auto").strip()
     if name == "auto":
         if kind == "cited_answer":

@@ -239,6 +239,10 @@ def test_malformed_marks_are_warnings():
 def test_all_judgements_failing_is_an_error_status():
     class Broken:
         name = "broken"
+        llm = model_name = None  # the Verifier attributes: no LLM, no model of its own
+
+        def supported_at(self, profile):
+            return 0.5
 
         def verify(self, units, case, *, targets=None):
             return [Verdict(unit_id=u.id, verifier=self.name, score=None, label="error", error="model down",
@@ -256,6 +260,7 @@ def test_sentence_decomposer_and_other_decomposers():
 
     class Other:
         name = "clauses"
+        llm, errors = None, ()
 
     ev = evaluate(_case(CUPS), decomposer=Other(), verifier=table_verifier(REDUNDANT))
     assert ev.decomposer == "aliice" and "does not cut cited answers" in ev.errors[0]
@@ -285,7 +290,7 @@ def test_events_and_threshold():
     from citefix.verify.offline import OfflineVerifier
 
     assert verifier_threshold(OfflineVerifier(params={"thresholds": {"combined": {"supported": 0.6}}})) == 0.6
-    assert verifier_threshold(object()) == 0.5
+    assert verifier_threshold(OfflineVerifier(params={"thresholds": {}})) == 0.5  # no threshold of its own
 
 
 # --- many answers -----------------------------------------------------------------------------------------------------

@@ -327,6 +327,7 @@ def test_unanswerable_verdicts_are_recorded_not_raised(summary_case):
 
     class Fixed:
         name = "fixed"
+        llm, errors = None, ()
 
         def units(self, case):
             return units
@@ -347,6 +348,7 @@ def test_all_verdicts_failing_is_an_error_status(summary_case):
 
     class Fixed:
         name = "fixed"
+        llm, errors = None, ()
 
         def units(self, case):
             return [Unit(id="u1", text="The depot closed in 1987.", kind="acu", decomposer="x")]

@@ -28,6 +28,10 @@ class OverlapVerifier:
     """Test double: score = share of the unit's words found in the sources; missing words are unsupported spans."""
 
     name = "overlap"
+    llm = model_name = None  # the Verifier attributes: no LLM, no model of its own
+
+    def supported_at(self, profile):
+        return 0.5
 
     def verify(self, units, case, *, targets=None):
         out = []

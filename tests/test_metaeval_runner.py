@@ -24,9 +24,14 @@ WORD = re.compile(r"[a-z0-9]+")
 class OverlapVerifier:
     """Score = share of the unit's words found in its target sources; words not found are unsupported spans."""
 
+    llm = model_name = None  # the Verifier attributes: no LLM, no model of its own
+
     def __init__(self, name="overlap", threshold=0.75):
         self.name, self.threshold = name, threshold
         self.calls: list[tuple[list[str], list[list[str]] | None]] = []
+
+    def supported_at(self, profile):
+        return self.threshold
 
     def verify(self, units, case, *, targets=None):
         self.calls.append(([u.text for u in units], [list(t) for t in targets] if targets is not None else None))
@@ -48,6 +53,7 @@ class OverlapVerifier:
 
 class SentenceSplitter:
     name = "split"
+    llm, errors = None, ()  # the Decomposer attributes: no LLM, nothing fails
 
     def units(self, case):
         out = []

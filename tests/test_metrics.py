@@ -155,6 +155,10 @@ def test_uncited_sentences_setting():
 def test_verifier_errors_count_as_not_entailed_and_are_reported():
     class Broken:
         name = "broken"
+        llm = model_name = None  # the Verifier attributes: no LLM, no model of its own
+
+        def supported_at(self, profile):
+            return 0.5
 
         def verify(self, units, case, *, targets=None):
             from citefix.models import Verdict

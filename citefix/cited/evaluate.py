@@ -50,8 +50,10 @@ from citefix.cited.metrics import (
 )
 from citefix.cited.parse import ParsedAnswer, Sentence, parse_case
 from citefix.cited.support import PairSupport, SupportSettings, support_from_verdicts
+from citefix.decompose.base import Decomposer
 from citefix.events import Event
 from citefix.models import Case, Evaluation, Unit, Verdict
+from citefix.verify.base import Verifier
 
 ALIICE: Literal["aliice"] = "aliice"
 ALCE: Literal["alce"] = "alce"
@@ -65,49 +67,39 @@ def _noop(event: str, data: dict[str, Any]) -> None:
 # --- settings ---------------------------------------------------------------------------------------------------------
 
 
-def verifier_threshold(verifier, profile: str = "cited_answer") -> float:
+def verifier_threshold(verifier: Verifier, profile: str = "cited_answer") -> float:
     """The score at which the verifier itself calls a unit of a cited answer supported (so metrics and labels agree):
-    under the verifier's calibration profile for cited answers when it has one; 0.5 if unknown."""
-    th = getattr(verifier, "threshold", None)
-    if isinstance(th, (int, float)):
-        return float(th)
-    params = getattr(verifier, "params", None)
-    if callable(getattr(verifier, "profile_params", None)):
-        params = verifier.profile_params(profile)
-    if isinstance(params, dict):
-        table = params.get("thresholds") or {}
-        entry = table.get(getattr(verifier, "signal", "combined")) or table.get("combined") or {}
-        if isinstance(entry.get("supported"), (int, float)):
-            return float(entry["supported"])
-    return 0.5
+    under the verifier's calibration profile for cited answers when it has one; 0.5 if it has no threshold."""
+    return float(verifier.supported_at(profile))
 
 
-def metrics_settings_for(verifier) -> MetricsSettings:
+def metrics_settings_for(verifier: Verifier) -> MetricsSettings:
     """Metric settings for a verifier: its own threshold; "staged" requests for an LLM judge (fewer calls, same
     numbers), one batched call otherwise."""
-    staged = getattr(verifier, "llm", None) is not None
+    staged = verifier.llm is not None
     return MetricsSettings(threshold=verifier_threshold(verifier), requests="staged" if staged else "one_call")
 
 
 # --- decomposers ------------------------------------------------------------------------------------------------------
 
 
-def _claim_units(case: Case, parsed: ParsedAnswer, decomposer) -> tuple[list[Unit], str, list[str]]:
+def _claim_units(case: Case, parsed: ParsedAnswer, decomposer: Decomposer) -> tuple[list[Unit], str, list[str]]:
     """ALiiCE claims (or ALCE sentences when the sentence decomposer was asked for), their decomposer's name and
-    warnings. Any other decomposer (ACUs, clauses) cannot cut a cited answer: ALiiCE is used, with a warning."""
+    warnings. Any other decomposer (ACUs, clauses) cannot cut a cited answer: ALiiCE is used, with a warning.
+    A decomposer under ALiiCE's or ALCE's name (the refinement judge's fixed units) takes the parse as they do."""
     from citefix.decompose.claims import ClaimDecomposer, SentenceDecomposer
 
-    name = getattr(decomposer, "name", "")
+    name = decomposer.name
     warnings: list[str] = []
     if isinstance(decomposer, SentenceDecomposer) or name == "alce-sentence":
-        units = decomposer.units(case, parsed)
+        units = cast(Any, decomposer).units(case, parsed)
         # The metrics need claims and sentence units to have distinct ids.
         return [u.model_copy(update={"id": "u" + u.id[1:]}) for u in units], name, warnings
     if not (isinstance(decomposer, ClaimDecomposer) or name == ALIICE):
         warnings.append(f"decomposer {name or type(decomposer).__name__!r} does not cut cited answers; "
                         "used the ALiiCE claim extractor (aliice)")
         decomposer = ClaimDecomposer()
-    return decomposer.units(case, parsed), decomposer.name, warnings
+    return cast(Any, decomposer).units(case, parsed), decomposer.name, warnings
 
 
 def _pairs(pieces: Any, unit: Unit) -> list[list[int]]:
@@ -326,8 +318,8 @@ def support_metrics(
 def evaluate_cited(
     case: Case,
     *,
-    decomposer,
-    verifier,
+    decomposer: Decomposer,
+    verifier: Verifier,
     on_event: Event | None = None,
     settings: MetricsSettings | None = None,
     support_settings: SupportSettings | None = None,
@@ -340,14 +332,14 @@ def evaluate_cited(
     settings = settings or metrics_settings_for(verifier)
     support_settings = support_settings or SupportSettings(supported_at=settings.threshold)
     parsed = parse_case(case)
-    on_event("decompose_started", {"decomposer": getattr(decomposer, "name", "")})
+    on_event("decompose_started", {"decomposer": decomposer.name})
     claims, dec_name, warnings = _claim_units(case, parsed, decomposer)
     sentences = SentenceDecomposer().units(case, parsed)
     on_event("units_ready", {"n": len(claims)})
 
     scores = score_units(case, verifier, claims=claims, sentences=sentences, parsed=parsed, settings=settings)
     on_event("units_scored", {"n": scores.requests})
-    v_name = getattr(verifier, "name", type(verifier).__name__)
+    v_name = verifier.name
     claims, sentences = _tag(claims, ALIICE), _tag(sentences, ALCE)
     table = _index(scores.verdicts)
 
@@ -365,8 +357,7 @@ def evaluate_cited(
     ev.metrics["support"] = support
     ev.errors = list(dict.fromkeys(warnings + list(scores.warnings)
                                    + [f"{c.unit_id}: {e}" for c in scores.aliice.claims for e in c.errors]))
-    llm = getattr(verifier, "llm", None)
-    ev.models = [m for m in [getattr(llm, "model", None)] if m]
+    ev.models = [verifier.llm.model] if verifier.llm is not None and verifier.llm.model else []
 
     ev.scores = {
         "aliice_recall": scores.aliice.recall, "aliice_precision": scores.aliice.precision,

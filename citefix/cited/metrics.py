@@ -180,6 +180,9 @@ class FunctionVerifier:
     With `text_only=True` the function gets the claim's text instead of the Unit.
     """
 
+    llm = None
+    model_name = None
+
     def __init__(self, entails: Callable[[Any, list[str]], float], *, name: str = "function", threshold: float = 0.5,
                  text_only: bool = False):
         self.entails = entails
@@ -188,6 +191,9 @@ class FunctionVerifier:
         self.threshold = threshold
         self.calls = 0  # verify() calls
         self.pairs = 0  # judgements
+
+    def supported_at(self, profile: str) -> float:
+        return self.threshold
 
     def verify(self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None) -> list[Verdict]:
         self.calls += 1
@@ -473,7 +479,7 @@ def score_units(
         cited_sentences=sum(1 for s in parsed.sentences if s.groups),
         sentences=len(parsed.sentences),
         warnings=parsed.messages,
-        verifier=getattr(verifier, "name", type(verifier).__name__),
+        verifier=verifier.name,
         requests=len(table),
         verifier_calls=calls,
         units=units,

@@ -24,11 +24,14 @@ answer has no score or one out of range. `LLMSupportJudge` is a Verifier over th
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Literal, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, Sequence, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from citefix.models import Case, Label, Unit, Verdict
+
+if TYPE_CHECKING:
+    from citefix.llm.client import LLMClient
 
 SupportLevel = Literal["full", "partial", "none"]
 LEVEL_VALUE: dict[str, int] = {"none": 0, "partial": 1, "full": 2}
@@ -214,11 +217,13 @@ def parse_continuous(text: str) -> ContinuousJudgement:
 class LLMSupportJudge:
     """Support judgements from an LLM (discrete 0/1/2 or continuous [0, 1]); a Verifier, max over source windows.
 
-    `llm` is a citefix.llm.client.LLMClient (or anything with its `complete` and `map`). Long sources are cut into
-    windows of `window_words` words (METHODS §3 used 150-word chunks); the best window's score is the unit's.
+    `llm` is a citefix.llm.client.LLMClient. Long sources are cut into windows of `window_words` words (METHODS §3
+    used 150-word chunks); the best window's score is the unit's.
     """
 
-    def __init__(self, llm: Any, *, mode: Literal["discrete", "continuous"] = "discrete", window_words: int = 150,
+    model_name = None  # its model is the LLM's (llm.model)
+
+    def __init__(self, llm: LLMClient, *, mode: Literal["discrete", "continuous"] = "discrete", window_words: int = 150,
                  max_tokens: int = 512, threshold: float = 0.5):
         from citefix.prompting import load_prompt
 
@@ -228,7 +233,11 @@ class LLMSupportJudge:
         self.max_tokens = max_tokens
         self.threshold = threshold
         self.prompt = load_prompt(f"support_{mode}")
-        self.name = f"support-{mode}:{getattr(llm, 'model', 'llm')}"
+        self.name = f"support-{mode}:{llm.model}"
+
+    def supported_at(self, profile: str) -> float:
+        """Its threshold, under every profile."""
+        return self.threshold
 
     def judge(self, statement: str, passage: str) -> DiscreteJudgement | ContinuousJudgement:
         messages = self.prompt.render(passage=passage, statement=statement)

@@ -141,7 +141,7 @@ def run(args) -> int:
     verifiers = {}
     for name in names:
         v = build_verifier(name, settings, store, llm)
-        display = getattr(v, "name", None) or name
+        display = v.name or name
         if display in verifiers:  # "lexical" and "offline:lexical" are the same verifier
             print(f"citefix: note: {name!r} repeats verifier {display!r}; measured once", file=sys.stderr)
             continue

@@ -317,6 +317,8 @@ class SentenceDecomposer:
     """ALCE's units: one per cited sentence, the sentence without its marks, citing all of the sentence's passages."""
 
     name = "alce-sentence"
+    llm = None
+    errors: tuple[str, ...] = ()
 
     def units(self, case: Case, parsed: ParsedAnswer | None = None) -> list[Unit]:
         parsed = parsed or parse_case(case)
@@ -327,6 +329,8 @@ class ClaimDecomposer:
     """ALiiCE's claim extractor: one claim per citation group, from the spaCy dependency tree (see module doc)."""
 
     name = "aliice"
+    llm = None
+    errors: tuple[str, ...] = ()
 
     def __init__(
         self,

@@ -39,6 +39,7 @@ class ClauseDecomposer:
     """Clause-level units from spaCy (coordination, relative clauses, appositions). Deterministic, no LLM."""
 
     name = "spacy-clauses"
+    llm, errors = None, ()  # no LLM; nothing in a text fails to be decomposed
 
     def __init__(self, *, split_conj: bool = True, split_relcl: bool = True, split_appos: bool = True,
                  split_details: bool = True, nlp=None):

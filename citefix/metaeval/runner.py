@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, cast
 
 from citefix.chunking import Span, chunk_text
+from citefix.decompose.base import Decomposer
 from citefix.errors import ConfigError, UserError
 from citefix.metaeval import protocols as P
 from citefix.metaeval.loaders import MetaItem, load
@@ -71,6 +72,7 @@ from citefix.metaeval.shared import _SharedOffline, _SignalView, share_offline  
 from citefix.metaeval.stats import compute_stats, flagged  # noqa: F401
 from citefix.metaeval.stored import load_stored_result, result_signature, store_result, store_rows  # noqa: F401
 from citefix.models import Case, Source, Unit, Verdict
+from citefix.verify.base import Verifier
 
 NO_UNITS = "no checkable units"
 ProgressFn = Callable[[int, int, str], None]
@@ -202,8 +204,8 @@ class _Clock:
 
 def run_meta_eval(
     path: str | Path,
-    verifiers: Mapping[str, Any],
-    decomposer: Any = None,
+    verifiers: Mapping[str, Verifier],
+    decomposer: Decomposer | None = None,
     limit: int | None = None,
     on_progress: ProgressFn | None = None,
     bootstrap: int = 1000,
@@ -251,7 +253,7 @@ def run_meta_eval(
     share_notes: list[str] = []
     if share_features and shape != "rose":
         verifiers, share_notes = share_offline(verifiers)
-    dec_name = getattr(decomposer, "name", type(decomposer).__name__) if decomposer is not None else None
+    dec_name = decomposer.name if decomposer is not None else None
     clock = _Clock(names + ([dec_name] if dec_name else []))
     result = MetaEvalResult(
         path=str(path), shape=shape, records=len(loaded.items) + len(loaded.skipped), items=0, skipped=loaded.skipped,
@@ -330,13 +332,15 @@ def run_meta_eval(
     return result
 
 
-def _score_record(item: MetaItem, index: int, verifiers: Mapping[str, Any], decomposer: Any, dec_name: str | None,
+def _score_record(item: MetaItem, index: int, verifiers: Mapping[str, Verifier], decomposer: Decomposer | None,
+                  dec_name: str | None,
                   clock: _Clock, counters: dict[str, int], result: MetaEvalResult, *, shape: str, by: Sequence[str],
                   aggregate: Aggregate, rank_chunks: bool, chunk_words: int, cap_relevance: bool, stem: bool) -> int:
     """One record scored by every verifier (or decomposed, for RoSE), its rows added to ``result``; returns the
     index of the next record's first row."""
-    if shape == "rose":
-        result.decompositions.append(_decompose_rose(item, index, decomposer, dec_name, clock, stem))
+    if shape == "rose":  # run_meta_eval asks a RoSE file for a decomposer
+        result.decompositions.append(_decompose_rose(item, index, cast(Decomposer, decomposer), cast(str, dec_name),
+                                                     clock, stem))
         return index + 1
     if shape == "attributionbench":
         return _score_cited(item, index, verifiers, clock, result, by)
@@ -352,13 +356,13 @@ def _score_record(item: MetaItem, index: int, verifiers: Mapping[str, Any], deco
     return index + 1
 
 
-def score_records(jobs: Sequence[tuple[MetaItem, int]], verifiers: Mapping[str, Any], decomposer: Any,
+def score_records(jobs: Sequence[tuple[MetaItem, int]], verifiers: Mapping[str, Verifier], decomposer: Decomposer | None,
                   options: Mapping[str, Any], *, share_features: bool = True):
     """Records scored away from the run (a Ray worker): (item, its first row's index) pairs in, and out the rows,
     decompositions, counters and clock of these records, for run_meta_eval to merge."""
     if share_features and options.get("shape") != "rose":
         verifiers, _ = share_offline(verifiers)
-    dec_name = getattr(decomposer, "name", type(decomposer).__name__) if decomposer is not None else None
+    dec_name = decomposer.name if decomposer is not None else None
     clock = _Clock(list(verifiers) + ([dec_name] if dec_name else []))
     counters = {"units_without_span": 0, "decomposer_errors": 0, "chunk_statements": 0}
     part = MetaEvalResult(path="", shape=options["shape"], records=0, items=0, verifiers=list(verifiers), seed=0,
@@ -399,7 +403,8 @@ def _after_first(clock: _Clock, name: str) -> float | None:
     return rest_n / rest_s if rest_n > 0 and rest_s > 0 else None
 
 
-def _units_for(item: MetaItem, decomposer: Any, dec_name: str | None, clock: _Clock) -> tuple[list[Unit], str | None]:
+def _units_for(item: MetaItem, decomposer: Decomposer | None, dec_name: str | None,
+               clock: _Clock) -> tuple[list[Unit], str | None]:
     if item.shape == "wice":
         return [_whole_unit(item.case, kind="claim", decomposer="statement")], None
     if decomposer is None:
@@ -412,7 +417,7 @@ def _units_for(item: MetaItem, decomposer: Any, dec_name: str | None, clock: _Cl
     except Exception as exc:  # noqa: BLE001 - recorded on the item, the run goes on
         return [], f"decomposer failed: {_err(exc)}"
     finally:
-        _tick(clock, dec_name, t0, 1)  # type: ignore[arg-type]
+        _tick(clock, cast(str, dec_name), t0, 1)  # set with the decomposer
     return units, None
 
 
@@ -483,7 +488,7 @@ def _rank_chunks(
     counters["chunk_statements"] += 1
 
 
-def _score_cited(item: MetaItem, index: int, verifiers: Mapping[str, Any], clock: _Clock,
+def _score_cited(item: MetaItem, index: int, verifiers: Mapping[str, Verifier], clock: _Clock,
                  result: MetaEvalResult, by: Sequence[str] = ()) -> int:
     if not item.sentences:  # every labelled sentence was unscorable: listed in result.unscorable
         return index
@@ -523,7 +528,7 @@ def _score_cited(item: MetaItem, index: int, verifiers: Mapping[str, Any], clock
     return index + len(item.sentences)
 
 
-def _decompose_rose(item: MetaItem, index: int, decomposer: Any, dec_name: str | None, clock: _Clock,
+def _decompose_rose(item: MetaItem, index: int, decomposer: Decomposer, dec_name: str, clock: _Clock,
                     stem: bool) -> DecompositionScore:
     row = DecompositionScore(item_id=item.id, index=index, line=item.line, units=[], gold=item.gold_acus or [])
     t0 = time.perf_counter()
@@ -535,7 +540,7 @@ def _decompose_rose(item: MetaItem, index: int, decomposer: Any, dec_name: str |
         row.error = _err(exc)
         return row
     finally:
-        _tick(clock, dec_name, t0, 1)  # type: ignore[arg-type]
+        _tick(clock, dec_name, t0, 1)
     row.rouge1 = P.best_match_rouge1(row.units, row.gold, stem=stem)
     row.coverage = P.best_match_rouge1(row.gold, row.units, stem=stem)
     return row

@@ -6,9 +6,13 @@ meta-eval of `offline`, `offline:lexical`, … computes the features of an item 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from citefix.models import Case, Unit, Verdict
+
+if TYPE_CHECKING:
+    from citefix.verify.base import Verifier
+    from citefix.verify.offline import OfflineVerifier
 
 
 class _SharedOffline:
@@ -18,7 +22,7 @@ class _SharedOffline:
     (``OfflineVerifier.verify_signals``) and the others read their verdicts from a small cache keyed by content.
     """
 
-    def __init__(self, base: Any, signals: Sequence[str], size: int = 4):
+    def __init__(self, base: OfflineVerifier, signals: Sequence[str], size: int = 4):
         self.base = base
         self.signals = list(signals)
         self.size = size
@@ -43,17 +47,28 @@ class _SharedOffline:
 class _SignalView:
     """One signal of a :class:`_SharedOffline`, with the Verifier interface."""
 
+    llm = None
+    model_name = None
+
     def __init__(self, shared: _SharedOffline, signal: str, name: str):
         self.shared = shared
         self.signal = signal
         self.name = name
+
+    @property
+    def inner(self) -> OfflineVerifier:
+        """The offline verifier whose feature pass this view reads (what `prefetch` warms)."""
+        return self.shared.base
+
+    def supported_at(self, profile: str) -> float:
+        return self.shared.base.supported_at(profile, self.signal)
 
     def verify(self, units: Sequence[Unit], case: Case, *,
                targets: Sequence[Sequence[str]] | None = None) -> list[Verdict]:
         return self.shared.verdicts(self.signal, units, case, targets)
 
 
-def share_offline(verifiers: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def share_offline(verifiers: Mapping[str, Verifier]) -> tuple[dict[str, Verifier], list[str]]:
     """Replace offline verifiers that differ only by signal with views of one shared feature pass.
 
     Returns the new mapping (same names, same order) and notes for the report.
@@ -61,15 +76,17 @@ def share_offline(verifiers: Mapping[str, Any]) -> tuple[dict[str, Any], list[st
     from citefix.verify.offline import OfflineVerifier
 
     groups: dict[str, list[str]] = {}
+    offline: dict[str, OfflineVerifier] = {}
     for name, v in verifiers.items():
         if type(v) is OfflineVerifier:
+            offline[name] = v
             groups.setdefault(json.dumps(v.params, sort_keys=True, default=str), []).append(name)
     out = dict(verifiers)
     notes: list[str] = []
     for names in groups.values():
         if len(names) < 2:
             continue
-        members = [verifiers[n] for n in names]
+        members = [offline[n] for n in names]
         base = next((v for v in members if v.signal in ("combined", "alignment")), members[0])
         shared = _SharedOffline(base, [v.signal for v in members])
         for n, v in zip(names, members):

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from citefix.metaeval.results import ItemScore, MetaEvalResult
 from citefix.version import __version__
 
+if TYPE_CHECKING:
+    from citefix.decompose.base import Decomposer
+    from citefix.verify.base import Verifier
 
-def result_signature(path: str | Path, command: str, verifiers: Mapping[str, Any], decomposer: Any = None) -> str:
+
+def result_signature(path: str | Path, command: str, verifiers: Mapping[str, Verifier],
+                     decomposer: Decomposer | None = None) -> str:
     """What a stored meta-eval result depends on: the file's bytes, the command's settings, each verifier's name
     and parameters (fingerprint), the decomposer and citefix's version."""
     import hashlib
@@ -20,7 +25,7 @@ def result_signature(path: str | Path, command: str, verifiers: Mapping[str, Any
     h = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     parts = {"file": h, "command": command.split(" ", 3)[-1], "version": __version__,
              "verifiers": {n: verifier_fingerprint(v) for n, v in verifiers.items()},
-             "decomposer": getattr(decomposer, "name", None)}
+             "decomposer": decomposer.name if decomposer is not None else None}
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 

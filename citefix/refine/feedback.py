@@ -9,7 +9,7 @@ gives no specifics (`none`, `critique`) gives it none. New strategies plug in wi
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Any, Callable, TypeVar, cast
 
 from citefix.errors import ConfigError
 from citefix.models import Case, Evaluation, Unit, Verdict
@@ -30,13 +30,15 @@ class FeedbackStrategy:
         return self.feedback(case, evaluation).comment
 
 
-_REGISTRY: dict[str, Callable[..., FeedbackStrategy]] = {}
+_REGISTRY: dict[str, type[FeedbackStrategy]] = {}
+_S = TypeVar("_S", bound=type[FeedbackStrategy])
 
 
-def register_strategy(name: str):
-    """Class decorator: make a strategy available by name (CLI --strategy, TUI settings, compare)."""
+def register_strategy(name: str) -> Callable[[_S], _S]:
+    """Class decorator: make a strategy (a FeedbackStrategy subclass) available by name (CLI --strategy, TUI
+    settings, compare)."""
 
-    def deco(cls):
+    def deco(cls: _S) -> _S:
         cls.name = name
         _REGISTRY[name] = cls
         return cls
@@ -53,10 +55,10 @@ def build_strategy(name: str, *, llm=None) -> FeedbackStrategy:
     cls = _REGISTRY.get((name or "").strip())
     if cls is None:
         raise ConfigError(f"unknown strategy {name!r}; use one of {', '.join(_REGISTRY)}")
-    if getattr(cls, "needs_llm", False):
+    if cls.needs_llm:
         if llm is None:
             raise ConfigError(f"strategy {name!r} needs an LLM to write its feedback: pass --llm MODEL or set CITEFIX_LLM")
-        return cls(llm)
+        return cast(Callable[[Any], FeedbackStrategy], cls)(llm)  # a strategy that needs an LLM takes it first
     return cls()
 
 

@@ -16,9 +16,13 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from citefix.models import Case, Source, Unit, Verdict
+from citefix.verify.base import Verifier
+
+if TYPE_CHECKING:
+    from citefix.llm.client import LLMClient
 
 
 @dataclass
@@ -31,9 +35,11 @@ class ReuseStats:
         return {"units": self.units, "reused": self.reused, "verified": self.verified}
 
 
-def verifier_fingerprint(verifier) -> str:
-    """Name plus whatever settings change a verdict (offline parameters, prompt hash, window, threshold)."""
-    parts: dict[str, Any] = {"name": getattr(verifier, "name", type(verifier).__name__)}
+def verifier_fingerprint(verifier: Verifier) -> str:
+    """Name plus whatever settings change a verdict (offline parameters, prompt hash, window, threshold); a verifier
+    behind the verdict cache has its own fingerprint."""
+    verifier = unwrap(verifier)
+    parts: dict[str, Any] = {"name": verifier.name}
     for attr in ("params", "window_words", "threshold", "signal"):
         if hasattr(verifier, attr):
             parts[attr] = getattr(verifier, attr)
@@ -122,7 +128,7 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 class CachingVerifier:
     """Any verifier, with verdicts of unchanged units reused (see the module docstring)."""
 
-    def __init__(self, inner, *, store=None, memory: bool = True):
+    def __init__(self, inner: Verifier, *, store=None, memory: bool = True):
         self.inner = inner
         self.store = store
         self.memory: dict[str, dict] | None = {} if memory else None
@@ -136,13 +142,15 @@ class CachingVerifier:
         return self.inner.name
 
     @property
-    def llm(self):  # so evaluate() drains the inner verifier's call log
-        return getattr(self.inner, "llm", None)
+    def llm(self) -> LLMClient | None:  # so evaluate() drains the inner verifier's call log
+        return self.inner.llm
 
-    def __getattr__(self, item):
-        if item == "inner":
-            raise AttributeError(item)
-        return getattr(self.inner, item)
+    @property
+    def model_name(self) -> str | None:
+        return self.inner.model_name
+
+    def supported_at(self, profile: str) -> float:
+        return self.inner.supported_at(profile)
 
     def key(self, unit: Unit, case: Case, target: Sequence[str]) -> str:
         payload = json.dumps([self.fingerprint, unit.text, unit.kind, sources_hash(case, target), case.kind],
@@ -214,5 +222,6 @@ class CachingVerifier:
         return Verdict.model_validate(d)
 
 
-def unwrap(verifier):
+def unwrap(verifier: Verifier) -> Verifier:
+    """The verifier behind the verdict cache (itself when not wrapped)."""
     return verifier.inner if isinstance(verifier, CachingVerifier) else verifier

@@ -11,6 +11,8 @@ from citefix.models import Case, Unit
 class _FixedUnits:
     """A decomposer that hands back units already cut (the judge scores the primary's units)."""
 
+    llm = None
+
     def __init__(self, units: list[Unit], name: str):
         self._units = units
         self.name = name

@@ -107,9 +107,10 @@ class RefineSession:
                 raise ConfigError("resuming a run needs the store it is in")
             self._load(run_id)
         elif store is not None:
+            judge_llm = self.judge_verifier.llm if self.judge_verifier is not None else None
             self.run_id = store.start_run(
                 case, command, input_path=input_path, llm=self.llm.model if self.llm is not None else None,
-                judge_llm=getattr(getattr(self.judge_verifier, "llm", None), "model", None),
+                judge_llm=judge_llm.model if judge_llm is not None else None,
                 decomposer=self.decomposer.name, verifier=self.verifier.name,
                 strategy=self.strategy_name, settings=self.run_settings())
         if store is not None and self.run_id is not None:  # every call logged as it completes, under this run

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
 
 from citefix.models import Case, Label, Unit, Verdict
+
+if TYPE_CHECKING:
+    from citefix.llm.client import LLMClient
 
 
 @runtime_checkable
@@ -13,13 +16,41 @@ class Verifier(Protocol):
 
     `targets`, when given, has one entry per unit: the source ids that unit is judged against (a citation group's
     passages); None or an empty list means all of the case's sources. Returns one Verdict per unit, in order.
+
+    Every implementation has these attributes (the core reads them directly; tests/test_collaborator_protocols.py
+    checks each one that citefix builds):
+
+    - `name`: what verdicts, runs and reports record as the verifier.
+    - `llm`: the LLM client it calls, or None. An evaluation drains its call log and records its model; a cited-answer
+      evaluation with one asks in stages (fewer calls).
+    - `model_name`: a model the verifier runs itself and that the user named (`nli:<model>`), recorded among an
+      evaluation's models; None otherwise.
+    - `supported_at(profile)`: the score at which it labels a unit supported under a calibration profile
+      (`cited_answer` for cited answers; only the offline verifier has profiles), so cited-answer metrics and labels
+      agree; 0.5 when the verifier has no threshold of its own.
     """
 
     name: str
 
+    @property
+    def llm(self) -> LLMClient | None: ...
+
+    @property
+    def model_name(self) -> str | None: ...
+
+    def supported_at(self, profile: str) -> float: ...
+
     def verify(
         self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None
     ) -> list[Verdict]: ...
+
+
+@runtime_checkable
+class Wrapping(Protocol):
+    """A verifier that hands its work to another (the verdict cache; a signal view of a shared offline pass)."""
+
+    @property
+    def inner(self) -> Verifier: ...
 
 
 def label_for(score: float, *, supported_at: float, partial_at: float | None = None) -> Label:

@@ -67,12 +67,18 @@ def best_sentence(unit_text: str, case: Case, window: list[Segment]) -> Evidence
 class LLMJudgeVerifier:
     """P(Yes) per unit from an LLM, the maximum over source windows, the best window's best sentence as evidence."""
 
+    model_name = None  # its model is the LLM's (llm.model)
+
     def __init__(self, llm: LLMClient, *, window_words: int = 1500, threshold: float = 0.5):
         self.llm = llm
         self.window_words = window_words
         self.threshold = threshold
         self.prompt = load_prompt("acu_verify")
         self.name = f"llm:{llm.model}"
+
+    def supported_at(self, profile: str) -> float:
+        """Its threshold, under every profile."""
+        return self.threshold
 
     def verify(self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None) -> list[Verdict]:
         all_ids = [s.id for s in case.sources]

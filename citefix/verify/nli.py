@@ -80,6 +80,8 @@ class _Loaded:
 class NLIVerifier:
     """Entailment probability from a transformers NLI model or T5-style judge (see module doc)."""
 
+    llm = None  # runs its own model (model_name), calls no LLM
+
     def __init__(
         self,
         model: str,
@@ -115,6 +117,10 @@ class NLIVerifier:
         self.dtype = dtype
         self._loaded: _Loaded | None = None
         self._lock = threading.Lock()
+
+    def supported_at(self, profile: str) -> float:
+        """Its threshold, under every profile."""
+        return self.threshold
 
     # -- loading -------------------------------------------------------------------------------------------------------
 

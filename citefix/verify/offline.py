@@ -27,7 +27,7 @@ from collections import OrderedDict
 from typing import Any, Sequence, cast
 
 from citefix.models import Case, Evidence, Source, Unit, Verdict
-from citefix.verify.base import label_for
+from citefix.verify.base import Verifier, Wrapping, label_for
 from citefix.verify.offline_params import (  # noqa: F401  (re-exported: the parameters' old home)
     _PROFILE_KEYS,
     DEFAULT_PARAMS,
@@ -61,6 +61,9 @@ SIGNALS = ("combined", "lexical", "alignment", "similarity", "entail")
 
 class OfflineVerifier(SourceAnalysis, UnitSignals):
     """Lexical + token-alignment + similarity verifier that runs on CPU with the packaged models."""
+
+    llm = None  # calls no LLM
+    model_name = None  # its models are the packaged ones, not named by the user
 
     def __init__(
         self,
@@ -261,6 +264,14 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             self._profile_params[profile] = merged
         return self._profile_params[profile]
 
+    def supported_at(self, profile: str, signal: str | None = None) -> float:
+        """The score at which this verifier (or its `signal`) labels a unit supported under a calibration profile (its
+        ``supported`` threshold, the combined one when the signal has none); 0.5 if the parameters give none."""
+        table = self.profile_params(profile).get("thresholds") or {}
+        entry = table.get(signal or self.signal) or table.get("combined") or {}
+        th = entry.get("supported")
+        return float(th) if isinstance(th, (int, float)) else 0.5
+
     def _capped(self, feat: dict[str, Any], p: dict[str, Any] | None = None) -> bool:
         """Whether the cap applies: the unit has an invented number, date or name (missing entity weight ≥ 1) or,
         with the local checks on, a value, verb polarity or role assignment that its evidence contradicts, or (when
@@ -429,18 +440,19 @@ def _quiet_transformers() -> None:
 PREFETCH_WINDOW = 16  # cases whose sources are analysed together (one batched spaCy and encoder pass)
 
 
-def prefetch(verifiers: Sequence[Any], cases: Sequence[Case]) -> list[int]:
+def prefetch(verifiers: Sequence[Verifier], cases: Sequence[Case]) -> list[int]:
     """Analyse the sources of `cases` in one batched pass for every offline verifier among `verifiers` (each once,
     whether given as itself, behind a verdict cache, or as a view of a shared feature pass); returns the positions
     in `verifiers` of those that did the work."""
     seen: set[int] = set()
     did: list[int] = []
     for k, v in enumerate(verifiers):
-        base = getattr(getattr(v, "shared", None), "base", None) or v
-        fn = getattr(base, "prefetch", None)
-        if fn is None or not isinstance(getattr(base, "inner", base), OfflineVerifier) or id(fn.__self__) in seen:
+        base = v
+        while isinstance(base, Wrapping):
+            base = base.inner
+        if not isinstance(base, OfflineVerifier) or id(base) in seen:
             continue
-        seen.add(id(fn.__self__))
-        fn(cases)
+        seen.add(id(base))
+        base.prefetch(cases)
         did.append(k)
     return did

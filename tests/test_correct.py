@@ -128,3 +128,15 @@ def test_wrong_citation_moves_to_the_supporting_passage(tmp_path):
                         "--db", str(tmp_path / "s.db")], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
     assert out.read_text().strip() == "Cups can be made of glass [1] or plastic [2][3]. Mugs are usually made of ceramic [4]."
+
+
+def test_a_misparsed_conjunct_never_takes_the_verbs_place(tools):
+    # spaCy reads "fellow" as a conjunct of "was"; cutting the unsupported first "conjunct" would leave
+    # "Roma fellow forward Gervinho ." — the reviser must not hand the verb's place to an adjective
+    source = ("Roma played without fellow forward Gervinho, who was injured. Pjanic scored from a free kick after "
+              "ten minutes. The home side held on for the win.")
+    text = "Roma was without injured captain Francesco Totti and fellow forward Gervinho ."
+    case, r = _revise(tools, source, text)
+    new = r.text if r.text is not None else text
+    assert "Roma fellow" not in new
+    assert new == text or " was " in new, new

@@ -54,3 +54,10 @@ def test_a_verb_stated_elsewhere_with_the_units_words_is_not_contradicted(tools)
     # with no sentence stating it positively, the negated sentence still contradicts "children learn"
     out = _check(tools, SOURCE_LEARN.replace("live and learn has", "live has"), "Children learn quickly.")
     assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+def test_without_after_the_copula_is_no_negation(tools):
+    source = ("Roma was without injured captain Francesco Totti and fellow forward Gervinho but Pjanic quickly made an "
+              "impact with a free kick. The visitors never recovered.")
+    out = _check(tools, source, "Roma was without injured captain Francesco Totti and fellow forward Gervinho.")
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}

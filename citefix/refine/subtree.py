@@ -136,12 +136,22 @@ def _climb(t, target_ids: set[int]):
         if not root and node.dep_ in DELETABLE and not _quantity(node):
             return node, False
         # a first conjunct whose partners are fine gives its place to them (even the root verb: "met X and approved Y")
-        conj_kids = [c for c in node.children if c.dep_ == "conj"]
+        conj_kids = [c for c in node.children if c.dep_ == "conj" and _same_role(node, c)]
         if conj_kids and not any(x.i in target_ids for c in conj_kids for x in c.subtree):
             return node, True
         if root:
             return None, False
         node = node.head
+
+
+_ROLE = {"VERB": "verb", "AUX": "verb", "NOUN": "noun", "PROPN": "noun", "PRON": "noun", "NUM": "noun"}
+
+
+def _same_role(a, b) -> bool:
+    """Whether conjunct b can stand in a's place: a verb for a verb, a noun phrase for a noun phrase. A misparse such
+    as "was without Totti and fellow forward Gervinho" (the adjective "fellow" a conjunct of "was") must not let the
+    verb go: "Roma fellow forward Gervinho" is no sentence."""
+    return _ROLE.get(a.pos_, a.pos_) == _ROLE.get(b.pos_, b.pos_)
 
 
 def _quantity(node) -> bool:

@@ -80,6 +80,7 @@ def _negated_unit(tok) -> bool:
 
 
 _NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
+_NEG_PARTICLES = {"not", "n't", "never"}  # only these after the verb: "were without Totti" is no negated "be"
 
 
 def source_negated(seq: Sequence[tuple[int, str, str]], k: int) -> bool:
@@ -87,7 +88,7 @@ def source_negated(seq: Sequence[tuple[int, str, str]], k: int) -> bool:
     before it, or right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side."""
     if any(seq[j][1] in NEG_WORDS for j in range(max(0, k - 3), k)):
         return True
-    return seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in NEG_WORDS
+    return seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in _NEG_PARTICLES
 
 
 def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]]) -> list[dict]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from citefix.decompose.clauses import MAX_DETAILS, ClauseDecomposer
+from citefix.decompose.clauses import ClauseDecomposer
+from citefix.decompose.details import MAX_DETAILS
 from citefix.models import Case, Source
 
 

@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence, cast
 
+from citefix.decompose.details import _SUBJ, _content, _details
 from citefix.models import Case, Unit
 from citefix.nlp import CITATION_MARK, load_spacy
 
 _VERBAL = {"VERB", "AUX"}
-_SUBJ = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 _TRIM_POS = {"PUNCT", "CCONJ", "SPACE"}
 _KEEP_PUNCT = {"%"}
 _GAP_PUNCT = {",", "-", "–", "—", ";", ":", "(", ")", "[", "]"}  # dropped next to a removed clause
@@ -260,10 +260,6 @@ def _fold_fragments(cands: list[_Candidate]) -> list[_Candidate]:
     return out
 
 
-def _content(tokens) -> bool:
-    return any((t.is_alpha or t.like_num or any(ch.isalnum() for ch in t.text)) and t.pos_ not in _TRIM_POS for t in tokens)
-
-
 def _trim(tokens: list) -> list:
     """Drop edge punctuation/conjunctions and punctuation next to a gap (the commas around a removed apposition)."""
     toks = list(tokens)
@@ -460,103 +456,6 @@ def _merge_ranges(ranges: list[tuple[int, int]], text: str) -> list[list[int]]:
         else:
             out.append([a, b])
     return out
-
-
-# --- details: the atomic facts hanging on a clause ---------------------------------------------------------------------
-
-_SPEECH = set(
-    "say tell add claim state report announce warn insist argue explain confirm deny believe think suggest write note "
-    "reveal admit stress estimate predict promise".split()
-)
-_DETAIL_ENTS = {"DATE", "TIME", "CARDINAL", "MONEY", "QUANTITY", "PERCENT", "ORDINAL", "GPE", "LOC", "ORG", "PERSON",
-                "FAC", "NORP", "EVENT"}
-_RANGE_WORDS = {"to", "from", "and", "or", "-", "–"}
-_MEASURE_ENTS = {"DATE", "TIME", "QUANTITY", "MONEY", "PERCENT", "CARDINAL"}
-_TIME_WORDS = {"year", "years", "month", "months", "week", "weeks", "day", "days", "season", "spring", "summer",
-               "autumn", "winter", "morning", "evening", "night", "today", "yesterday", "tomorrow", "ago", "hour", "hours"}
-_CONDITION = {"if", "unless", "because", "after", "before", "when", "until", "although", "though", "since", "once"}
-_VERB_HEAD = {"VERB", "AUX"}
-_NOUN_HEAD = {"NOUN", "PROPN", "NUM"}
-_CONTENT_POS_D = {"NOUN", "PROPN", "NUM", "ADJ", "VERB"}
-MAX_DETAILS = 4  # per clause: more than this and a sentence is shredded, not made atomic
-
-
-@dataclass
-class _Detail:
-    root: Any  # spaCy Token: the head of the detail's subtree
-    role: str  # modifier | condition | content
-    own: list[int] = field(default_factory=list)  # token indices the detail owns (nested details excluded)
-    ancestors: list["_Detail"] = field(default_factory=list)
-
-
-def _detail_role(t) -> str | None:
-    """Whether a token heads a detail of its clause, and which kind: a modifier phrase carrying a time, place, number,
-    duration, manner or condition, or the content of a reported statement ("X said that …")."""
-    dep, head = t.dep_, t.head
-    sub = list(t.subtree)
-    content = [x for x in sub if x.pos_ in _CONTENT_POS_D and (x.is_alpha or x.like_num)]
-    if dep == "ccomp" and head.pos_ == "VERB" and head.lemma_.lower() in _SPEECH and t.pos_ in _VERB_HEAD:
-        return "content" if any(c.dep_ in _SUBJ for c in t.children) else None
-    if not content:
-        return None
-    if dep == "acl" and t.pos_ == "VERB" and head.pos_ in _NOUN_HEAD and t.tag_ in ("VBN", "VBG"):
-        return "attribute"  # "the company, founded in 1990 by two brothers, …": one detail with its phrases
-    if dep == "advcl" and any(c.dep_ == "mark" and c.lower_ in _CONDITION for c in t.children):
-        return "condition"
-    if dep == "npadvmod" and (t.pos_ == "PROPN" or not any(
-            x.ent_type_ in _MEASURE_ENTS or x.like_num or x.lower_ in _TIME_WORDS for x in sub)):
-        return None  # "beat Arsenal 2-1": the small model's adverbial reading of an argument; keep it in the core
-    if dep in ("prep", "agent", "npadvmod") and head.pos_ in _VERB_HEAD:
-        rest = [x for x in sub if x.i != t.i] if dep == "prep" else sub
-        if rest and all(x.like_num or x.is_punct or x.lower_ in _RANGE_WORDS for x in rest) and (
-                dep == "npadvmod" or t.lower_ in _RANGE_WORDS):
-            return None  # a count or a range ("voted 9 to 4") stays with the verb
-        return "modifier"
-    if dep == "prep" and head.pos_ in _NOUN_HEAD and head.dep_ not in _SUBJ and head.dep_ != "compound":
-        if any(x.ent_type_ in _DETAIL_ENTS or x.like_num for x in sub if x.i != t.i):
-            return "modifier"
-    return None
-
-
-def _details(clause: _Clause) -> list[_Detail]:
-    """The clause's details, outermost first; each owns its subtree's clause tokens minus nested details."""
-    owned = {t.i for t in clause.tokens}
-    found: list[_Detail] = []
-    for t in clause.tokens:
-        if t.i == clause.head.i:
-            continue
-        role = _detail_role(t)
-        if role:
-            found.append(_Detail(t, role))
-    if not found:
-        return []
-    # no details inside an attribute phrase: it is judged as one
-    attrs = [d for d in found if d.role == "attribute"]
-    found = [d for d in found if not any(a is not d and d.root.i in {x.i for x in a.root.subtree} for a in attrs)]
-    roots = {d.root.i: d for d in found}
-    for d in found:
-        anc = d.root.head
-        while anc.i != anc.head.i and anc.i in owned:
-            if anc.i in roots:
-                d.ancestors.append(roots[anc.i])
-            anc = anc.head
-        if anc.i in roots and anc.i != d.root.i and roots[anc.i] not in d.ancestors:
-            d.ancestors.append(roots[anc.i])
-    if len(found) > MAX_DETAILS:
-        keep = sorted(found, key=lambda d: (not any(x.ent_type_ in _DETAIL_ENTS or x.like_num for x in d.root.subtree),
-                                            d.root.i))[:MAX_DETAILS]
-        found = [d for d in found if d in keep]
-        for d in found:
-            d.ancestors = [a for a in d.ancestors if a in keep]
-    for d in found:
-        nested = {x.i for n in found if n is not d and d in n.ancestors for x in n.root.subtree}
-        d.own = [x.i for x in d.root.subtree if x.i in owned and x.i not in nested]
-    # a detail that would leave its clause with no content of its own is no detail
-    inside = {i for d in found for i in d.own}
-    core = [t for t in clause.tokens if t.i not in inside]
-    if not _content(core) or clause.head.i in inside:
-        return []
-    return found
 
 
 @dataclass

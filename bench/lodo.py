@@ -49,6 +49,7 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
                 "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "lexical", "alignment", "alignment", "similarity", "similarity", "entail"]}}}},
     "local-inv": {"cap": {"invented_words": 0}},  # without the invented-words cap
     "local-sub": {"cap": {"substitution": False}},  # without the name-substitution check
+    "local-copy": {"combined": {"copy": False}, "profiles": {"cited_answer": {"combined": {"copy": False}}}},  # similarity kept for copies
     "local2": {"combined": {"method": "local", "signals": ["lexical", "alignment"]},
                "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "alignment"]}}}},
 }

@@ -61,3 +61,41 @@ def test_without_after_the_copula_is_no_negation(tools):
               "impact with a free kick. The visitors never recovered.")
     out = _check(tools, source, "Roma was without injured captain Francesco Totti and fellow forward Gervinho.")
     assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+SOURCE_SANDERS = ("On Facebook, Bernie Sanders' personal page has almost three million likes while Hillary Clinton is "
+                  "only able to manage 2.3 million. But his popularity on social sites won't necessarily translate into "
+                  "Bernie Sanders becoming the frontrunner for the Democratic nomination. Left-leaning young voters in "
+                  "the UK frequently made the Labour leader the top trend on Twitter.")
+
+
+def test_a_negation_does_not_reach_across_words_the_decomposer_left_out(tools):
+    # the core unit leaves out "into Bernie Sanders": "won't … translate becoming" must not read as "not becoming"
+    text = ("His popularity on social sites won't necessarily translate into Bernie Sanders becoming the frontrunner for "
+            "the Democratic nomination.")
+    out = _check(tools, SOURCE_SANDERS, text)
+    gapped = [u for u in out if "translate becoming" in u]
+    assert gapped, list(out)  # the parse still gives the unit this test is about
+    assert not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    assert all(v.label == "supported" for v in out.values()), {k: (v.score, v.label) for k, v in out.items()}
+    # a negation that did stand right before the verb still counts: the source says it will translate
+    out = _check(tools, SOURCE_SANDERS.replace("won't necessarily translate", "will translate"), text)
+    assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+SOURCE_ALL_SHE_WROTE = ("Borthwick-Jackson's rasping 25-yard drive struck the angle of the crossbar and post. Dutch "
+                        "winger Javairo Dilrosun curled a free kick onto the roof of the net in stoppage time for City "
+                        "but that was all she wrote. The result leaves United two points behind leaders Middlesbrough.")
+
+
+def test_a_clause_copied_word_for_word_is_supported(tools):
+    text = ("Dutch winger Javairo Dilrosun curled a free kick onto the roof of the net in stoppage time for City but "
+            "that was all she wrote.")
+    out = _check(tools, SOURCE_ALL_SHE_WROTE, text)
+    idiom = out.get("that was all she wrote")
+    assert idiom is not None, list(out)
+    assert idiom.details["features"]["copied"] == 1
+    assert all(v.label == "supported" for v in out.values()), {k: (v.score, v.label) for k, v in out.items()}
+    # a copy of another article's clause is no copy here, and a changed word breaks the copy
+    out = _check(tools, SOURCE_ALL_SHE_WROTE, text.replace("that was all she wrote", "that was all he said"))
+    assert all(v.details["features"]["copied"] == 0 for k, v in out.items() if "he said" in k)

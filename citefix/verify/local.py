@@ -71,12 +71,24 @@ def region_words(words_at: Sequence[tuple[int, str, str]], start: int, end: int)
     return list(words_at[lo:hi])
 
 
-def _negated_unit(tok) -> bool:
-    """A negation cue on the verb: a `neg` child, or a cue among the three words before it."""
+def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
+    """Where unit-text offset x stood in the text the unit was cut from (meta["align"]: unit start, end, origin)."""
+    for a, b, o in align or ():
+        if a <= x < b:
+            return o + x - a
+    return x
+
+
+def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
+    """A negation cue on the verb: a `neg` child, or a cue among the three words before it that stood right before it
+    in the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
+    ("won't translate [into Bernie Sanders] becoming": "becoming" is not negated)."""
     if any(c.dep_ == "neg" for c in tok.children):
         return True
     doc = tok.doc
-    return any(doc[j].lower_ in NEG_WORDS for j in range(max(0, tok.i - 3), tok.i))
+    here = _original_offset(align, tok.idx)
+    return any(doc[j].lower_ in NEG_WORDS and here - _original_offset(align, doc[j].idx) == tok.idx - doc[j].idx
+               for j in range(max(0, tok.i - 3), tok.i))
 
 
 _NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
@@ -91,8 +103,10 @@ def source_negated(seq: Sequence[tuple[int, str, str]], k: int) -> bool:
     return seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in _NEG_PARTICLES
 
 
-def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]]) -> list[dict]:
-    """Verbs of the unit's focus whose every occurrence (by lemma) in the region has the other polarity."""
+def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]],
+                        align: Sequence[Sequence[int]] | None = None) -> list[dict]:
+    """Verbs of the unit's focus whose every occurrence (by lemma) in the region has the other polarity. `align` maps
+    the unit's text to the text it was cut from (meta["align"]), so that a gap is not read across."""
     out = []
     for t in doc:
         main = t.pos_ == "VERB" or (t.pos_ == "AUX" and t.dep_ not in ("aux", "auxpass"))  # "is not its teacher"
@@ -103,7 +117,7 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
         if not hits:
             continue
         src_neg = [source_negated(seq, k) for k in hits]
-        u_neg = _negated_unit(t)
+        u_neg = _negated_unit(t, align)
         if all(n != u_neg for n in src_neg):
             out.append({"kind": "polarity", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
                         "unit_negated": u_neg})

@@ -327,7 +327,8 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
     @staticmethod
     def _local_score(feat: dict[str, Any], p: dict[str, Any]) -> float:
         """The "local" combination: the geometric mean of the signals named in combined.signals (default all three:
-        lexical coverage, token alignment against the evidence region, embedding similarity). No fitted weights: each is already a support score in
+        lexical coverage, token alignment against the evidence region, embedding similarity; similarity left out for a unit
+        copied word for word from a source). No fitted weights: each is already a support score in
         [0, 1], and on every held-out dataset this parameter-free mean ranked at least as well as a logistic
         combination fitted on the other datasets (bench/lodo.py eval)."""
         vals = {
@@ -338,6 +339,10 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         if "entail" in feat:
             vals["entail"] = feat["entail"]
         names = [n for n in (p["combined"].get("signals") or ("lexical", "alignment", "similarity")) if n in vals]
+        if feat.get("copied") and p["combined"].get("copy", True) and len(names) > 1:
+            # a word-for-word copy of the source: sentence similarity measures how much of its sentence a fragment
+            # covers, not whether the source says it ("… but that was all she wrote" against the whole sentence)
+            names = [n for n in names if n != "similarity"] or names
         prod = 1.0
         for n in names:
             prod *= max(0.0, vals[n])

@@ -31,6 +31,9 @@ from citefix.verify.offline_sources import _Pool
 
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
+# A unit whose words stand, word for word and in order, in a source is a copy when it has at least this many: shorter
+# runs ("he said that", "it was the") occur in every text and prove nothing.
+COPY_MIN_WORDS = 5
 
 
 class UnitSignals:
@@ -92,6 +95,7 @@ class UnitSignals:
         groups, content = lex.pop("_entity_groups"), lex.pop("_content")
         f.update(lex)
         f.update(self._local(unit, doc, pool, regions, focus, groups, content))
+        f["copied"] = int(self._copied(doc, pool))
 
         # (b) alignment, on the unit's own words: against the whole source, and against the evidence region
         if tok is not None and pool.tok_emb is not None and len(tok[0]) and len(pool.tok_emb):
@@ -284,7 +288,7 @@ class UnitSignals:
             out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
         # a verb the source states elsewhere with the unit's polarity and the unit's other words ("children … live and
         # learn" when the region's "aren't ready to learn" is another sentence) is not contradicted by this region
-        structure = [c for c in polarity_mismatches(doc, focus, seq) if not self._polarity_elsewhere(doc, c, pool)]
+        structure = [c for c in polarity_mismatches(doc, focus, seq, (unit.meta or {}).get("align")) if not self._polarity_elsewhere(doc, c, pool)]
         n_pol = len(structure)
         rdocs = self._parse_regions(texts)
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) else []
@@ -335,6 +339,15 @@ class UnitSignals:
                 if all(w in forms or lm in forms for w, lm in need):
                     return True
         return False
+
+    @staticmethod
+    def _copied(doc, pool: _Pool) -> bool:
+        """Does the unit's whole text (its words, punctuation left out) stand word for word in one of the sources?"""
+        words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
+        if len(words) < COPY_MIN_WORDS:
+            return False
+        needle = "\0" + "\0".join(words) + "\0"
+        return any(needle in src.joined() for src in pool.sources)
 
     @staticmethod
     def _anchored(doc, pool: _Pool):
@@ -522,7 +535,7 @@ _FEATURE_KEYS = (
     "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",
 )
 _LOCAL_KEYS = ("misplaced_numbers", "misplaced_dates", "misplaced_entities", "misplaced_word_frac",
-               "polarity_mismatch", "role_swap", "value_conflict", "invented_words", "name_substitution")
+               "polarity_mismatch", "role_swap", "value_conflict", "invented_words", "name_substitution", "copied")
 _DATE_WORDS = set(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()

@@ -46,6 +46,13 @@ class _Source:
     piece_starts: list[int] = field(default_factory=list)  # start offset of each sentence piece
     words_at: list[tuple[int, str, str]] = field(default_factory=list)  # (offset, lower, lemma) of each spaCy word
     n_chunks: int = 0
+    _joined: str | None = None  # the words, NUL-separated, for word-for-word copy search (built on first use)
+
+    def joined(self) -> str:
+        """The source's words (lower case, punctuation left out) joined by NUL, with one at each end."""
+        if self._joined is None:
+            self._joined = "\0" + "\0".join(w for _, w, _ in self.words_at) + "\0"
+        return self._joined
 
     def nbytes(self) -> int:
         """Rough memory held by this entry: its tensors, text and word tables (for the byte-bounded cache)."""

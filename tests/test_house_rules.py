@@ -1,5 +1,5 @@
-"""The house rules, checked rather than kept by care: `ruff check`, `mypy` on the core and the store and the
-import-linter contracts in pyproject.toml.
+"""The house rules, checked rather than kept by care: `ruff check`, `mypy` on the core and the store, the
+import-linter contracts in pyproject.toml, and the size of modules (600 lines) and functions (80 lines).
 
 The contracts (core never imports Textual; decompose and verify never import refine; only citefix.store imports
 sqlite_utils; the entry point above the commands, the commands above the TUI, both above

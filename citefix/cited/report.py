@@ -61,62 +61,72 @@ def _span_text(row: dict[str, Any]) -> str:
 def render_cited(ev: Evaluation, con, color: bool = False) -> None:
     """Print, per sentence, its citation groups with their claim, span, group verdict and per-citation verdicts, its
     support level and ALCE's sentence verdict; then the answer's ALiiCE / ALCE figures, fallbacks and warnings."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
     m = ev.metrics.get("citations") or {}
     sup = ev.metrics.get("support") or {}
     threshold = m.get("threshold", 0.5)
-    groups = {r.get("unit_id"): r for r in m.get("groups") or []}
-    alce = {r.get("unit_id"): r for r in m.get("alce_sentences") or []}
     sentences = m.get("sentences") or []
 
     if m.get("status") == "uncited" or ev.status == "uncited":
         msg = ev.message or "uncited answer: it carries no citation marks"
         con.print(msg[:1].upper() + msg[1:] + ".", markup=False)
     elif sentences:
-        table = Table(box=box.SIMPLE if color else box.ASCII, show_lines=False, expand=False, pad_edge=False,
-                      title=None)
-        table.add_column("#", justify="right", no_wrap=True)
-        table.add_column("sentence / claim for each citation group (span)", overflow="fold", max_width=52)
-        table.add_column("verdict", overflow="fold", max_width=22)
-        table.add_column("per citation", overflow="fold", max_width=28)
-        for s in sentences:
-            level = s.get("support")
-            head = Text(s.get("text", "").strip())
-            if not s.get("groups"):
-                table.add_row(f"S{s['index'] + 1}", head, Text("no citation", style="dim" if color else ""), "")
-            else:
-                word = f"support: {level}" if level else "support: -"
-                table.add_row(f"S{s['index'] + 1}", head,
-                              Text(word, style=LEVEL_STYLE.get(level, "") if color else ""), "")
-            shown: set[str] = set()
-            for g in s.get("groups") or []:
-                uid = g.get("unit_id")
-                row = groups.get(uid)
-                if row is None or uid in shown:
-                    continue
-                shown.add(uid)
-                marks = " ".join(x.get("raw", "") for x in s["groups"] if x.get("unit_id") == uid)
-                claim = Text(f"{marks} ")
-                claim.append(f"\"{row.get('claim', '')}\"", style="bold" if color else "")
-                claim.append(f" {_span_text(row)}")
-                if row.get("fallback"):
-                    claim.append(f"\n(whole sentence: {row['fallback']})", style="yellow" if color else "")
-                for msg in row.get("messages") or []:
-                    if "not found" in msg:
-                        claim.append(f"\n{msg}", style="magenta" if color else "")
-                word, style = _group_word(row, threshold)
-                table.add_row(uid or "", claim, Text(word, style=style if color else ""), _citations_text(row, color))
-            a = alce.get(s.get("alce"))
-            if a is not None and len(s.get("claims") or []) > 1:
-                word, style = _group_word(a, threshold)
-                table.add_row(a.get("unit_id") or "", Text("ALCE: the whole sentence", style="dim" if color else ""),
-                              Text(word, style=style if color else ""), _citations_text(a, color))
-            table.add_section()
-        con.print(table)
+        con.print(_sentences_table(m, sentences, threshold, color))
+    _print_figures(con, m, sup, threshold)
 
+
+def _sentences_table(m: dict[str, Any], sentences: list[Any], threshold: float, color: bool):
+    """A rich table: a row per sentence (its support level), a row per citation group (its claim, span, verdict and
+    per-citation verdicts), and ALCE's whole-sentence verdict where the sentence has several claims."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    groups = {r.get("unit_id"): r for r in m.get("groups") or []}
+    alce = {r.get("unit_id"): r for r in m.get("alce_sentences") or []}
+    table = Table(box=box.SIMPLE if color else box.ASCII, show_lines=False, expand=False, pad_edge=False,
+                  title=None)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("sentence / claim for each citation group (span)", overflow="fold", max_width=52)
+    table.add_column("verdict", overflow="fold", max_width=22)
+    table.add_column("per citation", overflow="fold", max_width=28)
+    for s in sentences:
+        level = s.get("support")
+        head = Text(s.get("text", "").strip())
+        if not s.get("groups"):
+            table.add_row(f"S{s['index'] + 1}", head, Text("no citation", style="dim" if color else ""), "")
+        else:
+            word = f"support: {level}" if level else "support: -"
+            table.add_row(f"S{s['index'] + 1}", head,
+                          Text(word, style=LEVEL_STYLE.get(level, "") if color else ""), "")
+        shown: set[str] = set()
+        for g in s.get("groups") or []:
+            uid = g.get("unit_id")
+            row = groups.get(uid)
+            if row is None or uid in shown:
+                continue
+            shown.add(uid)
+            marks = " ".join(x.get("raw", "") for x in s["groups"] if x.get("unit_id") == uid)
+            claim = Text(f"{marks} ")
+            claim.append(f"\"{row.get('claim', '')}\"", style="bold" if color else "")
+            claim.append(f" {_span_text(row)}")
+            if row.get("fallback"):
+                claim.append(f"\n(whole sentence: {row['fallback']})", style="yellow" if color else "")
+            for msg in row.get("messages") or []:
+                if "not found" in msg:
+                    claim.append(f"\n{msg}", style="magenta" if color else "")
+            word, style = _group_word(row, threshold)
+            table.add_row(uid or "", claim, Text(word, style=style if color else ""), _citations_text(row, color))
+        a = alce.get(s.get("alce"))
+        if a is not None and len(s.get("claims") or []) > 1:
+            word, style = _group_word(a, threshold)
+            table.add_row(a.get("unit_id") or "", Text("ALCE: the whole sentence", style="dim" if color else ""),
+                          Text(word, style=style if color else ""), _citations_text(a, color))
+        table.add_section()
+    return table
+
+
+def _print_figures(con, m: dict[str, Any], sup: dict[str, Any], threshold: float) -> None:
+    """The answer's ALiiCE and ALCE figures, counts, support levels, fallbacks, redundant and not-found citations."""
     al, ac = m.get("aliice") or {}, m.get("alce") or {}
     counts = sup.get("counts") or {}
     fb = m.get("fallbacks") or {}

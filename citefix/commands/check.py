@@ -63,27 +63,15 @@ def dry_run(cases, settings, *, json_out: bool = False) -> int:
 
 
 def run(args) -> int:
-    from citefix.checking import check_case, find_checked
-    from citefix.config import load_settings
     from citefix.inputs import gather_cases
     from citefix.pipeline import build_pipeline
-    from citefix.report import render, to_json
     from citefix.store import Store
 
     cases = gather_cases(args)  # validate inputs before loading any model
-    from citefix.executor import check_options, make_evaluator
+    from citefix.executor import check_options
 
     check_options(args)
-    if getattr(args, "nli", None):
-        if args.verifier and args.verifier != f"nli:{args.nli}":
-            raise InputError("--nli and --verifier both choose the verifier; give one of them")
-        args.verifier = f"nli:{args.nli}"
-    from citefix.commands.common import llm_options
-
-    settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
-                             concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None,
-                             acu_granularity=args.acu_granularity, aggregation=args.aggregation,
-                             **llm_options(args))
+    settings = _settings(args)
     if args.dry_run:
         return dry_run([c for c, _ in cases], settings, json_out=args.json)
     from citefix.commands.common import apply_budget
@@ -91,81 +79,130 @@ def run(args) -> int:
     budget = apply_budget(args, settings)
     store = Store(settings.db)
     pipeline = build_pipeline(settings, store)
-    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    from citefix.progress import CheckProgress
-
-    progress = CheckProgress({None: "auto", True: "always", False: "never"}[getattr(args, "progress", None)])
-    failed_gate = False
-    model_failure = False
-    many = len(cases) > 1
-    cited = []  # cited answers' evaluations, for the corpus summary
-    reused = 0
-    evaluator = None if args.dry_run else make_evaluator(args, settings)  # --executor ray: evaluated on workers
-    if evaluator is not None:  # the cases with no stored result are handed out now; results come back in order
-        sent = [args.fresh or not many or find_checked(c, pipeline, store) is None for c, _ in cases]
-        remote = evaluator.map([c for (c, _), s in zip(cases, sent) if s])
-    from citefix.verify.offline import PREFETCH_WINDOW, prefetch
-
+    batch = _Batch(args, cases, settings, pipeline, store)
     for i, (case, path) in enumerate(cases, 1):
-        if many and evaluator is None and not args.dry_run and (i - 1) % PREFETCH_WINDOW == 0:
+        ev, run_id, failed, hit = batch.evaluate(i, case, path)
+        if failed:
+            batch.model_failure = True
+            print(f"citefix: run {run_id} ({case.id}): {ev.message or ev.status}", file=sys.stderr)
+        batch.report(i, case, ev, run_id, reused=hit is not None)
+        if args.fail_under is not None and ev.score is not None and ev.score < args.fail_under:
+            batch.failed_gate = True
+        if ev.kind == "cited_answer":
+            batch.cited.append(ev.model_copy(update={"units": [], "verdicts": []}))
+        if budget is not None and budget.reached:
+            print(f"citefix: {budget.message()}; checked {i} of {len(cases)} cases", file=sys.stderr)
+            return 3
+    return batch.finish()
+
+
+def _settings(args):
+    """The settings of the check (--nli is --verifier nli:MODEL)."""
+    from citefix.commands.common import llm_options
+    from citefix.config import load_settings
+
+    if getattr(args, "nli", None):
+        if args.verifier and args.verifier != f"nli:{args.nli}":
+            raise InputError("--nli and --verifier both choose the verifier; give one of them")
+        args.verifier = f"nli:{args.nli}"
+    return load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer,
+                         concurrency=args.concurrency, db=args.db, cache=False if args.no_cache else None,
+                         acu_granularity=args.acu_granularity, aggregation=args.aggregation,
+                         **llm_options(args))
+
+
+class _Batch:
+    """The cases of one `citefix check`: each evaluated (or its stored result reused), reported, tallied."""
+
+    def __init__(self, args, cases, settings, pipeline, store):
+        from citefix.executor import make_evaluator
+        from citefix.progress import CheckProgress
+
+        self.args, self.cases, self.pipeline, self.store = args, cases, pipeline, store
+        self.color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+        self.progress = CheckProgress({None: "auto", True: "always", False: "never"}[getattr(args, "progress", None)])
+        self.failed_gate = False
+        self.model_failure = False
+        self.many = len(cases) > 1
+        self.cited: list = []  # cited answers' evaluations, for the corpus summary
+        self.reused = 0
+        self.evaluator = None if args.dry_run else make_evaluator(args, settings)  # --executor ray: on workers
+        if self.evaluator is not None:  # the cases with no stored result are handed out now; results come back in order
+            self.sent = [args.fresh or not self.many or self._stored(c) is None for c, _ in cases]
+            self.remote = self.evaluator.map([c for (c, _), s in zip(cases, self.sent) if s])
+
+    def _stored(self, case):
+        from citefix.checking import find_checked
+
+        return find_checked(case, self.pipeline, self.store)
+
+    def evaluate(self, i: int, case, path):
+        """Case ``i`` (from 1) checked, or its stored result reused: (evaluation, run id, failed, stored hit)."""
+        from citefix.checking import check_case
+        from citefix.verify.offline import PREFETCH_WINDOW, prefetch
+
+        args, cases = self.args, self.cases
+        if self.many and self.evaluator is None and not args.dry_run and (i - 1) % PREFETCH_WINDOW == 0:
             # the sources of the next cases analysed in one batched pass (those with a stored result skipped)
             window = [c for c, _ in cases[i - 1 : i - 1 + PREFETCH_WINDOW]]
-            prefetch([pipeline.verifier], [c for c in window if args.fresh or find_checked(c, pipeline, store) is None])
-        hit = find_checked(case, pipeline, store) if (many and not args.fresh) else None
-        done = next(remote) if evaluator is not None and sent[i - 1] else None  # a twin stored since: hit wins
+            prefetch([self.pipeline.verifier], [c for c in window if args.fresh or self._stored(c) is None])
+        hit = self._stored(case) if (self.many and not args.fresh) else None
+        done = next(self.remote) if self.evaluator is not None and self.sent[i - 1] else None  # a twin stored since: hit wins
         if hit is not None:
             (ev, run_id), failed = hit, False
-            reused += 1
+            self.reused += 1
         else:
-            on_event = progress.start(case, i, len(cases))
+            on_event = self.progress.start(case, i, len(cases))
             try:
-                ev, run_id, failed = check_case(case, pipeline, store, input_path=str(path), on_event=on_event,
-                                                evaluation=done)
+                ev, run_id, failed = check_case(case, self.pipeline, self.store, input_path=str(path),
+                                                on_event=on_event, evaluation=done)
             finally:
-                progress.finish()
-        if failed:
-            model_failure = True
-            print(f"citefix: run {run_id} ({case.id}): {ev.message or ev.status}", file=sys.stderr)
+                self.progress.finish()
+        return ev, run_id, failed, hit
+
+    def report(self, i: int, case, ev, run_id: int, *, reused: bool) -> None:
+        """The case's HTML report (--html), its report or JSON on stdout, and in a batch its score line on stderr."""
+        from citefix.report import render, to_json
+
+        args, store = self.args, self.store
         if args.html:
             from citefix.html_report import html_path, write_run_html
 
-            out = write_run_html(store, run_id, html_path(args.html, run_id, many))
+            out = write_run_html(store, run_id, html_path(args.html, run_id, self.many))
             print(f"citefix: wrote {out}", file=sys.stderr)
         if args.json:
             print(to_json(ev, run_id=run_id, store_path=str(store.path)), flush=True)
         else:
-            print(render(ev, run=store.run(run_id), store_path=str(store.path), color=color), flush=True)
-        if many:
+            print(render(ev, run=store.run(run_id), store_path=str(store.path), color=self.color), flush=True)
+        if self.many:
             extra = ""
             if ev.kind == "cited_answer":
                 f = lambda x: "-" if x is None else "%.2f" % x  # noqa: E731
                 extra = (f" recall {f(ev.scores.get('aliice_recall'))} precision {f(ev.scores.get('aliice_precision'))}"
                          f" cvcp {f(ev.scores.get('cvcp'))}" + (f" [{ev.status}]" if ev.status != "ok" else ""))
-            again = ", stored earlier: reused" if hit is not None else ""
-            print(f"[{i}/{len(cases)}] {case.id}: score {('%.2f' % ev.score) if ev.score is not None else '—'}{extra} "
+            again = ", stored earlier: reused" if reused else ""
+            print(f"[{i}/{len(self.cases)}] {case.id}: score {('%.2f' % ev.score) if ev.score is not None else '—'}{extra} "
                   f"(run {run_id}{again})", file=sys.stderr, flush=True)
-        if args.fail_under is not None and ev.score is not None and ev.score < args.fail_under:
-            failed_gate = True
-        if ev.kind == "cited_answer":
-            cited.append(ev.model_copy(update={"units": [], "verdicts": []}))
-        if budget is not None and budget.reached:
-            print(f"citefix: {budget.message()}; checked {i} of {len(cases)} cases", file=sys.stderr)
+
+    def finish(self) -> int:
+        """After the last case: the reuse count, the cited answers' corpus summary, and the exit code."""
+        args, cases = self.args, self.cases
+        if self.reused:
+            print(f"citefix: {self.reused} of {len(cases)} cases reused from earlier checks with the same settings "
+                  "(--fresh checks them again)", file=sys.stderr)
+        if self.many and self.cited:
+            import json
+
+            from citefix.cited.evaluate import summarise
+            from citefix.cited.report import render_summary
+
+            summary = summarise(self.cited)
+            print(json.dumps({"summary": summary}) if args.json else render_summary(summary), flush=True)
+        if self.model_failure:
+            print("citefix: some cases could not be verified (see the warnings); fix the model settings and rerun",
+                  file=sys.stderr)
             return 3
-    if reused:
-        print(f"citefix: {reused} of {len(cases)} cases reused from earlier checks with the same settings "
-              "(--fresh checks them again)", file=sys.stderr)
-    if many and cited:
-        import json
-
-        from citefix.cited.evaluate import summarise
-        from citefix.cited.report import render_summary
-
-        summary = summarise(cited)
-        print(json.dumps({"summary": summary}) if args.json else render_summary(summary), flush=True)
-    if model_failure:
-        print("citefix: some cases could not be verified (see the warnings); fix the model settings and rerun", file=sys.stderr)
-        return 3
-    if failed_gate:
-        print(f"citefix: a score is below --fail-under {args.fail_under}", file=sys.stderr)
-        return 1
-    return 0
+        if self.failed_gate:
+            print(f"citefix: a score is below --fail-under {args.fail_under}", file=sys.stderr)
+            return 1
+        return 0

@@ -103,10 +103,10 @@ def _torch_threads() -> None:
 def run(args) -> int:
     from citefix.config import load_settings
     from citefix.metaeval.loaders import detect_format
-    from citefix.metaeval.report import render_table, to_json, write_report
+    from citefix.metaeval.report import render_table, to_json
     from citefix.metaeval.runner import NO_UNITS, run_meta_eval
     from citefix.metaeval.stored import store_result
-    from citefix.pipeline import OFFLINE_SIGNALS, build_decomposer, build_llm, build_verifier
+    from citefix.pipeline import OFFLINE_SIGNALS
 
     shape = detect_format(args.path) if args.format == "auto" else args.format  # validate input before any model
     from citefix.executor import check_options, make_evaluator
@@ -137,23 +137,7 @@ def run(args) -> int:
         from citefix.store import Store
 
         store = Store(settings.db)
-    llm = build_llm(settings.llm, settings, store) if settings.llm else None
-    verifiers = {}
-    for name in names:
-        v = build_verifier(name, settings, store, llm)
-        display = v.name or name
-        if display in verifiers:  # "lexical" and "offline:lexical" are the same verifier
-            print(f"citefix: note: {name!r} repeats verifier {display!r}; measured once", file=sys.stderr)
-            continue
-        verifiers[display] = v
-    decomposer = dec_name = None
-    if shape == "rose":
-        decomposer = build_decomposer(dec_name := args.decomposer or "auto", settings, llm, kind="summary")
-    elif args.decomposer and shape in ("xsumfaith", "summeval"):
-        decomposer = build_decomposer(dec_name := args.decomposer, settings, llm, kind="summary")
-    elif args.decomposer:
-        print(f"citefix: note: --decomposer is not used for {shape} files (their units are given)", file=sys.stderr)
-
+    verifiers, decomposer, dec_name = _collaborators(args, settings, store, names, shape)
     command = command_line(args)
     from citefix.metaeval.stored import load_stored_result, result_signature
 
@@ -174,6 +158,45 @@ def run(args) -> int:
     if store is not None and stored is None:
         run_id = store_result(store, result, command, signature=signature)
         print(f"citefix: stored as meta-eval run {run_id} in {store.path}", file=sys.stderr)
+    _write_outputs(args, result, command)
+    if budget is not None and budget.reached:
+        print(f"citefix: {budget.message()}; calls past the limit were not made (their items are missing)",
+              file=sys.stderr)
+    errors = [r.error for r in result.scores if r.error] + [d.error for d in result.decompositions if d.error]
+    if errors:
+        print(f"citefix: {len(errors)} item scores are missing and left out of the statistics (first: {errors[0]})",
+              file=sys.stderr)
+    return 3 if any(e != NO_UNITS for e in errors) else 0
+
+
+def _collaborators(args, settings, store, names: list[str], shape: str):
+    """The verifiers by display name (a repeat measured once), and the decomposer and its name where the file's
+    shape uses one."""
+    from citefix.pipeline import build_decomposer, build_llm, build_verifier
+
+    llm = build_llm(settings.llm, settings, store) if settings.llm else None
+    verifiers = {}
+    for name in names:
+        v = build_verifier(name, settings, store, llm)
+        display = v.name or name
+        if display in verifiers:  # "lexical" and "offline:lexical" are the same verifier
+            print(f"citefix: note: {name!r} repeats verifier {display!r}; measured once", file=sys.stderr)
+            continue
+        verifiers[display] = v
+    decomposer = dec_name = None
+    if shape == "rose":
+        decomposer = build_decomposer(dec_name := args.decomposer or "auto", settings, llm, kind="summary")
+    elif args.decomposer and shape in ("xsumfaith", "summeval"):
+        decomposer = build_decomposer(dec_name := args.decomposer, settings, llm, kind="summary")
+    elif args.decomposer:
+        print(f"citefix: note: --decomposer is not used for {shape} files (their units are given)", file=sys.stderr)
+    return verifiers, decomposer, dec_name
+
+
+def _write_outputs(args, result, command: str) -> None:
+    """The report folder (--report) and the calibrated thresholds (--calibrate), each named on stderr."""
+    from citefix.metaeval.report import write_report
+
     if args.report:
         paths = write_report(result, args.report, command)
         print(f"citefix: report written to {paths['markdown']}", file=sys.stderr)
@@ -188,11 +211,3 @@ def run(args) -> int:
               file=sys.stderr)
         print(f"citefix: written to {cal['path']}; use them with: export CITEFIX_OFFLINE_PARAMS={shlex.quote(cal['path'])}",
               file=sys.stderr)
-    if budget is not None and budget.reached:
-        print(f"citefix: {budget.message()}; calls past the limit were not made (their items are missing)",
-              file=sys.stderr)
-    errors = [r.error for r in result.scores if r.error] + [d.error for d in result.decompositions if d.error]
-    if errors:
-        print(f"citefix: {len(errors)} item scores are missing and left out of the statistics (first: {errors[0]})",
-              file=sys.stderr)
-    return 3 if any(e != NO_UNITS for e in errors) else 0

@@ -192,7 +192,6 @@ def _json_events(event: str, data: dict[str, Any]) -> None:
 
 
 def cmd_refine(args) -> int:
-    from citefix.refine.session import refine
     from citefix.store import Store
 
     if args.resume is not None and (args.inputs or args.summary or args.source or args.example):
@@ -217,24 +216,39 @@ def cmd_refine(args) -> int:
     run = _run_settings(args, saved)
     settings = run.settings
     if args.dry_run:
-        if args.resume is not None:
-            raise InputError("--dry-run estimates new runs; give case files, not --resume")
-        from citefix.estimate import Estimate, estimate_refine
-
-        total = Estimate()
-        rounds = args.rounds if args.rounds is not None else DEFAULT_ROUNDS
-        for case, _ in jobs:
-            total.merge(estimate_refine(case, settings, strategy=run.strategy, rounds=rounds,
-                                        reviser=run.reviser, judge_llm=settings.judge_llm,
-                                        judge_verifier=run.judge_verifier))
-        print(json.dumps({"dry_run": total.as_dict(), "cases": len(jobs)}) if args.json
-              else f"{total.line()} ({len(jobs)} case(s), up to {rounds} rounds)")
-        return 0
+        return _refine_dry_run(args, run, jobs)
     from citefix.commands.common import apply_budget
-    from citefix.pipeline import build_run_pipeline
 
     budget = apply_budget(args, settings)
     store = Store(settings.db)
+    results = _refine_all(args, run, store, jobs, budget)
+    _refine_outputs(args, store, results)
+    return _refine_exit(args, results, budget)
+
+
+def _refine_dry_run(args, run, jobs: list[tuple[Any, str | None]]) -> int:
+    """--dry-run: the model calls, tokens and cost the runs would take; nothing is called or stored."""
+    if args.resume is not None:
+        raise InputError("--dry-run estimates new runs; give case files, not --resume")
+    from citefix.estimate import Estimate, estimate_refine
+
+    settings = run.settings
+    total = Estimate()
+    rounds = args.rounds if args.rounds is not None else DEFAULT_ROUNDS
+    for case, _ in jobs:
+        total.merge(estimate_refine(case, settings, strategy=run.strategy, rounds=rounds,
+                                    reviser=run.reviser, judge_llm=settings.judge_llm,
+                                    judge_verifier=run.judge_verifier))
+    print(json.dumps({"dry_run": total.as_dict(), "cases": len(jobs)}) if args.json
+          else f"{total.line()} ({len(jobs)} case(s), up to {rounds} rounds)")
+    return 0
+
+
+def _refine_all(args, run, store, jobs: list[tuple[Any, str | None]], budget) -> list:
+    """The stored run resumed, or each case refined in turn (until --max-cost is reached); their results."""
+    from citefix.pipeline import build_run_pipeline
+    from citefix.refine.session import refine
+
     pipeline = build_run_pipeline(run, store)
     max_rounds = run.max_rounds
     on_event = _json_events if args.json else HumanProgress(max_rounds=max_rounds)
@@ -254,6 +268,11 @@ def cmd_refine(args) -> int:
             results.append(refine(case, input_path=str(path), **common))
             if budget is not None and budget.reached:
                 break
+    return results
+
+
+def _refine_outputs(args, store, results) -> None:
+    """What the runs cost (stderr), their HTML reports (--html), the best texts (--out, or stdout for one run)."""
     if not args.json:
         from citefix.costs import summarise_calls
 
@@ -274,6 +293,10 @@ def cmd_refine(args) -> int:
             print(f"wrote {args.out}", file=sys.stderr)
     elif not args.json and len(results) == 1:
         print(results[0].best_text)
+
+
+def _refine_exit(args, results, budget) -> int:
+    """The exit code (see the module docstring), its reason on stderr."""
     if budget is not None and budget.reached:
         print(f"citefix: {budget.message()}", file=sys.stderr)
         return 3
@@ -306,13 +329,56 @@ def _write_out(path: str, results) -> None:
 
 def cmd_compare(args) -> int:
     from citefix.executor import check_options, make_evaluator
-    from citefix.inputs import load_cases
-    from citefix.refine.compare import run_compare, select_cases
-    from citefix.refine.compare_report import write_report
-    from citefix.refine.feedback import available_strategies
+    from citefix.refine.compare import run_compare
     from citefix.store import Store
 
     check_options(args)  # --executor ray: Ray installed, no --max-cost
+    strategies = _compare_strategies(args)
+    cases = _compare_cases(args)
+    run = _run_settings(args, loop=False)
+    settings = run.settings
+    if "critique" in strategies and not settings.llm:
+        raise InputError("strategy 'critique' needs an LLM to write the critique: pass --llm MODEL or drop it")
+    if args.dry_run:
+        return _compare_dry_run(args, settings, cases, strategies)
+    from citefix.commands.common import apply_budget
+
+    budget = apply_budget(args, settings)
+    store = Store(settings.db)
+    from citefix.pipeline import build_run_pipeline
+
+    pipeline = build_run_pipeline(run, store)
+    run_settings = run.stored()
+    base_sig = {**run_settings, "verifier": pipeline.verifier.name,
+                "decomposer": settings.decomposer}
+    base_sig.pop("cache", None)
+
+    def kwargs_for(strategy: str) -> dict[str, Any]:
+        return {**pipeline.refine_kwargs(), "strategy": strategy}
+
+    bar = _CompareBar(len(cases) * len(strategies))
+    cancel = threading.Event()
+    on_run = _compare_on_run(bar, budget, cancel)
+    # --executor ray: new runs are refined on Ray workers and imported here; unfinished runs are resumed here
+    evaluator = make_evaluator(args, settings)
+    try:
+        result = run_compare(cases, strategies=strategies, store=store, make_session_kwargs=kwargs_for,
+                             base_signature=base_sig, max_rounds=args.rounds, target=args.target,
+                             patience=args.patience or None, on_run=on_run, cancel=cancel,
+                             input_path=",".join(args.inputs), evaluator=evaluator,
+                             remote_spec={"reviser": run.reviser, "judge_verifier": run.judge_verifier})
+    finally:
+        bar.close()
+        if evaluator is not None:
+            evaluator.close()
+    _write_compare_report(args, settings, pipeline, store, result, len(cases))
+    return _compare_exit(store, result, budget)
+
+
+def _compare_strategies(args) -> list[str]:
+    """--strategies as a list (order kept, repeats dropped), each a known strategy; --rounds at least 1."""
+    from citefix.refine.feedback import available_strategies
+
     strategies = list(dict.fromkeys(s.strip() for s in args.strategies.split(",") if s.strip()))
     unknown = [s for s in strategies if s not in available_strategies()]
     if not strategies or unknown:
@@ -320,6 +386,14 @@ def cmd_compare(args) -> int:
                          f"; use a comma-separated list from {', '.join(available_strategies())}")
     if args.rounds < 1:
         raise InputError("--rounds must be at least 1")
+    return strategies
+
+
+def _compare_cases(args) -> list:
+    """The --report folder checked (and made, unless --dry-run), then the cases read, shuffled and limited."""
+    from citefix.inputs import load_cases
+    from citefix.refine.compare import select_cases
+
     report_dir = Path(args.report)
     if report_dir.exists() and not report_dir.is_dir():
         raise InputError(f"--report {args.report}: is a file; give a folder for report.md, report.json and scores.png")
@@ -335,37 +409,25 @@ def cmd_compare(args) -> int:
     cases = select_cases(cases, seed=args.seed, limit=args.limit)
     if not cases:
         raise InputError("no cases to compare on (check --limit)")
-    run = _run_settings(args, loop=False)
-    settings = run.settings
-    if "critique" in strategies and not settings.llm:
-        raise InputError("strategy 'critique' needs an LLM to write the critique: pass --llm MODEL or drop it")
-    if args.dry_run:
-        from citefix.estimate import Estimate, estimate_refine
+    return cases
 
-        total = Estimate()
-        for case in cases:
-            for strategy in strategies:
-                total.merge(estimate_refine(case, settings, strategy=strategy, rounds=args.rounds, reviser=args.reviser,
-                                            judge_llm=settings.judge_llm, judge_verifier=args.judge_verifier))
-        print(f"{total.line()} ({len(cases)} cases × {len(strategies)} strategies, up to {args.rounds} rounds; "
-              "finished runs in the store would be reused)")
-        return 0
-    from citefix.commands.common import apply_budget
 
-    budget = apply_budget(args, settings)
-    store = Store(settings.db)
-    from citefix.pipeline import build_run_pipeline
+def _compare_dry_run(args, settings, cases: list, strategies: list[str]) -> int:
+    """--dry-run: the model calls, tokens and cost of every run; nothing is called or stored."""
+    from citefix.estimate import Estimate, estimate_refine
 
-    pipeline = build_run_pipeline(run, store)
-    reviser, judge, run_settings = pipeline.reviser_name, pipeline.judge, run.stored()
-    base_sig = {**run_settings, "verifier": pipeline.verifier.name,
-                "decomposer": settings.decomposer}
-    base_sig.pop("cache", None)
+    total = Estimate()
+    for case in cases:
+        for strategy in strategies:
+            total.merge(estimate_refine(case, settings, strategy=strategy, rounds=args.rounds, reviser=args.reviser,
+                                        judge_llm=settings.judge_llm, judge_verifier=args.judge_verifier))
+    print(f"{total.line()} ({len(cases)} cases × {len(strategies)} strategies, up to {args.rounds} rounds; "
+          "finished runs in the store would be reused)")
+    return 0
 
-    def kwargs_for(strategy: str) -> dict[str, Any]:
-        return {**pipeline.refine_kwargs(), "strategy": strategy}
 
-    bar = _CompareBar(len(cases) * len(strategies))
+def _compare_on_run(bar: _CompareBar, budget, cancel: threading.Event):
+    """The callback after each run: a line on the bar; at --max-cost, ``cancel`` set so no further run starts."""
 
     def on_run(i, total, case, strategy, res, reused) -> None:
         if reused:
@@ -380,20 +442,15 @@ def cmd_compare(args) -> int:
         if budget is not None and budget.reached:
             cancel.set()  # --max-cost: no further run; the report covers what was done
 
-    cancel = threading.Event()
-    # --executor ray: new runs are refined on Ray workers and imported here; unfinished runs are resumed here
-    evaluator = make_evaluator(args, settings)
-    try:
-        result = run_compare(cases, strategies=strategies, store=store, make_session_kwargs=kwargs_for,
-                             base_signature=base_sig, max_rounds=args.rounds, target=args.target,
-                             patience=args.patience or None, on_run=on_run, cancel=cancel,
-                             input_path=",".join(args.inputs), evaluator=evaluator,
-                             remote_spec={"reviser": run.reviser, "judge_verifier": run.judge_verifier})
-    finally:
-        bar.close()
-        if evaluator is not None:
-            evaluator.close()
-    notes = [f"cases: {len(cases)} from {', '.join(args.inputs)}" + (f" (seed {args.seed})" if args.seed is not None else "")
+    return on_run
+
+
+def _write_compare_report(args, settings, pipeline, store, result, n_cases: int) -> None:
+    """report.md (also printed), report.json and scores.png in --report, with the settings as notes."""
+    from citefix.refine.compare_report import write_report
+
+    reviser, judge = pipeline.reviser_name, pipeline.judge
+    notes = [f"cases: {n_cases} from {', '.join(args.inputs)}" + (f" (seed {args.seed})" if args.seed is not None else "")
              + (f", limit {args.limit}" if args.limit is not None else ""),
              f"LLM: {settings.llm or 'none (offline)'}; reviser: {_reviser_name(reviser, pipeline)}; "
              f"verifier: {pipeline.verifier.name}; judge: "
@@ -402,10 +459,14 @@ def cmd_compare(args) -> int:
              f"{args.patience or 'off'}",
              f"store: {store.path}"]
     title = (f"{', '.join(Path(p).name for p in args.inputs)} · LLM {settings.llm or 'none (offline)'} · verifier "
-             f"{pipeline.verifier.name} · {len(cases)} cases")
+             f"{pipeline.verifier.name} · {n_cases} cases")
     paths = write_report(store, result.by_strategy(), args.rounds, args.report, notes=notes, title=title)
     print(paths["markdown"].read_text(encoding="utf-8"))
     print(f"wrote {', '.join(str(p) for k, p in paths.items())}", file=sys.stderr)
+
+
+def _compare_exit(store, result, budget) -> int:
+    """3 when --max-cost stopped the comparison or a run did not finish (each named on stderr), else 0."""
     code = 0
     if budget is not None and budget.reached:
         print(f"citefix: {budget.message()}; the report covers the runs done", file=sys.stderr)

@@ -368,22 +368,56 @@ class LLMClient:
         if self.cache is not None and temperature == 0:
             hit = self.cache.get(key)
             if hit is not None:
-                comp = Completion(
-                    text=redact(hit["text"]) or "",
-                    top_logprobs=[[tuple(p) for p in pos] for pos in hit["top_logprobs"]] if hit.get("top_logprobs") else None,
-                    prompt_tokens=hit.get("prompt_tokens"),
-                    completion_tokens=hit.get("completion_tokens"),
-                    cost=0.0,
-                    cached=True,
-                )
-                rec.response, rec.cached, rec.latency_ms, rec.cost = comp.text, True, 0.0, 0.0
-                rec.status, rec.attempt = "cached", 0
-                rec.logprobs = _lp_json(comp.top_logprobs)
-                self._log(rec)
-                return comp
+                return self._from_cache(hit, rec)
         if self.budget is not None:  # --max-cost: refuse a call that would pass the limit, before it is made
             self.budget.before(self.model, messages, max_tokens)
         started = time.perf_counter()
+        raw, attempts = self._call_with_retries(rec, messages, max_tokens, temperature, top_logprobs, started)
+        latency = (time.perf_counter() - started) * 1000
+        if self.budget is not None:
+            self.budget.after(raw.cost)
+        comp = Completion(
+            text=raw.text,
+            top_logprobs=raw.top_logprobs,
+            prompt_tokens=raw.prompt_tokens,
+            completion_tokens=raw.completion_tokens,
+            cost=raw.cost,
+            latency_ms=latency,
+        )
+        self._log_answer(rec, raw, latency, attempts)
+        if self.cache is not None and temperature == 0:
+            self.cache.put(
+                key,
+                self.model,
+                {
+                    "text": raw.text,
+                    "top_logprobs": raw.top_logprobs,
+                    "prompt_tokens": raw.prompt_tokens,
+                    "completion_tokens": raw.completion_tokens,
+                },
+            )
+        return comp
+
+    def _from_cache(self, hit: dict, rec: CallRecord) -> Completion:
+        """A cached answer as a completion (no cost, no latency), logged as a cached call."""
+        comp = Completion(
+            text=redact(hit["text"]) or "",
+            top_logprobs=[[tuple(p) for p in pos] for pos in hit["top_logprobs"]] if hit.get("top_logprobs") else None,
+            prompt_tokens=hit.get("prompt_tokens"),
+            completion_tokens=hit.get("completion_tokens"),
+            cost=0.0,
+            cached=True,
+        )
+        rec.response, rec.cached, rec.latency_ms, rec.cost = comp.text, True, 0.0, 0.0
+        rec.status, rec.attempt = "cached", 0
+        rec.logprobs = _lp_json(comp.top_logprobs)
+        self._log(rec)
+        return comp
+
+    def _call_with_retries(self, rec: CallRecord, messages: list[dict[str, Any]], max_tokens: int,
+                           temperature: float, top_logprobs: int, started: float) -> tuple[RawResponse, int]:
+        """The transport called until it answers (transient failures retried with backoff); the answer and the
+        number of attempts. A failure that is not retried is logged and raised as an LLMError."""
         attempts = 0
         while True:
             attempts += 1
@@ -405,7 +439,7 @@ class LLMClient:
                 # text is parsed, cached, stored or printed
                 raw.text = redact(raw.text) or ""
                 self._timeouts_in_row = 0
-                break
+                return raw, attempts
             except RemoteRequestBlocked:
                 raise
             except _Stop as stop:  # breaker open or deadline passed: no (further) attempt
@@ -413,37 +447,35 @@ class LLMClient:
                 self._fail(rec, stop.message, stop.kind, attempts, started)
                 raise LLMError(stop.message) from None
             except Exception as exc:  # noqa: BLE001 - every failure is classified, logged, retried or surfaced
-                kind = error_class(exc)
-                rec.deployment, rec.api_base = deployment_of(exc)
-                if kind == "timeout":
-                    self._note_timeout()
-                retry = is_transient(exc) and attempts < self.max_attempts
-                wait = self._backoff(attempts, exc) if retry else 0.0
-                message = explain_error(exc, self.model)
-                if is_transient(exc) and self._deadline_at is not None and time.monotonic() + wait >= self._deadline_at:
-                    retry = False
-                    message = (f"the run's deadline of {self.run_deadline:g} s passed while {self.model!r} kept "
-                               f"failing ({kind}); raise --run-deadline (or CITEFIX_RUN_DEADLINE) or try again later")
-                if not retry:
-                    self._fail(rec, message, kind, attempts, started)
-                    raise LLMError(rec.error) from exc
-                dep, base = deployment_of(exc)
-                self._emit(rec.model_copy(update={
-                    "deployment": dep, "api_base": redact(base or self.endpoint()),
-                    "status": "retried", "error": explain_error(exc, self.model), "error_class": kind, "attempt": attempts,
-                    "attempts": attempts, "latency_ms": (time.perf_counter() - t0) * 1000, "response": None}))
-                time.sleep(wait)
-        latency = (time.perf_counter() - started) * 1000
-        if self.budget is not None:
-            self.budget.after(raw.cost)
-        comp = Completion(
-            text=raw.text,
-            top_logprobs=raw.top_logprobs,
-            prompt_tokens=raw.prompt_tokens,
-            completion_tokens=raw.completion_tokens,
-            cost=raw.cost,
-            latency_ms=latency,
-        )
+                time.sleep(self._retry_wait(exc, rec, attempts, started, t0))
+
+    def _retry_wait(self, exc: Exception, rec: CallRecord, attempts: int, started: float, t0: float) -> float:
+        """A failed attempt classified: the seconds to wait before the next one (the attempt logged as retried), or,
+        when it is not retried (not transient, out of attempts, past the run's deadline), the call logged as failed
+        and an LLMError raised."""
+        kind = error_class(exc)
+        rec.deployment, rec.api_base = deployment_of(exc)
+        if kind == "timeout":
+            self._note_timeout()
+        retry = is_transient(exc) and attempts < self.max_attempts
+        wait = self._backoff(attempts, exc) if retry else 0.0
+        message = explain_error(exc, self.model)
+        if is_transient(exc) and self._deadline_at is not None and time.monotonic() + wait >= self._deadline_at:
+            retry = False
+            message = (f"the run's deadline of {self.run_deadline:g} s passed while {self.model!r} kept "
+                       f"failing ({kind}); raise --run-deadline (or CITEFIX_RUN_DEADLINE) or try again later")
+        if not retry:
+            self._fail(rec, message, kind, attempts, started)
+            raise LLMError(rec.error) from exc
+        dep, base = deployment_of(exc)
+        self._emit(rec.model_copy(update={
+            "deployment": dep, "api_base": redact(base or self.endpoint()),
+            "status": "retried", "error": explain_error(exc, self.model), "error_class": kind, "attempt": attempts,
+            "attempts": attempts, "latency_ms": (time.perf_counter() - t0) * 1000, "response": None}))
+        return wait
+
+    def _log_answer(self, rec: CallRecord, raw: RawResponse, latency: float, attempts: int) -> None:
+        """The call record of an answered call filled in (response, tokens, cost, latency, deployment) and logged."""
         rec.response = redact(raw.text)
         rec.logprobs = _lp_json(raw.top_logprobs)
         rec.prompt_tokens, rec.completion_tokens, rec.cost = raw.prompt_tokens, raw.completion_tokens, raw.cost
@@ -452,18 +484,6 @@ class LLMClient:
                                                                                   self.endpoint())
         rec.router_fallbacks = getattr(raw, "router_fallbacks", None)
         self._log(rec)
-        if self.cache is not None and temperature == 0:
-            self.cache.put(
-                key,
-                self.model,
-                {
-                    "text": raw.text,
-                    "top_logprobs": raw.top_logprobs,
-                    "prompt_tokens": raw.prompt_tokens,
-                    "completion_tokens": raw.completion_tokens,
-                },
-            )
-        return comp
 
     def _fail(self, rec: CallRecord, message: str, kind: str, attempts: int, started: float) -> None:
         rec.error, rec.error_class, rec.status = message, kind, "error"

@@ -28,7 +28,7 @@ import json
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from citefix.errors import ConfigError
 
@@ -64,53 +64,66 @@ def validate_router(data: Any, path: Path | str) -> dict:
     out: dict[str, Any] = {k: v for k, v in data.items() if k != "model_list"}
     names: list[str] = []
     ids: set[str] = set()
-    deployments = []
-    for i, entry in enumerate(models):
-        at = f".model_list[{i}]"
-        if not isinstance(entry, dict):
-            raise bad(at, "must be a table with model_name and litellm_params")
-        extra = [k for k in entry if k not in DEPLOYMENT_KEYS]
-        if extra:
-            raise bad(f"{at}.{extra[0]}", f"unknown key; a deployment takes {', '.join(DEPLOYMENT_KEYS)}")
-        name = entry.get("model_name")
-        if not isinstance(name, str) or not name.strip():
-            raise bad(f"{at}.model_name", "missing; give the name citefix's llm setting uses, e.g. model_name = \"qwen\"")
-        params = entry.get("litellm_params")
-        if not isinstance(params, dict):
-            raise bad(f"{at}.litellm_params", "missing; give litellm_params = { model = \"openai/<model>\", api_base = "
-                                              "\"http://host:8000/v1\" }")
-        if not isinstance(params.get("model"), str) or not params["model"].strip():
-            raise bad(f"{at}.litellm_params.model", "missing; give a litellm model string such as openai/<model>")
-        for key in ("api_base", "api_key", "api_version"):
-            if key in params and not isinstance(params[key], str):
-                raise bad(f"{at}.litellm_params.{key}", "must be text; fix that value")
-        for where, table in ((f"{at}.litellm_params", params), (at, entry)):
-            for key in _POSITIVE_INTS:
-                if key in table and (isinstance(table[key], bool) or not isinstance(table[key], int) or table[key] < 1):
-                    raise bad(f"{where}.{key}", f"= {table[key]!r}: must be a whole number of 1 or more; fix that value")
-        if not isinstance(entry.get("model_info", {}), dict):
-            raise bad(f"{at}.model_info", "must be a table, e.g. model_info = { id = \"gpu1\" }")
-        info = dict(entry.get("model_info") or {})
-        dep_id = info.get("id") or f"{name}-{sum(1 for n in names if n == name) + 1}"
-        if not isinstance(dep_id, str):
-            raise bad(f"{at}.model_info.id", "must be text; fix that value")
-        if dep_id in ids:
-            raise bad(f"{at}.model_info.id", f"{dep_id!r} is used twice; give each deployment its own id")
-        ids.add(dep_id)
-        info["id"] = dep_id
-        names.append(name)
-        dep = {**entry, "litellm_params": dict(params), "model_info": info}
-        deployments.append(dep)
-    out["model_list"] = deployments
+    out["model_list"] = [_deployment(entry, f".model_list[{i}]", names, ids, bad) for i, entry in enumerate(models)]
+    _check_router_numbers(data, bad)
+    strategy = data.get("routing_strategy")
+    if strategy is not None and strategy not in ROUTING_STRATEGIES:
+        raise bad(".routing_strategy", f"= {strategy!r}: use one of {', '.join(ROUTING_STRATEGIES)}")
+    _check_fallbacks(data, names, bad)
+    out["_source"] = str(path)
+    return out
+
+
+def _deployment(entry: Any, at: str, names: list[str], ids: set[str], bad: Callable[[str, str], ConfigError]) -> dict:
+    """One `[[router.model_list]]` entry checked, with its id (given, else `<model_name>-<n>`); its name and id are
+    added to ``names`` and ``ids``."""
+    if not isinstance(entry, dict):
+        raise bad(at, "must be a table with model_name and litellm_params")
+    extra = [k for k in entry if k not in DEPLOYMENT_KEYS]
+    if extra:
+        raise bad(f"{at}.{extra[0]}", f"unknown key; a deployment takes {', '.join(DEPLOYMENT_KEYS)}")
+    name = entry.get("model_name")
+    if not isinstance(name, str) or not name.strip():
+        raise bad(f"{at}.model_name", "missing; give the name citefix's llm setting uses, e.g. model_name = \"qwen\"")
+    params = entry.get("litellm_params")
+    if not isinstance(params, dict):
+        raise bad(f"{at}.litellm_params", "missing; give litellm_params = { model = \"openai/<model>\", api_base = "
+                                          "\"http://host:8000/v1\" }")
+    if not isinstance(params.get("model"), str) or not params["model"].strip():
+        raise bad(f"{at}.litellm_params.model", "missing; give a litellm model string such as openai/<model>")
+    for key in ("api_base", "api_key", "api_version"):
+        if key in params and not isinstance(params[key], str):
+            raise bad(f"{at}.litellm_params.{key}", "must be text; fix that value")
+    for where, table in ((f"{at}.litellm_params", params), (at, entry)):
+        for key in _POSITIVE_INTS:
+            if key in table and (isinstance(table[key], bool) or not isinstance(table[key], int) or table[key] < 1):
+                raise bad(f"{where}.{key}", f"= {table[key]!r}: must be a whole number of 1 or more; fix that value")
+    if not isinstance(entry.get("model_info", {}), dict):
+        raise bad(f"{at}.model_info", "must be a table, e.g. model_info = { id = \"gpu1\" }")
+    info = dict(entry.get("model_info") or {})
+    dep_id = info.get("id") or f"{name}-{sum(1 for n in names if n == name) + 1}"
+    if not isinstance(dep_id, str):
+        raise bad(f"{at}.model_info.id", "must be text; fix that value")
+    if dep_id in ids:
+        raise bad(f"{at}.model_info.id", f"{dep_id!r} is used twice; give each deployment its own id")
+    ids.add(dep_id)
+    info["id"] = dep_id
+    names.append(name)
+    return {**entry, "litellm_params": dict(params), "model_info": info}
+
+
+def _check_router_numbers(data: dict, bad: Callable[[str, str], ConfigError]) -> None:
+    """The router's seconds (0 or more) and counts (whole numbers, 0 or more)."""
     for key in ("cooldown_time", "timeout", "retry_after"):
         if key in data and (isinstance(data[key], bool) or not isinstance(data[key], (int, float)) or data[key] < 0):
             raise bad(f".{key}", f"= {data[key]!r}: must be a number of seconds, 0 or more; fix that value")
     for key in ("allowed_fails", "num_retries", "default_max_parallel_requests"):
         if key in data and (isinstance(data[key], bool) or not isinstance(data[key], int) or data[key] < 0):
             raise bad(f".{key}", f"= {data[key]!r}: must be a whole number, 0 or more; fix that value")
-    strategy = data.get("routing_strategy")
-    if strategy is not None and strategy not in ROUTING_STRATEGIES:
-        raise bad(".routing_strategy", f"= {strategy!r}: use one of {', '.join(ROUTING_STRATEGIES)}")
+
+
+def _check_fallbacks(data: dict, names: list[str], bad: Callable[[str, str], ConfigError]) -> None:
+    """`fallbacks` and `context_window_fallbacks`: lists of {model_name: [model_name, …]} naming deployments."""
     for key in ("fallbacks", "context_window_fallbacks"):
         if key not in data:
             continue
@@ -127,8 +140,6 @@ def validate_router(data: Any, path: Path | str) -> dict:
                     if t not in names:
                         raise bad(f".{key}.{src}", f"{t!r} is not a model_name in router.model_list "
                                                    f"({', '.join(dict.fromkeys(names))})")
-    out["_source"] = str(path)
-    return out
 
 
 def model_names(router: dict | None) -> list[str]:

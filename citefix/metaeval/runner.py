@@ -48,7 +48,7 @@ from citefix.chunking import Span, chunk_text
 from citefix.decompose.base import Decomposer
 from citefix.errors import ConfigError, UserError
 from citefix.metaeval import protocols as P
-from citefix.metaeval.loaders import MetaItem, load
+from citefix.metaeval.loaders import Loaded, MetaItem, load
 
 # the result types, statistics, views and store rows live in their own modules; their names stay importable from here
 from citefix.metaeval.report import (  # noqa: F401
@@ -241,14 +241,7 @@ def run_meta_eval(
     started_at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     loaded = load(path, format=format, limit=limit, skip_invalid=skip_invalid)
     shape = loaded.shape
-    if by and shape == "rose":
-        raise ConfigError("--by groups verifier statistics; a RoSE file measures decomposition only: leave --by out")
-    _check_by(path, loaded.items, by)
-    if shape == "rose":
-        if decomposer is None:
-            raise ConfigError("a RoSE file measures decomposition: give a decomposer (--decomposer NAME)")
-    elif not verifiers:
-        raise ConfigError("no verifier given: name at least one (--verifier offline)")
+    _check_run(path, loaded.items, shape, by, verifiers, decomposer)
     names = list(verifiers)
     share_notes: list[str] = []
     if share_features and shape != "rose":
@@ -266,46 +259,91 @@ def run_meta_eval(
     counters = {"units_without_span": 0, "decomposer_errors": 0, "chunk_statements": 0}
     options: dict[str, Any] = dict(shape=shape, by=by, aggregate=aggregate, rank_chunks=rank_chunks, chunk_words=chunk_words,
                    cap_relevance=cap_relevance, stem=stem)
-    index = 0
-    total = len(loaded.items)
     if executor is not None:  # every record scored elsewhere, the outputs merged here in record order
-        jobs = []
-        for item in loaded.items:
-            jobs.append((item, index))
-            index += len(item.sentences) if shape == "attributionbench" else 1
-        for scores, decompositions, part_counters, part_clock in executor.score_records(jobs, options):
-            result.scores.extend(scores)
-            result.decompositions.extend(decompositions)
-            for k, v in part_counters.items():
-                counters[k] = counters.get(k, 0) + v
-            _merge_clock(clock, part_clock)
-        if on_progress is not None and total:
-            on_progress(total, total, loaded.items[-1].id)
+        result.items = _score_elsewhere(executor, loaded.items, options, clock, counters, result, on_progress)
+    else:
+        result.items = _score_here(loaded.items, verifiers, decomposer, dec_name, clock, counters, result, options,
+                                   on_progress, cancel)
+    result.stats = compute_stats(result, loaded.items, bootstrap=bootstrap, seed=seed, stem=stem)
+    result.performance = _performance(clock)
+    result.peak_rss_mb = round(peak_rss_mb(), 1)
+    result.duration_s = round(time.perf_counter() - started, 3)
+    _add_notes(result, loaded, counters, names)
+    return result
+
+
+def _check_run(path: str | Path, items: Sequence[MetaItem], shape: str, by: Sequence[str],
+               verifiers: Mapping[str, Verifier], decomposer: Decomposer | None) -> None:
+    """The options fit the file: ``by`` fields it holds, a decomposer for RoSE, a verifier for every other shape."""
+    if by and shape == "rose":
+        raise ConfigError("--by groups verifier statistics; a RoSE file measures decomposition only: leave --by out")
+    _check_by(path, items, by)
+    if shape == "rose":
+        if decomposer is None:
+            raise ConfigError("a RoSE file measures decomposition: give a decomposer (--decomposer NAME)")
+    elif not verifiers:
+        raise ConfigError("no verifier given: name at least one (--verifier offline)")
+
+
+def _score_elsewhere(executor: Any, items: Sequence[MetaItem], options: Mapping[str, Any], clock: _Clock,
+                     counters: dict[str, int], result: MetaEvalResult, on_progress: ProgressFn | None) -> int:
+    """Every record scored by ``executor`` (:func:`score_records` on workers), its outputs merged into ``result`` in
+    record order; returns the number of item rows."""
+    index = 0
+    jobs = []
+    for item in items:
+        jobs.append((item, index))
+        index += len(item.sentences) if options["shape"] == "attributionbench" else 1
+    for scores, decompositions, part_counters, part_clock in executor.score_records(jobs, options):
+        result.scores.extend(scores)
+        result.decompositions.extend(decompositions)
+        for k, v in part_counters.items():
+            counters[k] = counters.get(k, 0) + v
+        _merge_clock(clock, part_clock)
+    total = len(items)
+    if on_progress is not None and total:
+        on_progress(total, total, items[-1].id)
+    return index
+
+
+def _score_here(items: Sequence[MetaItem], verifiers: Mapping[str, Verifier], decomposer: Decomposer | None,
+                dec_name: str | None, clock: _Clock, counters: dict[str, int], result: MetaEvalResult,
+                options: dict[str, Any], on_progress: ProgressFn | None, cancel: Any) -> int:
+    """Every record scored in this process (the sources of the next records prefetched in batches), until ``cancel``
+    is set; returns the number of item rows."""
     from citefix.verify.offline import PREFETCH_WINDOW, prefetch
 
-    for done, item in enumerate(loaded.items if executor is None else (), 1):
+    shape = options["shape"]
+    index = 0
+    total = len(items)
+    for done, item in enumerate(items, 1):
         if cancel is not None and cancel.is_set():
             result.cancelled = True
             break
         if (done - 1) % PREFETCH_WINDOW == 0 and shape != "rose":  # the next records' sources in one batched pass
             t0 = time.perf_counter()
-            did = prefetch(list(verifiers.values()), [i.case for i in loaded.items[done - 1 : done - 1 + PREFETCH_WINDOW]])
+            did = prefetch(list(verifiers.values()), [i.case for i in items[done - 1 : done - 1 + PREFETCH_WINDOW]])
             for k in did[:1]:  # counted as the verifier's time (a shared pass: on the first one, as its items are)
                 clock.seconds[list(verifiers)[k]] += time.perf_counter() - t0
         index = _score_record(item, index, verifiers, decomposer, dec_name, clock, counters, result, **options)
         if on_progress is not None:
             on_progress(done, total, item.id)
-    result.items = index
-    result.stats = compute_stats(result, loaded.items, bootstrap=bootstrap, seed=seed, stem=stem)
-    result.performance = [
+    return index
+
+
+def _performance(clock: _Clock) -> list[Performance]:
+    return [
         Performance(system=n, items=clock.items[n], seconds=round(clock.seconds[n], 4),
                     items_per_s=(clock.items[n] / clock.seconds[n]) if clock.seconds[n] > 0 else None,
                     items_per_s_after_first=_after_first(clock, n),
                     peak_rss_mb=round(clock.rss[n], 1))
         for n in clock.seconds
     ]
-    result.peak_rss_mb = round(peak_rss_mb(), 1)
-    result.duration_s = round(time.perf_counter() - started, 3)
+
+
+def _add_notes(result: MetaEvalResult, loaded: Loaded, counters: Mapping[str, int], names: Sequence[str]) -> None:
+    """What the statistics leave out, in notes: units without a span, decomposer failures, skipped and unscorable
+    records, a cancelled run, sentences with no citation mark, spans without offsets."""
     if counters["units_without_span"]:
         result.notes.append(f"{counters['units_without_span']} unsupported units had no span in the text and could "
                             "not count toward span precision/recall")
@@ -329,7 +367,6 @@ def run_meta_eval(
     unlocated = sum(i.unlocated_spans for i in loaded.items)
     if unlocated:
         result.notes.append(f"{unlocated} annotated spans had no character offsets and were ignored")
-    return result
 
 
 def _score_record(item: MetaItem, index: int, verifiers: Mapping[str, Verifier], decomposer: Decomposer | None,

@@ -122,23 +122,17 @@ def run_compare(
 
     result = CompareResult()
     total = len(cases) * len(strategies)
+    loop = {"max_rounds": max_rounds, "target": target, "patience": patience}
     plan: list[tuple[Case, str, dict[str, Any], FoundRunRow | None]] = []
     for case in cases:
         for strategy in strategies:
-            sig = signature(strategy, {**base_signature, "max_rounds": max_rounds, "target": target, "patience": patience})
+            sig = signature(strategy, {**base_signature, **loop})
             found = find_reusable(store, case, sig) if evaluator is not None else None  # what to send out
             plan.append((case, strategy, sig, found))
     remote: Any = iter(())
     sent: dict[tuple[str, str], int | None] = {}  # (content hash, strategy) of a run sent out → its imported run id
     if evaluator is not None:
-        jobs = []
-        for case, strategy, sig, found in plan:
-            key = (case.content_hash(), strategy)
-            if found is None and key not in sent:  # a twin case (same content) is refined once and reused, as locally
-                sent[key] = None
-                jobs.append((case, {"strategy": strategy, "signature": sig}))
-        remote = evaluator.refine_runs(jobs, {**(remote_spec or {}), "max_rounds": max_rounds, "target": target,
-                                              "patience": patience, "input_path": input_path})
+        remote = _hand_out(evaluator, plan, sent, {**(remote_spec or {}), **loop, "input_path": input_path})
     for i, (case, strategy, sig, planned) in enumerate(plan, 1):
         if cancel is not None and cancel.is_set():
             return result
@@ -174,3 +168,16 @@ def run_compare(
         if res.status == "cancelled":
             return result
     return result
+
+
+def _hand_out(evaluator, plan: list[tuple[Case, str, dict[str, Any], FoundRunRow | None]],
+              sent: dict[tuple[str, str], int | None], spec: dict[str, Any]) -> Any:
+    """The planned runs with nothing to reuse handed to the evaluator's workers at once (a twin case, same content,
+    is refined once); each is marked in ``sent``. Returns the iterator of their (bundle, result), in order."""
+    jobs = []
+    for case, strategy, sig, found in plan:
+        key = (case.content_hash(), strategy)
+        if found is None and key not in sent:  # a twin case (same content) is refined once and reused, as locally
+            sent[key] = None
+            jobs.append((case, {"strategy": strategy, "signature": sig}))
+    return evaluator.refine_runs(jobs, spec)

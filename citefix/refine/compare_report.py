@@ -59,84 +59,96 @@ def collect(store: Store, runs_by_strategy: dict[str, list[int]], max_rounds: in
     for strategy, run_ids in runs_by_strategy.items():
         per_run: list[dict[str, Any]] = []
         for run_id in run_ids:
-            run = store.run(run_id)
-            rows = _lineage_rows(store.rounds(run_id))
-            if not rows:
-                continue
-            all_calls = store.calls(run_id)
-            calls = [c for c in all_calls if not c.cached]
-            spent = summarise_calls(all_calls)
-            best_n = run.best_round if run.best_round is not None else rows[-1].n
-            best = next((r for r in rows if r.n == best_n), rows[-1])
-            per_run.append({
-                "run_id": run_id,
-                "case_id": store.case_for_run(run_id).id,
-                "scores": _per_round([r.score for r in rows], max_rounds),
-                "unsupported": _per_round([r.n_unsupported for r in rows], max_rounds),
-                "edit_per_round": _per_round([r.edit_orig for r in rows], max_rounds),
-                "judge_scores": _per_round([r.judge_score for r in rows], max_rounds),
-                "rounds_used": len(rows) - 1,
-                "best_round": best.n,
-                "best_score": best.score,
-                "best_judge_score": best.judge_score,
-                "all_supported": bool(best.n_units) and best.n_unsupported == 0,
-                "unsupported_before": rows[0].n_unsupported,
-                "unsupported_best": best.n_unsupported,
-                "edit_orig": best.edit_orig or 0,
-                "tokens": sum((c.prompt_tokens or 0) + (c.completion_tokens or 0) for c in calls),
-                "calls": len(calls),
-                "cached_calls": spent.cached,
-                "cost": spent.cost,  # None: a call had no price in litellm's table (unknown, not free)
-                "cost_unknown_why": spent.why_unknown,
-                "stop_reason": run.stop_reason,
-                "status": run.status,
-                "edits": _edit_kinds(rows, best_n),
-            })
-        n = len(per_run)
-        rounds = list(range(max_rounds + 1))
-        score_cols = [[r["scores"][k] for r in per_run] for k in rounds]
-        judge_cols = [[r["judge_scores"][k] for r in per_run] for k in rounds]
-        active = [sum(1 for r in per_run if r["rounds_used"] >= k) for k in rounds]  # runs that reached round k
-        # where runs ended before --rounds: a normal early stop (all supported, target, no improvement, unchanged
-        # text) or a failure (model error, partial round, interrupted, cancelled), counted at the round they ended on
-        stopped_at, failed_at = [0] * (max_rounds + 1), [0] * (max_rounds + 1)
-        for r in per_run:
-            k = min(r["rounds_used"], max_rounds)
-            if _run_failed(r):
-                failed_at[k] += 1
-            elif r["rounds_used"] < max_rounds:
-                stopped_at[k] += 1
-        stops: dict[str, int] = {}
-        for r in per_run:
-            stops[r["stop_reason"] or "?"] = stops.get(r["stop_reason"] or "?", 0) + 1
-        out["strategies"][strategy] = {
-            "cases": n,
-            "mean_score": [_mean(c) for c in score_cols],
-            "q25": [_quantile(c, 0.25) for c in score_cols],
-            "q75": [_quantile(c, 0.75) for c in score_cols],
-            "mean_judge_score": [_mean(c) for c in judge_cols],
-            "mean_unsupported": [_mean([r["unsupported"][k] for r in per_run]) for k in rounds],
-            "mean_edit_per_round": [_mean([r["edit_per_round"][k] for r in per_run]) for k in rounds],
-            "active_runs": active,
-            "stopped_at": stopped_at,
-            "failed_at": failed_at,
-            "all_supported_before": (sum(r["unsupported_before"] == 0 for r in per_run) / n) if n else None,
-            "all_supported": (sum(r["all_supported"] for r in per_run) / n) if n else None,
-            "mean_best_score": _mean([r["best_score"] for r in per_run]),
-            "mean_edit_distance": _mean([r["edit_orig"] for r in per_run]),
-            "mean_rounds_used": _mean([r["rounds_used"] for r in per_run]),
-            "mean_tokens": _mean([r["tokens"] for r in per_run]),
-            "total_tokens": sum(r["tokens"] for r in per_run),
-            "total_calls": sum(r["calls"] for r in per_run),
-            "cached_calls": sum(r["cached_calls"] for r in per_run),
-            "total_cost": (None if any(r["cost"] is None for r in per_run) else sum(r["cost"] for r in per_run)),
-            "cost_unknown_why": next((r["cost_unknown_why"] for r in per_run if r["cost_unknown_why"]), None),
-            "stop_reasons": stops,
-            "edits_by_kind": {k: sum(r["edits"].get(k, 0) for r in per_run)
-                              for k in sorted({k for r in per_run for k in r["edits"]})},
-            "runs": per_run,
-        }
+            row = _collect_run(store, run_id, max_rounds)
+            if row is not None:
+                per_run.append(row)
+        out["strategies"][strategy] = _strategy_figures(per_run, max_rounds)
     return out
+
+
+def _collect_run(store: Store, run_id: int, max_rounds: int) -> dict[str, Any] | None:
+    """One run's figures (per round, at its best round, its calls and cost); None for a run with no rounds."""
+    run = store.run(run_id)
+    rows = _lineage_rows(store.rounds(run_id))
+    if not rows:
+        return None
+    all_calls = store.calls(run_id)
+    calls = [c for c in all_calls if not c.cached]
+    spent = summarise_calls(all_calls)
+    best_n = run.best_round if run.best_round is not None else rows[-1].n
+    best = next((r for r in rows if r.n == best_n), rows[-1])
+    return {
+        "run_id": run_id,
+        "case_id": store.case_for_run(run_id).id,
+        "scores": _per_round([r.score for r in rows], max_rounds),
+        "unsupported": _per_round([r.n_unsupported for r in rows], max_rounds),
+        "edit_per_round": _per_round([r.edit_orig for r in rows], max_rounds),
+        "judge_scores": _per_round([r.judge_score for r in rows], max_rounds),
+        "rounds_used": len(rows) - 1,
+        "best_round": best.n,
+        "best_score": best.score,
+        "best_judge_score": best.judge_score,
+        "all_supported": bool(best.n_units) and best.n_unsupported == 0,
+        "unsupported_before": rows[0].n_unsupported,
+        "unsupported_best": best.n_unsupported,
+        "edit_orig": best.edit_orig or 0,
+        "tokens": sum((c.prompt_tokens or 0) + (c.completion_tokens or 0) for c in calls),
+        "calls": len(calls),
+        "cached_calls": spent.cached,
+        "cost": spent.cost,  # None: a call had no price in litellm's table (unknown, not free)
+        "cost_unknown_why": spent.why_unknown,
+        "stop_reason": run.stop_reason,
+        "status": run.status,
+        "edits": _edit_kinds(rows, best_n),
+    }
+
+
+def _strategy_figures(per_run: list[dict[str, Any]], max_rounds: int) -> dict[str, Any]:
+    """A strategy's figures over its runs: means and quartiles per round, where runs stopped or failed, totals."""
+    n = len(per_run)
+    rounds = list(range(max_rounds + 1))
+    score_cols = [[r["scores"][k] for r in per_run] for k in rounds]
+    judge_cols = [[r["judge_scores"][k] for r in per_run] for k in rounds]
+    active = [sum(1 for r in per_run if r["rounds_used"] >= k) for k in rounds]  # runs that reached round k
+    # where runs ended before --rounds: a normal early stop (all supported, target, no improvement, unchanged
+    # text) or a failure (model error, partial round, interrupted, cancelled), counted at the round they ended on
+    stopped_at, failed_at = [0] * (max_rounds + 1), [0] * (max_rounds + 1)
+    for r in per_run:
+        k = min(r["rounds_used"], max_rounds)
+        if _run_failed(r):
+            failed_at[k] += 1
+        elif r["rounds_used"] < max_rounds:
+            stopped_at[k] += 1
+    stops: dict[str, int] = {}
+    for r in per_run:
+        stops[r["stop_reason"] or "?"] = stops.get(r["stop_reason"] or "?", 0) + 1
+    return {
+        "cases": n,
+        "mean_score": [_mean(c) for c in score_cols],
+        "q25": [_quantile(c, 0.25) for c in score_cols],
+        "q75": [_quantile(c, 0.75) for c in score_cols],
+        "mean_judge_score": [_mean(c) for c in judge_cols],
+        "mean_unsupported": [_mean([r["unsupported"][k] for r in per_run]) for k in rounds],
+        "mean_edit_per_round": [_mean([r["edit_per_round"][k] for r in per_run]) for k in rounds],
+        "active_runs": active,
+        "stopped_at": stopped_at,
+        "failed_at": failed_at,
+        "all_supported_before": (sum(r["unsupported_before"] == 0 for r in per_run) / n) if n else None,
+        "all_supported": (sum(r["all_supported"] for r in per_run) / n) if n else None,
+        "mean_best_score": _mean([r["best_score"] for r in per_run]),
+        "mean_edit_distance": _mean([r["edit_orig"] for r in per_run]),
+        "mean_rounds_used": _mean([r["rounds_used"] for r in per_run]),
+        "mean_tokens": _mean([r["tokens"] for r in per_run]),
+        "total_tokens": sum(r["tokens"] for r in per_run),
+        "total_calls": sum(r["calls"] for r in per_run),
+        "cached_calls": sum(r["cached_calls"] for r in per_run),
+        "total_cost": (None if any(r["cost"] is None for r in per_run) else sum(r["cost"] for r in per_run)),
+        "cost_unknown_why": next((r["cost_unknown_why"] for r in per_run if r["cost_unknown_why"]), None),
+        "stop_reasons": stops,
+        "edits_by_kind": {k: sum(r["edits"].get(k, 0) for r in per_run)
+                          for k in sorted({k for r in per_run for k in r["edits"]})},
+        "runs": per_run,
+    }
 
 
 def _run_failed(r: dict) -> bool:

@@ -286,6 +286,25 @@ class UnitSignals:
         misplaced_words = [t for t in content if self._known(t, pool) and not known_loc(t)]
         for t in misplaced_words:
             out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
+        structure, n_pol, swaps, conflicts, subs = self._structure(unit, doc, pool, focus, seq, texts, anchored)
+        return {
+            "misplaced": out,
+            "misplaced_numbers": n_num,
+            "misplaced_dates": n_date,
+            "misplaced_entities": round(n_ent, 4),
+            "misplaced_word_frac": round(len(misplaced_words) / len(content), 4) if content else 0.0,
+            "polarity_mismatch": n_pol,
+            "role_swap": len(swaps),
+            "value_conflict": len(conflicts),
+            "name_substitution": len(subs),
+            "structure": structure,
+        }
+
+    def _structure(self, unit: Unit, doc, pool: _Pool, focus, seq: list[tuple[int, str, str]], texts: list[str],
+                   anchored) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
+                                      list[dict[str, Any]]]:
+        """What the evidence region contradicts: verb polarity, roles, values on the same word, names in a copy.
+        Returns (all of them, the polarity count, role swaps, value conflicts, name substitutions)."""
         # a verb the source states elsewhere with the unit's polarity and the unit's other words ("children … live and
         # learn" when the region's "aren't ready to learn" is another sentence) is not contradicted by this region
         structure = [c for c in polarity_mismatches(doc, focus, seq, (unit.meta or {}).get("align")) if not self._polarity_elsewhere(doc, c, pool)]
@@ -302,18 +321,7 @@ class UnitSignals:
         taken = {c["start"] for c in conflicts}
         subs = [c for c in name_substitutions(doc, focus, rdocs) if c["start"] not in taken]
         structure += subs
-        return {
-            "misplaced": out,
-            "misplaced_numbers": n_num,
-            "misplaced_dates": n_date,
-            "misplaced_entities": round(n_ent, 4),
-            "misplaced_word_frac": round(len(misplaced_words) / len(content), 4) if content else 0.0,
-            "polarity_mismatch": n_pol,
-            "role_swap": len(swaps),
-            "value_conflict": len(conflicts),
-            "name_substitution": len(subs),
-            "structure": structure,
-        }
+        return structure, n_pol, swaps, conflicts, subs
 
     @staticmethod
     def _polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
@@ -452,33 +460,7 @@ class UnitSignals:
             miss_date += [x for x in times if x[0] not in src_lower]
             dates += times
         missing += [{"kind": "date", "text": text[s:e], "start": s, "end": e} for _, s, e in miss_date]
-        # named entities (and proper nouns the NER missed)
-        ent_tokens: set[int] = set()
-        ent_missing = 0.0
-        ents = [e for e in doc.ents if e.label_ in _ENT_LABELS]
-        groups = [list(e) for e in ents]
-        for e in ents:
-            ent_tokens.update(t.i for t in e)
-        for t in doc:
-            if t.pos_ == "PROPN" and t.i not in ent_tokens and t.is_alpha:
-                groups.append([t])
-                ent_tokens.add(t.i)
-        n_ent = 0
-        ent_groups = []
-        for g in groups:
-            toks = [t for t in g if t.is_alpha and not t.is_stop and len(t.text) > 1]
-            toks = [t for t in toks if not any(a <= t.idx < b for a, b in num_spans)]
-            toks = [t for t in toks if in_focus(t.idx, t.idx + len(t.text), focus)]
-            if not toks:
-                continue
-            ent_groups.append(toks)
-            n_ent += 1
-            found = [self._known(t, pool) for t in toks]
-            frac_missing = 1 - sum(found) / len(found)
-            if frac_missing > 0:
-                ent_missing += frac_missing
-                s, e = g[0].idx, g[-1].idx + len(g[-1].text)
-                missing.append({"kind": "entity", "text": text[s:e], "start": s, "end": e, "weight": round(frac_missing, 3)})
+        ent_tokens, ent_groups, n_ent, ent_missing = self._entities(doc, pool, text, focus, num_spans, missing)
         # content words
         content = [
             t
@@ -517,6 +499,39 @@ class UnitSignals:
         feats["_entity_groups"] = ent_groups  # for the local checks; popped there
         feats["_content"] = content
         return feats
+
+    def _entities(self, doc, pool: _Pool, text: str, focus: list[tuple[int, int]], num_spans: list[tuple[int, int]],
+                  missing: list[dict[str, Any]]) -> tuple[set[int], list[list[Any]], int, float]:
+        """Named entities of the unit's focus (and proper nouns the NER missed): the tokens they cover, their word
+        groups, how many, and the summed share of their words the source lacks (each missing one appended to
+        `missing`)."""
+        ent_tokens: set[int] = set()
+        ent_missing = 0.0
+        ents = [e for e in doc.ents if e.label_ in _ENT_LABELS]
+        groups = [list(e) for e in ents]
+        for e in ents:
+            ent_tokens.update(t.i for t in e)
+        for t in doc:
+            if t.pos_ == "PROPN" and t.i not in ent_tokens and t.is_alpha:
+                groups.append([t])
+                ent_tokens.add(t.i)
+        n_ent = 0
+        ent_groups = []
+        for g in groups:
+            toks = [t for t in g if t.is_alpha and not t.is_stop and len(t.text) > 1]
+            toks = [t for t in toks if not any(a <= t.idx < b for a, b in num_spans)]
+            toks = [t for t in toks if in_focus(t.idx, t.idx + len(t.text), focus)]
+            if not toks:
+                continue
+            ent_groups.append(toks)
+            n_ent += 1
+            found = [self._known(t, pool) for t in toks]
+            frac_missing = 1 - sum(found) / len(found)
+            if frac_missing > 0:
+                ent_missing += frac_missing
+                s, e = g[0].idx, g[-1].idx + len(g[-1].text)
+                missing.append({"kind": "entity", "text": text[s:e], "start": s, "end": e, "weight": round(frac_missing, 3)})
+        return ent_tokens, ent_groups, n_ent, ent_missing
 
     @staticmethod
     def _known(t, pool: _Pool) -> bool:

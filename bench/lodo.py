@@ -14,6 +14,7 @@ answers) and, with --planted FILE, a planted-error suite made by bench/make_plan
 
 Run:  .venv/bin/python bench/lodo.py features [--limit N] [--planted out/planted_dev.jsonl]
       .venv/bin/python bench/lodo.py eval
+      .venv/bin/python bench/lodo.py simplex   # any weighting of the three signals ≥ the best single one everywhere?
 """
 
 from __future__ import annotations
@@ -308,6 +309,40 @@ def plateau(args) -> None:
             print(f"| {t:.2f} | " + " | ".join(f"{x:.3f}" for x in b) + f" | {np.mean(b):.3f} |")
 
 
+def simplex(args) -> None:
+    """Is there any weighted geometric mean of the three signals (weights on a 1/12 grid of the simplex, the packaged
+    caps applied) whose whole-text agreement reaches the best single signal on every set? Chosen *in-sample*, the most
+    favourable case for the "≥ best single signal on every held-out fold" goal: if no weighting gets there in-sample,
+    none will out of sample."""
+    sets = {n: json.loads((CACHE / f"{n}.json").read_text()) for n in SETS if (CACHE / f"{n}.json").exists()}
+    v = _verifier(None)
+    cap = float(v.params["cap"]["score"])
+    data, best = {}, {}
+    for n, rows in sets.items():
+        fs = [r["whole"] for r in rows if "error" not in r["whole"]]
+        lab = np.array([r["label"] for r in rows if "error" not in r["whole"]])
+        sig = {k: np.array([v.score(f, k) for f in fs]) for k in ("lexical", "alignment", "similarity")}
+        best[n] = max(_agreement(n, sig[k], lab) for k in sig)
+        local = np.array([f.get("local_alignment", f["alignment"]) for f in fs])  # what the mean uses
+        data[n] = (np.log(np.maximum(sig["lexical"], 1e-6)), np.log(np.maximum(local, 1e-6)),
+                   np.log(np.maximum(sig["similarity"], 1e-6)), np.array([v._capped(f) for f in fs]), lab)
+    print("best single signal: " + ", ".join(f"{n} {b:.3f}" for n, b in best.items()))
+    found = []
+    for i in range(13):
+        for j in range(13 - i):
+            w = (i / 12, j / 12, (12 - i - j) / 12)
+            row = {}
+            for n, (lx, al, sm, capped, lab) in data.items():
+                s = np.exp(w[0] * lx + w[1] * al + w[2] * sm)
+                row[n] = _agreement(n, np.where(capped, np.minimum(s, cap), s), lab)
+            found.append((min(row[n] - best[n] for n in row), w, row))
+    found.sort(key=lambda x: -x[0])
+    print("\n| weights lexical / alignment / similarity | worst margin | " + " | ".join(sets) + " |")
+    print("|---|---|" + "---|" * len(sets))
+    for m, w, row in found[:5]:
+        print(f"| {w[0]:.3f} / {w[1]:.3f} / {w[2]:.3f} | {m:+.3f} | " + " | ".join(f"{row[n]:.3f}" for n in sets) + " |")
+
+
 def _fires(f: dict[str, Any], check: str, need: int) -> bool:
     """Whether one check fires on one unit's features: invented words as the verifier applies them (atomic units,
     at least the packaged count), every other check at 1 or more."""
@@ -327,8 +362,9 @@ def main() -> None:
     sub.add_parser("eval")
     sub.add_parser("caps", help="how often each hard check fires on supported / unsupported items")
     sub.add_parser("plateau", help="balanced accuracy by supported threshold (how flat the LODO choice is)")
+    sub.add_parser("simplex", help="can any weighting of the three signals beat the best single one on every set?")
     args = ap.parse_args()
-    {"features": features, "eval": evaluate, "caps": caps, "plateau": plateau}[args.cmd](args)
+    {"features": features, "eval": evaluate, "caps": caps, "plateau": plateau, "simplex": simplex}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+"""Time `citefix check CASES --json --fresh` of this checkout against an earlier commit, in one run, as a ratio.
+
+    .venv/bin/python bench/bench_versus.py --ref 8bd246d --cases cases.jsonl [--repeats 2]
+
+The earlier commit's tree is taken with `git archive` and laid out as the package installs (tui/, store/ and prompts/
+inside citefix/), then each side runs in a fresh process with this venv's Python — the ref through PYTHONPATH, this
+checkout through its editable install — alternately (ref, head, ref, head, …) so that both share the machine's noise.
+Printed: per side and run the wall time of the whole file and of its first case alone (`--limit 1`: start-up, model
+loading and one case), the time per further case, (wall(N) − wall(1)) / (N − 1), and the median ratio ref / head.
+(Progress lines cannot mark the end of loading: this checkout analyses the sources of 16 cases in one pass first.) Nothing is set for threads: each side does what it does by
+default (this checkout measures its torch thread count, citefix/threads.py; an earlier commit may not).
+
+Issue 16 asks for "≥ 2× faster per case than today's serial path": 8bd246d is the last commit before any issue-16 work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tree(ref: str, dest: Path) -> Path:
+    """The ref's package laid out as it installs, under dest/tree."""
+    src = dest / "src"
+    src.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    tree = dest / "tree"
+    shutil.copytree(src / "citefix", tree / "citefix")
+    for sub in ("tui", "store", "prompts"):
+        if (src / sub).is_dir():
+            shutil.copytree(src / sub, tree / "citefix" / sub)
+    return tree
+
+
+def _run(cases: Path, db: Path, tree: Path | None, limit: int | None = None) -> tuple[float, int]:
+    """(wall seconds, cases checked) of one fresh check process."""
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    code = ("import sys, citefix; sys.stderr.write('citefix from ' + citefix.__file__ + '\\n'); "
+            "from citefix.cli import main; sys.argv = ['citefix'] + sys.argv[1:]; main()")
+    argv = [sys.executable, "-c", code, "check", str(cases), "--json", "--fresh", "--db", str(db)]
+    if limit:
+        argv += ["--limit", str(limit)]
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=db.parent)
+    wall = time.perf_counter() - t0
+    lines = proc.stderr.splitlines()
+    origin = next((x for x in lines if x.startswith("citefix from ")), "")
+    n = sum(1 for x in lines if x.startswith("[") and "/" in x.split("]")[0])
+    if limit == 1 and proc.returncode == 0:
+        n = 1  # one case prints no progress line
+    if proc.returncode != 0 or n == 0:
+        raise SystemExit(f"bench_versus: the check exited {proc.returncode} after {n} cases ({origin}): {lines[-1:]}")
+    expected = str(tree) if tree is not None else str(ROOT)
+    if expected not in origin:
+        raise SystemExit(f"bench_versus: ran the wrong code ({origin}, expected under {expected})")
+    return wall, n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ref", required=True, help="the earlier commit to compare with")
+    ap.add_argument("--cases", required=True, type=Path, help="a case file (.jsonl), e.g. 100 XSumFaith records")
+    ap.add_argument("--repeats", type=int, default=2, help="runs per side (alternating; default 2)")
+    args = ap.parse_args()
+    cases = args.cases.resolve()
+    with tempfile.TemporaryDirectory(prefix="citefix-versus-") as tmp:
+        tree = _tree(args.ref, Path(tmp) / "ref")
+        per: dict[str, list[float]] = {"ref": [], "head": []}
+        for k in range(args.repeats):
+            for side, t in (("ref", tree), ("head", None)):
+                one, _ = _run(cases, Path(tmp) / f"{side}-{k}-one.db", t, limit=1)
+                wall, n = _run(cases, Path(tmp) / f"{side}-{k}.db", t)
+                if n < 2:
+                    raise SystemExit("bench_versus: the case file needs at least 2 cases")
+                per_case = (wall - one) / (n - 1)
+                per[side].append(per_case)
+                print(f"{side:4} run {k + 1}: {n} cases, wall {wall:.1f} s, first case alone {one:.1f} s, "
+                      f"{per_case:.3f} s per further case", flush=True)
+        ref, head = statistics.median(per["ref"]), statistics.median(per["head"])
+        print(f"\nmedian s per further case: ref {args.ref} {ref:.3f}, head {head:.3f}; ref / head = {ref / head:.2f}")
+
+
+if __name__ == "__main__":
+    main()

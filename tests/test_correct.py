@@ -140,3 +140,15 @@ def test_a_misparsed_conjunct_never_takes_the_verbs_place(tools):
     new = r.text if r.text is not None else text
     assert "Roma fellow" not in new
     assert new == text or " was " in new, new
+
+
+def test_a_value_with_its_unit_glued_on_keeps_the_unit_and_takes_the_right_number(tools):
+    # the evidence sentence holds two numbers; "58" stands where the text's "60" does ("a total of __lb"), and spaCy
+    # reads the text's "60lb" as one value but the evidence's value as "58" followed by "lb"
+    source = ("According to customs officers, the crates the two sailors were unloading held a total of 58lb (26kg) of "
+              "cocaine. The sailors were arrested at the port.")
+    case, r = _revise(tools, source, "The crates held a total of 60lb (26kg) of cocaine.")
+    assert r.text == "The crates held a total of 58lb (26kg) of cocaine.", r.edits
+    e = next(e for e in r.edits if e["kind"] == "correction (value)")
+    assert (e["text"], e["new"]) == ("60", "58")
+    _only_known_words(case, r.text)

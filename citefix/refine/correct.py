@@ -143,9 +143,14 @@ class Corrector:
                            {x.i for x in ent}]
                     if ctx:
                         score += sum(1 for w in ctx if w in sent_lemmas) / len(ctx)
+                if score < 1.0:
+                    continue  # too little of the value's context around the candidate
+                # two values in one evidence sentence: the one standing between the same words wins ("a total of
+                # 58lb" over "the two sailors" for "a total of 60lb"); a tie-break only, never a reason to replace
+                score += 0.25 * _same_neighbours(ent, cand) if kind not in NAME_KINDS else 0.0
                 if score > best_score:
                     best, best_score = cand, score
-            if best is None or best_score < 1.0:
+            if best is None:
                 continue
             slot, repl = _differing(ent, best)
             if not repl or not slot:
@@ -246,6 +251,18 @@ def _differing(ent, cand) -> tuple[list, list]:
     doc = ent.doc
     slot, repl = list(ent), list(cand)
     low = lambda t: t.lower_  # noqa: E731
+    # words the evidence has right after / before its value that the text's value holds inside it ("60lb" against
+    # "58" followed by "lb": only "60" is the slot, so the unit stays)
+    for j in range(len(slot) - 1, 0, -1):
+        after = [low(t) for t in cand.doc[cand.end : cand.end + j]]
+        if len(after) == j and [low(t) for t in slot[-j:]] == after:
+            slot = slot[:-j]
+            break
+    for j in range(len(slot) - 1, 0, -1):
+        before = [low(t) for t in cand.doc[max(0, cand.start - j) : cand.start]]
+        if len(before) == j and [low(t) for t in slot[:j]] == before:
+            slot = slot[j:]
+            break
     # words the text already has right after / before the value
     for j in range(len(repl) - 1, 0, -1):
         after = [low(t) for t in doc[ent.end : ent.end + j]]
@@ -264,6 +281,16 @@ def _differing(ent, cand) -> tuple[list, list]:
     if [low(t) for t in slot] == [low(t) for t in repl]:
         return [], []
     return slot, repl
+
+
+def _same_neighbours(ent, cand) -> int:
+    """How many of the two words before and the two after a value are the same words around the candidate."""
+    def around(span) -> tuple[list[str], list[str]]:
+        d = span.doc
+        return ([t.lower_ for t in d[max(0, span.start - 2) : span.start]],
+                [t.lower_ for t in d[span.end : span.end + 2]])
+    (lb, la), (cb, ca) = around(ent), around(cand)
+    return sum(1 for x, y in zip(reversed(lb), reversed(cb)) if x == y) + sum(1 for x, y in zip(la, ca) if x == y)
 
 
 def _verb_group(t) -> tuple[int, int] | None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 import types
 import typing
 from pathlib import Path
 
 import pytest
+from helpers import rows  # rows read with sqlite3 alone (no citefix), in column order
 from refine_fakes import make_case, refine_responder
 
 from citefix.config import Settings
@@ -38,16 +38,6 @@ def assert_typed(row) -> None:
         assert _is(value, hints[f.name]), f"{type(row).__name__}.{f.name} = {value!r} is not {hints[f.name]}"
 
 
-def raw(path: Path, sql: str, params=()) -> list[dict]:
-    """Rows read with sqlite3 alone (no citefix), in column order."""
-    con = sqlite3.connect(path)
-    con.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in con.execute(sql, params)]
-    finally:
-        con.close()
-
-
 @pytest.fixture
 def refined(tmp_path):
     """A refine run with model calls in a real store file (written through the normal code path), then closed."""
@@ -72,8 +62,8 @@ def test_each_row_type_round_trips_a_real_store(refined):
                                                                              "test/model")
         assert (run.best_round, run.stop_reason) == (3, "all_supported") and run.finished is not None
         assert json.loads(run.settings or "{}")["strategy"] == "acu"
-        assert run.as_dict() == raw(path, "select * from runs where id = ?", [run.id])[0]
-        assert list(run.as_dict()) == [c["name"] for c in raw(path, "pragma table_info(runs)")]  # column order
+        assert run.as_dict() == rows(path, "select * from runs where id = ?", [run.id])[0]
+        assert list(run.as_dict()) == [c["name"] for c in rows(path, "pragma table_info(runs)")]  # column order
 
         rounds = store.rounds(res.run_id)
         assert all(type(r) is RoundRow for r in rounds)
@@ -83,7 +73,7 @@ def test_each_row_type_round_trips_a_real_store(refined):
         assert [r.parent for r in rounds] == [None, 0, 1, 2] and all(r.is_accepted and r.accepted == 1 for r in rounds)
         assert rounds[-1].text == res.best_text and rounds[-1].score == res.best_score
         assert Evaluation.model_validate_json(rounds[0].evaluation).text == rounds[0].text
-        assert [r.as_dict() for r in rounds] == raw(path, "select * from rounds where run_id = ? order by n",
+        assert [r.as_dict() for r in rounds] == rows(path, "select * from rounds where run_id = ? order by n",
                                                     [res.run_id])
 
         calls = store.calls(res.run_id)
@@ -93,7 +83,7 @@ def test_each_row_type_round_trips_a_real_store(refined):
         assert {c.purpose for c in calls} >= {"acu_generate", "acu_verify", "revise"}
         assert all(c.model == "test/model" and c.round_id in {r.id for r in rounds} for c in calls)
         assert isinstance(json.loads(calls[0].messages or "null"), list)
-        assert [c.as_dict() for c in calls] == raw(path, "select * from calls where run_id = ? order by id",
+        assert [c.as_dict() for c in calls] == rows(path, "select * from calls where run_id = ? order by id",
                                                    [res.run_id])
 
         [listed] = store.list_runs()
@@ -129,7 +119,7 @@ def test_rows_are_frozen_and_a_schema_they_do_not_match_fails_naming_the_column(
             run.status = "failed"
     finally:
         store.close()
-    row = raw(path, "select * from runs where id = ?", [res.run_id])[0]
+    row = rows(path, "select * from runs where id = ?", [res.run_id])[0]
     with pytest.raises(TypeError, match=r"added_later.*store/rows\.py"):
         RunRow.from_row({**row, "added_later": 1})  # a migration added a column the class does not have yet
     del row["heartbeat"]

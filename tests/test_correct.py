@@ -152,3 +152,13 @@ def test_a_value_with_its_unit_glued_on_keeps_the_unit_and_takes_the_right_numbe
     e = next(e for e in r.edits if e["kind"] == "correction (value)")
     assert (e["text"], e["new"]) == ("60", "58")
     _only_known_words(case, r.text)
+
+
+def test_an_antonym_predicate_is_caught_and_put_back(tools):
+    source = ("The Scottish National Party won 56 of the 59 Westminster constituencies at the general election. Turnout "
+              "was higher than in 2010.")
+    case, r = _revise(tools, source, "The Scottish National Party lost 56 of the 59 Westminster constituencies.")
+    assert r.text == "The Scottish National Party won 56 of the 59 Westminster constituencies.", r.edits
+    e = next(e for e in r.edits if e["kind"] == "correction (negation)")
+    assert (e["text"], e["new"]) == ("lost", "won") and e["evidence"]["text"] == "won"
+    _only_known_words(case, r.text)

@@ -99,3 +99,33 @@ def test_a_clause_copied_word_for_word_is_supported(tools):
     # a copy of another article's clause is no copy here, and a changed word breaks the copy
     out = _check(tools, SOURCE_ALL_SHE_WROTE, text.replace("that was all she wrote", "that was all he said"))
     assert all(v.details["features"]["copied"] == 0 for k, v in out.items() if "he said" in k)
+
+
+SOURCE_SEATS = ("The Scottish National Party won 56 of the 59 Westminster constituencies at the general election. "
+                "Labour lost all but one of its Scottish seats.")
+
+
+def test_an_antonym_said_of_the_same_subject_contradicts_the_unit(tools):
+    out = _check(tools, SOURCE_SEATS, "The Scottish National Party lost 56 of the 59 Westminster constituencies.")
+    assert any(s.startswith("antonym: lost") for v in out.values() for s in v.details["structure"]), \
+        {k: v.details["structure"] for k, v in out.items()}
+    assert any(v.label == "unsupported" for v in out.values())
+    # the antonym said of another subject is no contradiction: Labour did lose, the text says so
+    out = _check(tools, SOURCE_SEATS, "Labour lost all but one of its Scottish seats.")
+    assert not any(s.startswith("antonym") for v in out.values() for s in v.details["structure"]), \
+        {k: v.details["structure"] for k, v in out.items()}
+    assert all(v.label == "supported" for v in out.values()), {k: (v.score, v.label) for k, v in out.items()}
+
+
+def test_the_antonym_table_is_wordnets_with_its_licence():
+    import json
+    from importlib import resources
+
+    from citefix.verify.local import antonyms
+
+    raw = json.loads(resources.files("citefix").joinpath("data/antonyms.json").read_text(encoding="utf-8"))
+    assert "WordNet 3.0 Copyright 2006 by Princeton University" in raw["license"]
+    table = antonyms()
+    assert "lose" in table["verb"]["win"] and "win" in table["verb"]["lose"]
+    assert "decrease" in table["verb"]["increase"] and "cheap" in table["adj"]["expensive"]
+    assert all(" " not in a and "_" not in a for a in table["verb"])  # one-word lemmas only

@@ -25,7 +25,16 @@ from typing import Any, Callable
 
 from citefix.chunking import split_sentences
 from citefix.models import Case, Unit, Verdict
-from citefix.verify.local import ARG_POS, NAME_KINDS, NOT_ARG, VALUE_LABELS, name_substitutions
+from citefix.verify.local import (
+    ARG_POS,
+    NAME_KINDS,
+    NOT_ARG,
+    VALUE_LABELS,
+    antonyms,
+    bearer,
+    name_substitutions,
+    pos_class,
+)
 from citefix.verify.local import anchor as _anchor
 from citefix.verify.local import arg_role as _role
 
@@ -210,6 +219,27 @@ class Corrector:
             if _norm(new) == _norm(doc.text[a:b]):
                 continue
             out.append(Correction(u.id, "negation", a, b, doc.text[a:b], new, _ev(sid, off, sa, sb, new)))
+        out += self._antonyms(u, v, toks, rdoc, sid, off)
+        return out
+
+    def _antonyms(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
+        """An antonym predicate put back: the evidence's word in place of the unit's, when both have the same form
+        ("lost" → "won", "ended" → "began"); a different form would need a word neither text nor source has."""
+        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("antonym: ")}
+        table = antonyms()
+        out = []
+        for t in toks:
+            pos = pos_class(t)
+            if t.text not in flagged or pos is None:
+                continue
+            opposite = table[pos].get(t.lemma_.lower(), frozenset())
+            cand = next((r for r in rdoc if pos_class(r) == pos and r.lemma_.lower() in opposite
+                         and bearer(r) == bearer(t) and r.tag_ == t.tag_), None)
+            if cand is None:
+                continue
+            new = cand.text.lower() if t.text[:1].islower() else cand.text
+            out.append(Correction(u.id, "negation", t.idx, t.idx + len(t.text), t.text, new,
+                                  _ev(sid, off, cand.idx, cand.idx + len(cand.text), cand.text)))
         return out
 
     # --- roles ------------------------------------------------------------------------------------------------------

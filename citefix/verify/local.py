@@ -9,6 +9,8 @@ not the context copied in to make it checkable) must be found there:
 * a content word found elsewhere but not in the region counts as missing locally;
 * a verb whose lemma the region holds with the opposite polarity ("was not approved" / "was approved") is a
   *polarity mismatch*;
+* a verb or adjective the region does not hold, where the region holds its WordNet antonym on the same subject or
+  noun ("The SNP lost 56 seats" / "The SNP won 56 seats"), is an *antonym predicate*;
 * a verb whose subject and object the region holds the other way round ("A beat B" / "B beat A", passives read as
   such) is a *role swap*;
 * a number, date or name of the unit that the region does not hold, where the region holds a *different* value of the
@@ -24,7 +26,10 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import json
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 from typing import Any, Sequence
 
 NEG_WORDS = {"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor", "without", "cannot", "none"}
@@ -121,6 +126,71 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
         if all(n != u_neg for n in src_neg):
             out.append({"kind": "polarity", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
                         "unit_negated": u_neg})
+    return out
+
+
+@lru_cache(maxsize=1)
+def antonyms() -> dict[str, dict[str, frozenset[str]]]:
+    """WordNet 3.0's one-word antonyms, {"verb": {lemma: antonyms}, "adj": {…}} (citefix/data/antonyms.json, built by
+    bench/build_antonyms.py; WordNet's licence travels in the file)."""
+    raw = json.loads(resources.files("citefix").joinpath("data/antonyms.json").read_text(encoding="utf-8"))
+    out: dict[str, dict[str, frozenset[str]]] = {}
+    for pos in ("verb", "adj"):
+        table: dict[str, set[str]] = {}
+        for a, b in raw[pos]:
+            table.setdefault(a, set()).add(b)
+        out[pos] = {k: frozenset(v) for k, v in table.items()}
+    return out
+
+
+def pos_class(tok) -> str | None:
+    if tok.pos_ == "VERB" or (tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass")):
+        return "verb"
+    if tok.pos_ == "ADJ":
+        return "adj"
+    return None
+
+
+def bearer(tok) -> str | None:
+    """The lemma of what a predicate is said of: a verb's subject (a conjoined verb's shared one), else its object; an
+    adjective's noun, or the subject of its copula."""
+    if pos_class(tok) == "adj" and tok.dep_ == "amod":
+        return tok.head.lemma_.lower()
+    verb = tok.head if pos_class(tok) == "adj" else tok
+    while True:
+        for deps in (("nsubj", "nsubjpass"), ("dobj",)):
+            arg = next((c for c in verb.children if c.dep_ in deps), None)
+            if arg is not None:
+                return arg.lemma_.lower()
+        if verb.dep_ == "conj" and verb.head.i != verb.i:
+            verb = verb.head
+            continue
+        return None
+
+
+def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
+    """Verbs and adjectives of the unit's focus that the region does not say of their subject (or noun) while it says
+    one of their WordNet antonyms of it: "lost" where the region says the same party "won"."""
+    table = antonyms()
+    out = []
+    for t in doc:
+        pos = pos_class(t)
+        if pos is None or not in_focus(t.idx, t.idx + len(t.text), focus):
+            continue
+        lemma = t.lemma_.lower()
+        opposite = table[pos].get(lemma)
+        if not opposite:
+            continue
+        who = bearer(t)
+        if who is None or any(x.lemma_.lower() == lemma and bearer(x) in (who, None) for rd in region_docs for x in rd):
+            continue  # the region says it too (of the same subject, or of one it does not name)
+        for rd in region_docs:
+            r = next((x for x in rd if pos_class(x) == pos and x.lemma_.lower() in opposite and bearer(x) == who),
+                     None)
+            if r is not None:
+                out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
+                            "evidence": r.text, "unit_negated": _negated_unit(t)})
+                break
     return out
 
 

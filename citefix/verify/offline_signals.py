@@ -17,6 +17,7 @@ from citefix.chunking import split_sentences
 from citefix.models import Case, Unit
 from citefix.verify.lexical import date_words, find_numbers, negations, number_supported, time_phrases
 from citefix.verify.local import (
+    antonym_predicates,
     focus_ranges,
     in_focus,
     name_substitutions,
@@ -310,6 +311,14 @@ class UnitSignals:
         structure = [c for c in polarity_mismatches(doc, focus, seq, (unit.meta or {}).get("align")) if not self._polarity_elsewhere(doc, c, pool)]
         n_pol = len(structure)
         rdocs = self._parse_regions(texts)
+        # a predicate whose antonym the region says of the same subject, unless some source sentence states the
+        # unit's own word with its other content words (the same guard as polarity)
+        if self.params.get("local", {}).get("antonyms", True):
+            opposed = [c for c in antonym_predicates(doc, focus, rdocs) if not self._polarity_elsewhere(doc, c, pool)]
+        else:
+            opposed = []
+        structure += opposed
+        n_pol += len(opposed)
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) else []
         structure += swaps
         # a value the source states on the same word elsewhere (an age, a figure or a name the summary gathered from

@@ -43,6 +43,16 @@ def test_a_shared_title_does_not_make_two_people_one(nlp):
     assert [(s["text"], s["evidence"]) for s in subs] == [("Modi", "Jaitley")]
 
 
+def test_a_unit_cut_off_at_the_name_takes_the_sentences_name_next_to_the_copied_words(nlp):
+    # the unit ends at the name; the evidence sentence goes on past its own name
+    subs = _subs(nlp, "The ferry company cancelled six of its fast sailings between Holyhead and Cardiff",
+                 "The ferry company cancelled six of its fast sailings between Holyhead and Dublin due to high winds.")
+    assert [(s["text"], s["evidence"]) for s in subs] == [("Cardiff", "Dublin")]
+    # the same name there is no substitution, however the sentence goes on
+    assert _subs(nlp, "The ferry company cancelled six of its fast sailings between Holyhead and Dublin",
+                 "The ferry company cancelled six of its fast sailings between Holyhead and Dublin due to high winds.") == []
+
+
 @pytest.mark.parametrize("text, evidence", [
     # the same man named two ways: the names share a word
     ("Mr Brown said the cost had risen by a third.", "David Brown said the cost had risen by a third."),

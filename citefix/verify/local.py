@@ -331,6 +331,17 @@ def _is_name(toks: Sequence[Any]) -> bool:
             and all(t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS for t in words))
 
 
+def _name_run(toks: Sequence[Any]) -> list[Any]:
+    """The leading tokens that are name words (proper nouns or name entities); all of them if there are none."""
+    run: list[Any] = []
+    for t in toks:
+        if t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS:
+            run.append(t)
+        else:
+            break
+    return run or list(toks)
+
+
 # titles that two different people share ("Mr Modi" / "Mr Jaitley"): not a word that makes two names one
 _TITLES = set("mr mrs ms miss mx dr prof professor sir dame lord lady rev st".split())
 
@@ -380,6 +391,12 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                 if n_ctx < context:
                     continue
                 a, b = utoks[i1:i2], stoks[j1:j2]
+                # a unit cut off right after (or before) the name: the sentence goes on past its name, so only the
+                # name next to the copied words is the slot ("… between Holyhead and Wrexham" / "… and Dublin due to")
+                if right is None and i2 == len(uw):
+                    b = _name_run(b)
+                elif left is None and i1 == 0:
+                    b = list(reversed(_name_run(list(reversed(b)))))
                 if not (_is_name(a) and _is_name(b)):
                     continue
                 # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")

@@ -36,6 +36,12 @@ def test_a_name_at_the_start_of_the_sentence_needs_context_on_one_side(nlp):
     assert [s["text"] for s in subs] == ["Argentina"]
 
 
+def test_function_words_inside_two_names_do_not_make_them_one(nlp):
+    subs = _subs(nlp, "The views were expressed following a meeting of the UK Government in London",
+                 "The views were expressed following a meeting of the EU Negotiation Joint Ministerial Committee in London.")
+    assert [(s["text"], s["evidence"]) for s in subs] == [("UK Government", "EU Negotiation Joint Ministerial Committee")]
+
+
 def test_a_shared_title_does_not_make_two_people_one(nlp):
     """A quote given to another speaker: "Mr" is shared, the names are not."""
     subs = _subs(nlp, "Mr Modi said that nearly $30bn in old notes had been deposited.",
@@ -58,6 +64,9 @@ def test_a_unit_cut_off_at_the_name_takes_the_sentences_name_next_to_the_copied_
     ("Mr Brown said the cost had risen by a third.", "David Brown said the cost had risen by a third."),
     # a common noun for a name is a paraphrase, not a substitution
     ("The minister said the cost had risen by a third.", "Jane Smith said the cost had risen by a third."),
+    # an abbreviation for the full name is the same name
+    ("He said the BBC had been told about the plan last year.",
+     "He said the British Broadcasting Corporation had been told about the plan last year."),
     # too little copied around the slot to call it the same slot
     ("Smith won.", "Jones won."),
 ])

@@ -346,8 +346,21 @@ def _name_run(toks: Sequence[Any]) -> list[Any]:
 _TITLES = set("mr mrs ms miss mx dr prof professor sir dame lord lady rev st".split())
 
 
+def _abbreviates(short: Sequence[Any], full: Sequence[Any]) -> bool:
+    """Is `short` the initials of `full` ("BBC" / "the British Broadcasting Corporation", "ASDF" / "Air Self Defense
+    Force"): one name written two ways, not two names."""
+    words = [t.text for t in short if t.is_alpha and not t.is_stop]
+    if len(words) != 1 or not words[0].isupper() or len(words[0]) < 2:
+        return False
+    initials = "".join(t.text[0] for t in full if t.is_alpha and not t.is_stop and t.text[0].isupper())
+    return words[0] == initials
+
+
 def _name_words(toks: Sequence[Any]) -> set[str]:
-    return {t.lower_.rstrip(".") for t in toks if t.is_alpha and t.lower_.rstrip(".") not in _TITLES}
+    """The words that make a name this name: not titles, and not function words the entity takes in ("the", "of":
+    "the UK Government" and "the EU … Committee" share no name word)."""
+    return {t.lower_.rstrip(".") for t in toks
+            if t.is_alpha and not t.is_stop and t.lower_.rstrip(".") not in _TITLES}
 
 
 def _whole_name(toks: Sequence[Any], i: int, j: int) -> list[Any]:
@@ -401,7 +414,7 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     continue
                 # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
                 wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)
-                if _name_words(wa) & _name_words(wb):
+                if _name_words(wa) & _name_words(wb) or _abbreviates(wa, wb) or _abbreviates(wb, wa):
                     continue
                 start, end = a[0].idx, a[-1].idx + len(a[-1].text)
                 if start in seen or not in_focus(start, end, focus):

@@ -332,14 +332,19 @@ def _is_name(toks: Sequence[Any]) -> bool:
 
 
 def _name_run(toks: Sequence[Any]) -> list[Any]:
-    """The leading tokens that are name words (proper nouns or name entities); all of them if there are none."""
+    """The leading tokens that are name words (proper nouns or name entities), when the words after them carry
+    content (the sentence goes on: "Dublin due to high winds"); else all of them, so that a name's own determiner
+    still counts ("The Foxes" for "Leicester" stays a nickname, not a name put in another's place)."""
     run: list[Any] = []
     for t in toks:
         if t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS:
             run.append(t)
         else:
             break
-    return run or list(toks)
+    rest = toks[len(run):]
+    if run and any(t.is_alpha and not t.is_stop for t in rest):
+        return run
+    return list(toks)
 
 
 # titles that two different people share ("Mr Modi" / "Mr Jaitley"): not a word that makes two names one

@@ -129,3 +129,17 @@ def test_the_antonym_table_is_wordnets_with_its_licence():
     assert "lose" in table["verb"]["win"] and "win" in table["verb"]["lose"]
     assert "decrease" in table["verb"]["increase"] and "cheap" in table["adj"]["expensive"]
     assert all(" " not in a and "_" not in a for a in table["verb"])  # one-word lemmas only
+
+
+@pytest.mark.parametrize("source, text", [
+    # the same subject, but the antonym's object is another thing: no contradiction
+    ("People with autism often have difficulty reading faces. Some also lack social flexibility, studies say.",
+     "People with autism may lack social flexibility."),
+    # an attributive adjective picks a thing out ("other" / "the same"); it states nothing about it
+    ("The list of leading causes of death worldwide shares many of the same causes with the U.S. list.",
+     "Other leading causes of death worldwide include strokes."),
+])
+def test_what_is_not_an_antonym_contradiction(tools, source, text):
+    out = _check(tools, source, text)
+    assert not any(s.startswith("antonym") for v in out.values() for s in v.details["structure"]), \
+        {k: v.details["structure"] for k, v in out.items()}

@@ -168,9 +168,19 @@ def bearer(tok) -> str | None:
         return None
 
 
+_PREDICATIVE = {"acomp", "attr", "oprd"}  # "the plan was cheap", "it seemed easy"
+
+
+def _object(tok) -> str | None:
+    """The lemma of a verb's direct object: "lack flexibility" and "have difficulty" are not opposites."""
+    obj = next((c for c in tok.children if c.dep_ == "dobj"), None)
+    return obj.lemma_.lower() if obj is not None else None
+
+
 def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
-    """Verbs and adjectives of the unit's focus that the region does not say of their subject (or noun) while it says
-    one of their WordNet antonyms of it: "lost" where the region says the same party "won"."""
+    """Verbs and predicative adjectives of the unit's focus that the region does not say of their subject while it
+    says one of their WordNet antonyms of it (of the same object too, where both verbs have one): "lost" where the
+    region says the same party "won"."""
     table = antonyms()
     out = []
     for t in doc:
@@ -181,12 +191,15 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
         opposite = table[pos].get(lemma)
         if not opposite:
             continue
+        if pos == "adj" and t.dep_ not in _PREDICATIVE:
+            continue  # "other causes" / "the same causes": an attributive adjective picks a thing out, it says nothing
         who = bearer(t)
         if who is None or any(x.lemma_.lower() == lemma and bearer(x) in (who, None) for rd in region_docs for x in rd):
             continue  # the region says it too (of the same subject, or of one it does not name)
+        what = _object(t)
         for rd in region_docs:
-            r = next((x for x in rd if pos_class(x) == pos and x.lemma_.lower() in opposite and bearer(x) == who),
-                     None)
+            r = next((x for x in rd if pos_class(x) == pos and x.lemma_.lower() in opposite and bearer(x) == who
+                      and (what is None or _object(x) in (what, None))), None)
             if r is not None:
                 out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
                             "evidence": r.text, "unit_negated": _negated_unit(t)})

@@ -30,10 +30,8 @@ from citefix.verify.local import (
     NAME_KINDS,
     NOT_ARG,
     VALUE_LABELS,
-    antonyms,
-    bearer,
     name_substitutions,
-    pos_class,
+    opposite_in,
 )
 from citefix.verify.local import anchor as _anchor
 from citefix.verify.local import arg_role as _role
@@ -226,16 +224,10 @@ class Corrector:
         """An antonym predicate put back: the evidence's word in place of the unit's, when both have the same form
         ("lost" → "won", "ended" → "began"); a different form would need a word neither text nor source has."""
         flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("antonym: ")}
-        table = antonyms()
         out = []
         for t in toks:
-            pos = pos_class(t)
-            if t.text not in flagged or pos is None:
-                continue
-            opposite = table[pos].get(t.lemma_.lower(), frozenset())
-            cand = next((r for r in rdoc if pos_class(r) == pos and r.lemma_.lower() in opposite
-                         and bearer(r) == bearer(t) and r.tag_ == t.tag_), None)
-            if cand is None:
+            cand = opposite_in(t, rdoc) if t.text in flagged else None
+            if cand is None or cand.tag_ != t.tag_:
                 continue
             new = cand.text.lower() if t.text[:1].islower() else cand.text
             out.append(Correction(u.id, "negation", t.idx, t.idx + len(t.text), t.text, new,
@@ -278,32 +270,12 @@ def _differing(ent, cand) -> tuple[list, list]:
     """The tokens of the text's value and of the evidence's value that differ, once the words they share at either
     end, and the candidate's words that the text already has around the value, are set aside ("7 [to 4]" against
     "9 to 4" → "7" / "9")."""
-    doc = ent.doc
-    slot, repl = list(ent), list(cand)
     low = lambda t: t.lower_  # noqa: E731
-    # words the evidence has right after / before its value that the text's value holds inside it ("60lb" against
-    # "58" followed by "lb": only "60" is the slot, so the unit stays)
-    for j in range(len(slot) - 1, 0, -1):
-        after = [low(t) for t in cand.doc[cand.end : cand.end + j]]
-        if len(after) == j and [low(t) for t in slot[-j:]] == after:
-            slot = slot[:-j]
-            break
-    for j in range(len(slot) - 1, 0, -1):
-        before = [low(t) for t in cand.doc[max(0, cand.start - j) : cand.start]]
-        if len(before) == j and [low(t) for t in slot[:j]] == before:
-            slot = slot[j:]
-            break
-    # words the text already has right after / before the value
-    for j in range(len(repl) - 1, 0, -1):
-        after = [low(t) for t in doc[ent.end : ent.end + j]]
-        if len(after) == j and [low(t) for t in repl[-j:]] == after:
-            repl = repl[:-j]
-            break
-    for j in range(len(repl) - 1, 0, -1):
-        before = [low(t) for t in doc[max(0, ent.start - j) : ent.start]]
-        if len(before) == j and [low(t) for t in repl[:j]] == before:
-            repl = repl[j:]
-            break
+    # the words the evidence has right after / before its value that the text's value holds inside it ("60lb" against
+    # "58" followed by "lb": only "60" is the slot, so the unit stays); the words the text already has right after /
+    # before its value that the candidate holds inside it ("7 [to 4]" against "9 to 4")
+    slot = _shed(list(ent), cand.doc, cand.start, cand.end)
+    repl = _shed(list(cand), ent.doc, ent.start, ent.end)
     while len(slot) > 1 and len(repl) > 1 and low(slot[-1]) == low(repl[-1]):
         slot, repl = slot[:-1], repl[:-1]
     while len(slot) > 1 and len(repl) > 1 and low(slot[0]) == low(repl[0]):
@@ -311,6 +283,23 @@ def _differing(ent, cand) -> tuple[list, list]:
     if [low(t) for t in slot] == [low(t) for t in repl]:
         return [], []
     return slot, repl
+
+
+def _shed(toks: list, doc, start: int, end: int) -> list:
+    """`toks` without the longest run at its end that equals the words of `doc` right after [start, end), and then
+    without the longest run at its start that equals the words right before it (at least one token stays)."""
+    low = [t.lower_ for t in toks]
+    for j in range(len(toks) - 1, 0, -1):
+        after = [t.lower_ for t in doc[end : end + j]]
+        if len(after) == j and low[-j:] == after:
+            toks, low = toks[:-j], low[:-j]
+            break
+    for j in range(len(toks) - 1, 0, -1):
+        before = [t.lower_ for t in doc[max(0, start - j) : start]]
+        if len(before) == j and low[:j] == before:
+            toks = toks[j:]
+            break
+    return toks
 
 
 def _same_neighbours(ent, cand) -> int:

@@ -9,8 +9,8 @@ not the context copied in to make it checkable) must be found there:
 * a content word found elsewhere but not in the region counts as missing locally;
 * a verb whose lemma the region holds with the opposite polarity ("was not approved" / "was approved") is a
   *polarity mismatch*;
-* a verb or adjective the region does not hold, where the region holds its WordNet antonym on the same subject or
-  noun ("The SNP lost 56 seats" / "The SNP won 56 seats"), is an *antonym predicate*;
+* a verb or predicative adjective the region does not say of its subject, where the region says its WordNet antonym
+  of that subject (and object) ("The SNP lost 56 seats" / "The SNP won 56 seats"), is an *antonym predicate*;
 * a verb whose subject and object the region holds the other way round ("A beat B" / "B beat A", passives read as
   such) is a *role swap*;
 * a number, date or name of the unit that the region does not hold, where the region holds a *different* value of the
@@ -177,33 +177,37 @@ def _object(tok) -> str | None:
     return obj.lemma_.lower() if obj is not None else None
 
 
-def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
+def opposite_in(tok, region_doc) -> Any | None:
+    """The first word of `region_doc` that says a WordNet antonym of `tok` (a verb or adjective) of the same subject,
+    and of the same object where both verbs have one; None if there is none."""
+    pos = pos_class(tok)
+    opposite = antonyms()[pos].get(tok.lemma_.lower()) if pos else None
+    if not opposite:
+        return None
+    who, what = bearer(tok), _object(tok)
+    return next((x for x in region_doc if pos_class(x) == pos and x.lemma_.lower() in opposite and bearer(x) == who
+                 and (what is None or _object(x) in (what, None))), None)
+
+
+def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
+                       align: Sequence[Sequence[int]] | None = None) -> list[dict]:
     """Verbs and predicative adjectives of the unit's focus that the region does not say of their subject while it
     says one of their WordNet antonyms of it (of the same object too, where both verbs have one): "lost" where the
     region says the same party "won"."""
-    table = antonyms()
     out = []
     for t in doc:
         pos = pos_class(t)
         if pos is None or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
-        lemma = t.lemma_.lower()
-        opposite = table[pos].get(lemma)
-        if not opposite:
-            continue
         if pos == "adj" and t.dep_ not in _PREDICATIVE:
             continue  # "other causes" / "the same causes": an attributive adjective picks a thing out, it says nothing
-        who = bearer(t)
+        lemma, who = t.lemma_.lower(), bearer(t)
         if who is None or any(x.lemma_.lower() == lemma and bearer(x) in (who, None) for rd in region_docs for x in rd):
             continue  # the region says it too (of the same subject, or of one it does not name)
-        what = _object(t)
-        for rd in region_docs:
-            r = next((x for x in rd if pos_class(x) == pos and x.lemma_.lower() in opposite and bearer(x) == who
-                      and (what is None or _object(x) in (what, None))), None)
-            if r is not None:
-                out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
-                            "evidence": r.text, "unit_negated": _negated_unit(t)})
-                break
+        r = next((r for r in (opposite_in(t, rd) for rd in region_docs) if r is not None), None)
+        if r is not None:
+            out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
+                        "evidence": r.text, "unit_negated": _negated_unit(t, align)})
     return out
 
 
@@ -421,13 +425,13 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                 n_ctx = (left[2] - left[1] if left else 0) + (right[2] - right[1] if right else 0)
                 if n_ctx < context:
                     continue
-                a, b = utoks[i1:i2], stoks[j1:j2]
                 # a unit cut off right after (or before) the name: the sentence goes on past its name, so only the
                 # name next to the copied words is the slot ("… between Holyhead and Wrexham" / "… and Dublin due to")
                 if right is None and i2 == len(uw):
-                    b = _name_run(b)
+                    j2 = j1 + len(_name_run(stoks[j1:j2]))
                 elif left is None and i1 == 0:
-                    b = list(reversed(_name_run(list(reversed(b)))))
+                    j1 = j2 - len(_name_run(stoks[j1:j2][::-1]))
+                a, b = utoks[i1:i2], stoks[j1:j2]
                 if not (_is_name(a) and _is_name(b)):
                     continue
                 # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")

@@ -308,15 +308,14 @@ class UnitSignals:
         Returns (all of them, the polarity count, role swaps, value conflicts, name substitutions)."""
         # a verb the source states elsewhere with the unit's polarity and the unit's other words ("children … live and
         # learn" when the region's "aren't ready to learn" is another sentence) is not contradicted by this region
-        structure = [c for c in polarity_mismatches(doc, focus, seq, (unit.meta or {}).get("align")) if not self._polarity_elsewhere(doc, c, pool)]
+        align = (unit.meta or {}).get("align")
+        structure = [c for c in polarity_mismatches(doc, focus, seq, align) if not self._polarity_elsewhere(doc, c, pool)]
         n_pol = len(structure)
         rdocs = self._parse_regions(texts)
         # a predicate whose antonym the region says of the same subject, unless some source sentence states the
         # unit's own word with its other content words (the same guard as polarity)
-        if self.params.get("local", {}).get("antonyms", True):
-            opposed = [c for c in antonym_predicates(doc, focus, rdocs) if not self._polarity_elsewhere(doc, c, pool)]
-        else:
-            opposed = []
+        opposed = [c for c in antonym_predicates(doc, focus, rdocs, align) if not self._polarity_elsewhere(doc, c, pool)
+                   ] if self.params.get("local", {}).get("antonyms", True) else []
         structure += opposed
         n_pol += len(opposed)
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) else []

@@ -17,6 +17,7 @@ from citefix.chunking import split_sentences
 from citefix.models import Case, Unit
 from citefix.verify.lexical import date_words, find_numbers, negations, number_supported, time_phrases
 from citefix.verify.local import (
+    CLAUSE_REACH,
     antonym_predicates,
     focus_ranges,
     in_focus,
@@ -334,7 +335,8 @@ class UnitSignals:
     @staticmethod
     def _polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
         """Does some source sentence piece hold the mismatched verb (by lemma) with the unit's polarity, together with
-        every other content word of the unit (by form or lemma)? The same negation cues as the region check."""
+        every other content word of the unit (by form or lemma) within CLAUSE_REACH words of it? The same negation
+        cues as the region check."""
         verb = next((t for t in doc if t.idx == mismatch["start"]), None)
         if verb is None:
             return False
@@ -351,6 +353,9 @@ class UnitSignals:
                     continue
                 p = max(0, bisect.bisect_right(ps, pos) - 1)
                 piece = region_words(words, ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text))
+                # the verb's own clause: the unit's other words near it, not anywhere in a long sentence
+                at = next((j for j, w in enumerate(piece) if w[0] == pos), 0)
+                piece = piece[max(0, at - CLAUSE_REACH):at + CLAUSE_REACH + 1]
                 forms = {w for _, w, _ in piece} | {lm for _, _, lm in piece}
                 if all(w in forms or lm in forms for w, lm in need):
                     return True

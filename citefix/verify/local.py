@@ -85,15 +85,21 @@ def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
 
 
 def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
-    """A negation cue on the verb: a `neg` child, or a cue among the three words before it that stood right before it
-    in the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
+    """A negation cue on the verb: a `neg` child, or a cue among the three words before it, with no inflected word but
+    auxiliaries between (as on the source side, ``source_negated``), that stood right before it in the text the unit
+    was cut from too — a cue of another verb must not reach across words the decomposer left out
     ("won't translate [into Bernie Sanders] becoming": "becoming" is not negated)."""
     if any(c.dep_ == "neg" for c in tok.children):
         return True
     doc = tok.doc
     here = _original_offset(align, tok.idx)
-    return any(doc[j].lower_ in NEG_WORDS and here - _original_offset(align, doc[j].idx) == tok.idx - doc[j].idx
-               for j in range(max(0, tok.i - 3), tok.i))
+    for j in range(tok.i - 1, max(0, tok.i - 3) - 1, -1):
+        w = doc[j]
+        if w.lower_ in NEG_WORDS and here - _original_offset(align, w.idx) == tok.idx - w.idx:
+            return True
+        if _ends_cue(w.lower_, w.lemma_.lower()):
+            return False
+    return False
 
 
 _NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
@@ -105,6 +111,10 @@ _NEG_PARTICLES = {"not", "n't", "never"}  # only these after the verb: "were wit
 _AUX_LEMMAS = {"be", "have", "do", "will", "would", "can", "could", "shall", "should", "may", "might", "must"}
 
 
+def _ends_cue(word: str, lemma: str) -> bool:
+    return lemma != word and lemma not in _AUX_LEMMAS
+
+
 def source_negated(seq: Sequence[tuple[int, str, str]], k: int) -> bool:
     """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
     before it with no inflected word but auxiliaries between, or right after it for "be", "have" and "do" ("he was not
@@ -112,7 +122,7 @@ def source_negated(seq: Sequence[tuple[int, str, str]], k: int) -> bool:
     for j in range(k - 1, max(0, k - 3) - 1, -1):
         if seq[j][1] in NEG_WORDS:
             return True
-        if seq[j][2] != seq[j][1] and seq[j][2] not in _AUX_LEMMAS:
+        if _ends_cue(seq[j][1], seq[j][2]):
             break
     return seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in _NEG_PARTICLES
 

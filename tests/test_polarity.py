@@ -180,3 +180,10 @@ def test_a_negation_does_not_reach_past_another_verb_in_the_source(tools):
     out = _check(tools, source.replace("who has not been identified, said", "has not said"),
                  "The driver of the car has said he got into an argument with the suspects.")
     assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+def test_a_negation_does_not_reach_across_punctuation(tools):
+    source = ("Hull went to Southampton and came away with nothing. Steve Bruce is confident he can keep Hull City in "
+              "the Premier League this season.")
+    out = _check(tools, source, "Steve Bruce is confident he can keep Hull City in the Premier League this season.")
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}

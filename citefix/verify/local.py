@@ -85,8 +85,8 @@ def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
 
 
 def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
-    """A negation cue on the verb: a `neg` child, or a cue among the three words before it, with no inflected word but
-    auxiliaries between (as on the source side, ``source_negated``), that stood right before it in the text the unit
+    """A negation cue on the verb: a `neg` child, or a cue among the three words before it, with no punctuation and no
+    inflected word but auxiliaries between (as on the source side, ``source_negated``), that stood right before it in the text the unit
     was cut from too — a cue of another verb must not reach across words the decomposer left out
     ("won't translate [into Bernie Sanders] becoming": "becoming" is not negated)."""
     if any(c.dep_ == "neg" for c in tok.children):
@@ -95,6 +95,8 @@ def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
     here = _original_offset(align, tok.idx)
     for j in range(tok.i - 1, max(0, tok.i - 3) - 1, -1):
         w = doc[j]
+        if w.is_punct:
+            return False
         if w.lower_ in NEG_WORDS and here - _original_offset(align, w.idx) == tok.idx - w.idx:
             return True
         if _ends_cue(w.lower_, w.lemma_.lower()):
@@ -117,9 +119,11 @@ def _ends_cue(word: str, lemma: str) -> bool:
 
 def source_negated(seq: Sequence[tuple[int, str, str]], k: int) -> bool:
     """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
-    before it with no inflected word but auxiliaries between, or right after it for "be", "have" and "do" ("he was not
+    before it with no punctuation and no inflected word but auxiliaries between, or right after it for "be", "have" and "do" ("he was not
     happy"), as spaCy parses the unit's side."""
     for j in range(k - 1, max(0, k - 3) - 1, -1):
+        if seq[j + 1][0] - (seq[j][0] + len(seq[j][1])) > 1:
+            break  # punctuation between (the sequence holds words only): "with nothing. Steve Bruce is"
         if seq[j][1] in NEG_WORDS:
             return True
         if _ends_cue(seq[j][1], seq[j][2]):

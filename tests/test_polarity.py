@@ -187,3 +187,7 @@ def test_a_negation_does_not_reach_across_punctuation(tools):
               "the Premier League this season.")
     out = _check(tools, source, "Steve Bruce is confident he can keep Hull City in the Premier League this season.")
     assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    # a quotation mark is no pause: "did not "feel cheated"" is negated on both sides
+    source = 'Gill, who had been having chemotherapy, said that he did not "feel cheated" and had been lucky.'
+    out = _check(tools, source, 'Gill said that he did not "feel cheated".')
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}

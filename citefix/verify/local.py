@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 NEG_WORDS = {"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor", "without", "cannot", "none"}
 _AGENT = {"nsubj", "csubj"}
@@ -95,7 +95,7 @@ def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
     here = _original_offset(align, tok.idx)
     for j in range(tok.i - 1, max(0, tok.i - 3) - 1, -1):
         w = doc[j]
-        if w.is_punct:
+        if w.is_punct and not w.is_quote:
             return False
         if w.lower_ in NEG_WORDS and here - _original_offset(align, w.idx) == tok.idx - w.idx:
             return True
@@ -117,12 +117,23 @@ def _ends_cue(word: str, lemma: str) -> bool:
     return lemma != word and lemma not in _AUX_LEMMAS
 
 
-def source_negated(seq: Sequence[tuple[int, str, str]], k: int) -> bool:
+PAUSES = set(".,;:!?()[]{}-\u2013\u2014")  # punctuation a negation cue does not reach across (quotes it does)
+
+
+def word_pauses(words: Sequence[tuple[int, str, str]], text: str, lo: int = 1, hi: int | None = None) -> set[int]:
+    """Indices i in [lo, hi) of a word sequence from `text` with punctuation between words i-1 and i."""
+    hi = len(words) if hi is None else min(hi, len(words))
+    return {i for i in range(max(1, lo), hi)
+            if any(c in PAUSES for c in text[words[i - 1][0] + len(words[i - 1][1]):words[i][0]])}
+
+
+def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Collection[int] = ()) -> bool:
     """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
-    before it with no punctuation and no inflected word but auxiliaries between, or right after it for "be", "have" and "do" ("he was not
+    before it with no punctuation (`pauses`, from ``word_pauses``) and no inflected word but auxiliaries between, or
+    right after it for "be", "have" and "do" ("he was not
     happy"), as spaCy parses the unit's side."""
     for j in range(k - 1, max(0, k - 3) - 1, -1):
-        if seq[j + 1][0] - (seq[j][0] + len(seq[j][1])) > 1:
+        if j + 1 in pauses:
             break  # punctuation between (the sequence holds words only): "with nothing. Steve Bruce is"
         if seq[j][1] in NEG_WORDS:
             return True
@@ -165,7 +176,7 @@ def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: s
 
 
 def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]],
-                        align: Sequence[Sequence[int]] | None = None) -> list[dict]:
+                        align: Sequence[Sequence[int]] | None = None, pauses: Collection[int] = ()) -> list[dict]:
     """Verbs of the unit's focus whose every occurrence (by lemma) in the region that stands among the most of the
     unit's other content words has the other polarity. `align` maps
     the unit's text to the text it was cut from (meta["align"]), so that a gap is not read across."""
@@ -178,7 +189,7 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
         hits = _aligned_hits([k for k, (_, _, lem) in enumerate(seq) if lem == lemma], seq, _content_words(doc, t))
         if not hits:
             continue
-        src_neg = [source_negated(seq, k) for k in hits]
+        src_neg = [source_negated(seq, k, pauses) for k in hits]
         u_neg = _negated_unit(t, align)
         if all(n != u_neg for n in src_neg):
             out.append({"kind": "polarity", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),

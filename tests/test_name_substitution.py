@@ -72,6 +72,13 @@ def test_words_the_summary_left_out_do_not_break_the_copy(nlp):
                  "Ms Hamilton said that in the workshops, children were taught breathing exercises.") == []
 
 
+def test_a_name_whose_following_words_the_summary_left_out_is_the_slot(nlp):
+    subs = _subs(nlp, "Asked about the appointment of Senator Hamad Sheikh Salman said",
+                 "Asked about the appointment of Senator John Kerry as US secretary of state, Sheikh Salman said he "
+                 "was hopeful.")
+    assert [(s["text"], s["evidence"]) for s in subs] == [("Hamad", "John Kerry")]
+
+
 def test_a_unit_cut_off_at_the_name_takes_the_sentences_name_next_to_the_copied_words(nlp):
     # the unit ends at the name; the evidence sentence goes on past its own name
     subs = _subs(nlp, "The ferry company cancelled six of its fast sailings between Holyhead and Cardiff",

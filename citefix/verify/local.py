@@ -500,9 +500,14 @@ def _copied_around(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> int
     other word of the unit is copied in order, all of them (the summary left out words only the evidence has: "X said
     that [in the workshops,] children were taught")."""
     near = sum(ops[m][2] - ops[m][1] for m in (k - 1, k + 1) if 0 <= m < len(ops) and ops[m][0] == "equal")
-    if all(op[0] in ("equal", "insert") for m, op in enumerate(ops) if m != k):
+    if _all_copied_but(ops, k):
         return sum(op[2] - op[1] for op in ops if op[0] == "equal")
     return near
+
+
+def _all_copied_but(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> bool:
+    """Is every word of the unit outside opcode k copied, in order (the evidence may hold more words)?"""
+    return all(op[0] in ("equal", "insert") for m, op in enumerate(ops) if m != k)
 
 
 def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
@@ -544,6 +549,10 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     j2 = j1 + len(_name_run(stoks[j1:j2]))
                 elif left is None and i1 == 0:
                     j1 = j2 - len(_name_run(stoks[j1:j2][::-1]))
+                elif _all_copied_but(ops, k):
+                    # the summary left out what follows the evidence's name ("Senator [John Kerry] as US secretary
+                    # of state, Sheikh Salman said" / "Senator Hamad Sheikh Salman said"): the name is the slot
+                    j2 = j1 + len(_name_run(stoks[j1:j2]))
                 a, b = utoks[i1:i2], stoks[j1:j2]
                 if not (_is_name(a) and _is_name(b)):
                     continue

@@ -86,8 +86,8 @@ def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
 
 def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
     """A negation cue on the verb: a `neg` child, or a cue among the three words before it, with no punctuation and no
-    inflected word but auxiliaries between (as on the source side, ``source_negated``), that stood right before it in the text the unit
-    was cut from too — a cue of another verb must not reach across words the decomposer left out
+    inflected word but auxiliaries between (as on the source side, ``source_negated``), that stood right before it in
+    the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
     ("won't translate [into Bernie Sanders] becoming": "becoming" is not negated)."""
     if any(c.dep_ == "neg" for c in tok.children):
         return True
@@ -130,8 +130,7 @@ def word_pauses(words: Sequence[tuple[int, str, str]], text: str, lo: int = 1, h
 def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Collection[int] = ()) -> bool:
     """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
     before it with no punctuation (`pauses`, from ``word_pauses``) and no inflected word but auxiliaries between, or
-    right after it for "be", "have" and "do" ("he was not
-    happy"), as spaCy parses the unit's side."""
+    right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side."""
     for j in range(k - 1, max(0, k - 3) - 1, -1):
         if j + 1 in pauses:
             break  # punctuation between (the sequence holds words only): "with nothing. Steve Bruce is"
@@ -178,8 +177,8 @@ def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: s
 def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]],
                         align: Sequence[Sequence[int]] | None = None, pauses: Collection[int] = ()) -> list[dict]:
     """Verbs of the unit's focus whose every occurrence (by lemma) in the region that stands among the most of the
-    unit's other content words has the other polarity. `align` maps
-    the unit's text to the text it was cut from (meta["align"]), so that a gap is not read across."""
+    verb's clause words in the unit has the other polarity. `align` maps the unit's text to the text it was cut from
+    (meta["align"]), so that a gap is not read across; `pauses` marks punctuation in `seq` (``word_pauses``)."""
     out = []
     for t in doc:
         main = t.pos_ == "VERB" or (t.pos_ == "AUX" and t.dep_ not in ("aux", "auxpass"))  # "is not its teacher"
@@ -519,8 +518,8 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     Brown" is the same man named two ways), the words next to it on each side are copied unchanged (a sentence edge
     counts as a side), and at least `context` copied words surround it: right next to it, or anywhere in the unit when
     all its other words are copied in order (words only the evidence has, which the summary left out, do not break
-    the copy). This catches an entity taken from elsewhere in the article and
-    put in another's place, which the region-level checks miss when the verb or role gives no handle."""
+    the copy). This catches an entity taken from elsewhere in the article and put in another's place, which the
+    region-level checks miss when the verb or role gives no handle."""
     utoks = [t for t in doc if not t.is_space]
     uw = [t.lower_ for t in utoks]
     out: list[dict] = []

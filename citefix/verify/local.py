@@ -316,21 +316,21 @@ def roles(verb) -> tuple[set[str], set[str]]:
     return agent, patient
 
 
-def _finite(verb) -> bool:
-    """A verb whose voice its form shows: finite, or with its own auxiliary ("was greeted"); not a bare participle
-    ("wanted the land used", where the parser makes "land" the subject of "used")."""
-    return verb.tag_ in ("VBD", "VBZ", "VBP") or any(c.dep_ in ("aux", "auxpass") for c in verb.children)
+def _passive(verb) -> bool:
+    """A verb with its passive auxiliary ("was greeted"): its subject is plainly the patient. Not a bare participle
+    ("wanted the land used") nor an inverted report ("…, says a new report"), where the parser's subject is unsure."""
+    return verb.tag_ == "VBN" and any(c.dep_ == "auxpass" for c in verb.children)
 
 
 def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
-    """Verbs of the focus whose agent and patient (or the one of them the unit has) the region's same verb holds the
-    other way round, and nowhere the unit's way."""
+    """Verbs of the focus whose agent and patient (or, for a passive, the one of them the unit has) the region's same
+    verb holds the other way round, and nowhere the unit's way."""
     out = []
     for t in doc:
         if t.pos_ != "VERB" or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
         ua, up = roles(t)
-        if not ua and not up or not (ua and up) and not _finite(t):
+        if not ua and not up or not (ua and up) and not _passive(t):
             continue
         lemma = t.lemma_.lower()
         swapped = right = False
@@ -342,8 +342,8 @@ def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]
                 if (ua & sa) or (up & sp):
                     right = True
                 elif (ua & sp or not ua) and (up & sa or not up) and sa and sp:
-                    # one argument is enough when the region's verb has both and the unit's stands on the other
-                    # side ("Ferguson was greeted" where "Jak was greeted by Ferguson")
+                    # one argument is enough for a passive when the region's verb has both and the unit's stands on
+                    # the other side ("Ferguson was greeted" where "Jak was greeted by Ferguson")
                     swapped = True
         if swapped and not right:
             out.append({"kind": "role", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})

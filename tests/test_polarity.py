@@ -191,3 +191,19 @@ def test_a_negation_does_not_reach_across_punctuation(tools):
     source = 'Gill, who had been having chemotherapy, said that he did not "feel cheated" and had been lucky.'
     out = _check(tools, source, 'Gill said that he did not "feel cheated".')
     assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+def test_the_verbs_occurrence_is_matched_within_its_own_sentence():
+    """A text copying two sentences that use one verb with both polarities: each occurrence is matched in its own
+    sentence, so neither is read as contradicted (whole-text units of SummEval summaries do this)."""
+    from citefix.nlp import load_spacy
+    from citefix.verify.local import polarity_mismatches, word_pauses
+
+    nlp = load_spacy()
+    source = ("Thousands of holidaymakers caught up in last summer's passport delay fiasco have not received any "
+              "compensation. At the same time, managers at the passport agency, which made a £42 million profit "
+              "during the chaos, received up to £3,500 in bonuses. Ministers refused to give a blanket refund.")
+    text = source.rsplit(" Ministers", 1)[0]
+    seq = [(t.idx, t.lower_, t.lemma_.lower()) for t in nlp(source) if not t.is_space and not t.is_punct]
+    doc = nlp(text)
+    assert polarity_mismatches(doc, [(0, len(text))], seq, None, word_pauses(seq, source)) == []

@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Collection, Sequence
+from typing import Any, Mapping, Sequence
 
 NEG_WORDS = {"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor", "without", "cannot", "none"}
 _AGENT = {"nsubj", "csubj"}
@@ -120,17 +120,27 @@ def _ends_cue(word: str, lemma: str) -> bool:
 PAUSES = set(".,;:!?()[]{}-\u2013\u2014")  # punctuation a negation cue does not reach across (quotes it does)
 
 
-def word_pauses(words: Sequence[tuple[int, str, str]], text: str, lo: int = 1, hi: int | None = None) -> set[int]:
-    """Indices i in [lo, hi) of a word sequence from `text` with punctuation between words i-1 and i."""
+SENTENCE_ENDS = set(".!?")
+
+
+def word_pauses(words: Sequence[tuple[int, str, str]], text: str, lo: int = 1,
+                hi: int | None = None) -> dict[int, bool]:
+    """Indices i in [lo, hi) of a word sequence from `text` with punctuation between words i-1 and i, each mapped to
+    whether that punctuation ends a sentence."""
     hi = len(words) if hi is None else min(hi, len(words))
-    return {i for i in range(max(1, lo), hi)
-            if any(c in PAUSES for c in text[words[i - 1][0] + len(words[i - 1][1]):words[i][0]])}
+    out: dict[int, bool] = {}
+    for i in range(max(1, lo), hi):
+        gap = text[words[i - 1][0] + len(words[i - 1][1]):words[i][0]]
+        if any(c in PAUSES for c in gap):
+            out[i] = any(c in SENTENCE_ENDS for c in gap)
+    return out
 
 
-def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Collection[int] = ()) -> bool:
+def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[int, bool] | None = None) -> bool:
     """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
     before it with no punctuation (`pauses`, from ``word_pauses``) and no inflected word but auxiliaries between, or
     right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side."""
+    pauses = pauses or {}
     for j in range(k - 1, max(0, k - 3) - 1, -1):
         if j + 1 in pauses:
             break  # punctuation between (the sequence holds words only): "with nothing. Steve Bruce is"
@@ -160,14 +170,25 @@ def _content_words(doc, verb) -> set[str]:
     return out
 
 
-def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: set[str]) -> list[int]:
+def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: set[str],
+                  pauses: Mapping[int, bool]) -> list[int]:
     """The occurrences of the unit's verb that stand among the most of its clause's content words in the unit (within
-    CLAUSE_REACH words): the predicate the unit restates, not another clause's "be" or "do" ("It shouldn't be down
-    to …" beside "Gosling's goal was their first"). All of them when none has any of those words nearby."""
+    CLAUSE_REACH words, in the same sentence): the predicate the unit restates, not another clause's "be" or "do"
+    ("It shouldn't be down to …" beside "Gosling's goal was their first"). All of them when none has any of those
+    words nearby."""
     if len(hits) < 2 or not words:
         return hits
+
     def near(k: int) -> int:
         lo, hi = max(0, k - CLAUSE_REACH), min(len(seq), k + CLAUSE_REACH + 1)
+        for i in range(k, lo, -1):
+            if pauses.get(i):
+                lo = i
+                break
+        for i in range(k + 1, hi):
+            if pauses.get(i):
+                hi = i
+                break
         return len({w for _, w, lem in seq[lo:hi] if w in words or lem in words})
     counts = [near(k) for k in hits]
     best = max(counts)
@@ -175,17 +196,19 @@ def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: s
 
 
 def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]],
-                        align: Sequence[Sequence[int]] | None = None, pauses: Collection[int] = ()) -> list[dict]:
+                        align: Sequence[Sequence[int]] | None = None, pauses: Mapping[int, bool] | None = None) -> list[dict]:
     """Verbs of the unit's focus whose every occurrence (by lemma) in the region that stands among the most of the
     verb's clause words in the unit has the other polarity. `align` maps the unit's text to the text it was cut from
     (meta["align"]), so that a gap is not read across; `pauses` marks punctuation in `seq` (``word_pauses``)."""
     out = []
+    pauses = pauses or {}
     for t in doc:
         main = t.pos_ == "VERB" or (t.pos_ == "AUX" and t.dep_ not in ("aux", "auxpass"))  # "is not its teacher"
         if not main or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
         lemma = t.lemma_.lower()
-        hits = _aligned_hits([k for k, (_, _, lem) in enumerate(seq) if lem == lemma], seq, _content_words(doc, t))
+        hits = _aligned_hits([k for k, (_, _, lem) in enumerate(seq) if lem == lemma], seq, _content_words(doc, t),
+                             pauses)
         if not hits:
             continue
         src_neg = [source_negated(seq, k, pauses) for k in hits]

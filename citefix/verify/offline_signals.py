@@ -245,12 +245,14 @@ class UnitSignals:
                     "misplaced_word_frac": 0.0, "polarity_mismatch": 0, "role_swap": 0, "value_conflict": 0,
                     "name_substitution": 0, "structure": []}
         seq: list[tuple[int, str, str]] = []
-        pauses: set[int] = set()  # indices of seq with punctuation before them (and each region's first word)
+        # indices of seq with punctuation before them → whether it ends a sentence (each region starts one)
+        pauses: dict[int, bool] = {}
         texts: list[str] = []
         for r in regions:
             src = pool.sources[r.source]
             got = region_words(src.words_at, r.start, r.end)
-            pauses |= {len(seq) + i for i in word_pauses(got, src.text)} | {len(seq)}
+            pauses.update({len(seq) + i: end for i, end in word_pauses(got, src.text).items()})
+            pauses[len(seq)] = True
             seq += got
             texts.append(src.text[r.start : r.end])
         words = {w for _, w, _ in seq}
@@ -307,7 +309,7 @@ class UnitSignals:
             "structure": structure,
         }
 
-    def _structure(self, unit: Unit, doc, pool: _Pool, focus, seq_pauses: tuple[list[tuple[int, str, str]], set[int]],
+    def _structure(self, unit: Unit, doc, pool: _Pool, focus, seq_pauses: tuple[list[tuple[int, str, str]], dict[int, bool]],
                    texts: list[str],
                    anchored) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
                                       list[dict[str, Any]]]:

@@ -14,9 +14,8 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar, cast
+from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar, cast
 from urllib.parse import urlparse
 
 from citefix.errors import LLMError
@@ -36,6 +35,7 @@ from citefix.llm.failures import (  # noqa: F401 - re-exported: callers import t
     redact,
     retry_after,
 )
+from citefix.llm.unobserved import litellm_listens, unobserved_call  # noqa: F401 - re-exported
 from citefix.models import CallRecord
 
 T = TypeVar("T")
@@ -174,41 +174,6 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
     cast(Any, call).api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)
     cast(Any, call).completion_kwargs = dict(completion_kwargs)
     return call
-
-
-# litellm's own success logging, run after each answer in its logging thread pool, feeds only what is registered with
-# litellm (callbacks, its cache, its budget); citefix keeps its own call log from the answer (tokens, cost, deployment).
-_LISTENER_LISTS = ("callbacks", "success_callback", "_async_success_callback", "service_callback", "input_callback")
-
-
-def litellm_listens(litellm: Any) -> bool:
-    """Whether anything is registered with litellm that its success logging feeds: a callback, its cache, a budget."""
-    if any(getattr(litellm, name, None) for name in _LISTENER_LISTS):
-        return True
-    return getattr(litellm, "cache", None) is not None or bool(getattr(litellm, "max_budget", None))
-
-
-@contextmanager
-def unobserved_call(litellm: Any) -> Iterator[None]:
-    """Around one litellm.completion: when nothing listens (``litellm_listens``), the call is marked the way litellm
-    marks its own nested calls, so it skips the success logging that would otherwise run in litellm's logging threads
-    for nobody (about 1 ms of CPU a call, taken from the threads that wait on the GIL for their answers;
-    bench/bench_check.py). The answer, its usage and its price (computed before that logging) are unchanged; a failure
-    is logged by litellm as before. A litellm without the marker: the call runs as it always did."""
-    var = None
-    if not litellm_listens(litellm):
-        try:
-            from litellm._internal_context import is_internal_call as var
-        except ImportError:  # another litellm: nothing to skip
-            var = None
-    if var is None:
-        yield
-        return
-    token = var.set(True)
-    try:
-        yield
-    finally:
-        var.reset(token)
 
 
 def raw_response(resp: Any, model: str, litellm: Any) -> RawResponse:

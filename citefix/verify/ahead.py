@@ -7,15 +7,24 @@ the same windows of cases (``citefix.verify.offline.PREFETCH_WINDOW``), so the s
 every score is bit for bit what the one-thread order gives (tests/test_prefetch_ahead.py). Only the order in time
 changes; a window's failure is raised where the window is next needed, as it would have been there.
 
+The background thread shares no mutable model state with the checking thread: neither spaCy pipelines nor fast
+tokenizers may be used from two threads at once (a shared pipeline crashed the process in one of a few 100-case runs;
+a shared tokenizer's truncation setting is per object). It works through a twin of each offline verifier: the same
+encoder weights (torch inference is thread-safe) with its own copy of the tokenizer, its own spaCy pipeline (loaded
+once, the same packaged model), the same parameters; what it analyses moves into the verifier's own cache, under the
+cache's lock and within its byte budget, exactly as ``_sources`` would have stored it.
+
 By default (``CITEFIX_PREFETCH_AHEAD`` unset or ``auto``) a window is analysed ahead only when the process may use two
 cores or more and the machine's 1-minute load average is below its number of cores (a core is free): on a machine
-whose cores are all busy the second thread only competes with the first (measured on the shared 2-core machine at a
-load average of 3-4: 40 cases took 5-10% longer ahead than in one thread). ``1`` always analyses ahead, ``0`` never
+whose cores are all busy the second thread only competes with the first. ``1`` always analyses ahead, ``0`` never
 (each window in the calling thread, as before).
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import hashlib
 import os
 import threading
 from typing import Any, Sequence
@@ -57,6 +66,77 @@ def core_free() -> bool:
         return True
 
 
+def offline_bases(verifiers: Sequence[Any]) -> list[Any]:
+    """The distinct offline verifiers among `verifiers` (each once, whether given as itself or behind wrappers)."""
+    from citefix.verify.base import Wrapping
+    from citefix.verify.offline import OfflineVerifier
+
+    out: dict[int, Any] = {}
+    for v in verifiers:
+        while isinstance(v, Wrapping):
+            v = v.inner
+        if isinstance(v, OfflineVerifier):
+            out.setdefault(id(v), v)
+    return list(out.values())
+
+
+def twin(base: Any) -> Any:
+    """An offline verifier that analyses sources as `base` does, sharing none of its mutable model state: the same
+    encoder weights with a copy of the tokenizer, its own spaCy pipeline, the same parameters."""
+    import spacy
+
+    enc, nlp = base.encoder, base.nlp
+    # the same pipeline, loaded anew from where the shared one came from (its own vocab and caches)
+    own_nlp = spacy.load(nlp.path) if getattr(nlp, "path", None) else copy.deepcopy(nlp)
+    if dataclasses.is_dataclass(enc):
+        own_enc = dataclasses.replace(enc, tokenizer=copy.deepcopy(enc.tokenizer))
+    else:
+        own_enc = copy.copy(enc)
+        own_enc.tokenizer = copy.deepcopy(enc.tokenizer)
+    # the verifier's own class (a subclass may analyse differently), with its models and parameters
+    return type(base)(signal=base.signal, params=base.params, nlp=own_nlp, encoder=own_enc,
+                      cache_bytes=base._cache_bytes)
+
+
+def _key(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()  # the key of SourceAnalysis's cache
+
+
+def seed(analysed: Any, base: Any, cases: Sequence[Case]) -> Any:
+    """`analysed` (a twin) given the entries `base` already holds for the sources of `cases`, so that it analyses
+    only the others, in the same batches as `base` itself would (a source shared with an earlier window is not
+    analysed again, and the batch of the rest is what it would have been)."""
+    keys = dict.fromkeys(_key(x.text) for c in cases for x in c.sources)
+    with base._lock:
+        held = [(k, base._cache[k]) for k in keys if k in base._cache]
+    for k, info in held:
+        if k not in analysed._cache:
+            analysed._cache[k] = info
+            analysed._cached_bytes += info.nbytes()
+    return analysed
+
+
+def adopt(base: Any, analysed: Any) -> None:
+    """The sources `analysed` (a twin's cache) stored in `base`'s cache, as ``SourceAnalysis._sources`` stores what it
+    analyses: an entry already there is kept, the byte count follows, and least recently used entries go once the
+    budget is passed (never the ones just stored)."""
+    entries = list(analysed._cache.items())
+    analysed._cache.clear()
+    analysed._cached_bytes = 0
+    with base._lock:
+        for k, info in entries:
+            if k not in base._cache:
+                base._cache[k] = info
+                base._cached_bytes += info.nbytes()
+            base._cache.move_to_end(k)
+        keep = {k for k, _ in entries}
+        while base._cache and base._cached_bytes > base._cache_bytes:
+            k = next(iter(base._cache))
+            if k in keep:
+                break
+            base._cached_bytes -= base._cache.pop(k).nbytes()
+
+
 class PrefetchAhead:
     """Windows of cases for ``citefix.verify.offline.prefetch``: each window is analysed before its cases are checked,
     the next one in a background thread meanwhile (``mode()``: auto, always or never)."""
@@ -65,6 +145,7 @@ class PrefetchAhead:
         self.verifiers = list(verifiers)
         self.mode = mode() if ahead is None else ahead  # auto | always | never
         self.started = 0  # windows analysed in the background
+        self._twins: dict[int, Any] = {}
         self._thread: threading.Thread | None = None
         self._pending: tuple[str, ...] | None = None  # ids of the cases the background pass covers
         self._out: dict[str, Any] = {}
@@ -83,6 +164,8 @@ class PrefetchAhead:
             out, self._out = self._out, {}
             if "error" in out:
                 raise out["error"]
+            for base, analysed in out["pairs"]:
+                adopt(base, analysed)
             if pending == key:
                 did = out["did"]
         if did is None:
@@ -94,11 +177,19 @@ class PrefetchAhead:
     def _start(self, cases: list[Case]) -> None:
         from citefix.verify.offline import prefetch
 
+        pairs = []
+        for base in offline_bases(self.verifiers):
+            if id(base) not in self._twins:
+                self._twins[id(base)] = twin(base)  # models loaded here, in the calling thread
+            pairs.append((base, seed(self._twins[id(base)], base, cases)))
         out = self._out
+        out["did"] = prefetch(self.verifiers, [])  # (no work) the positions prefetch gives of the offline verifiers
 
         def work() -> None:
             try:
-                out["did"] = prefetch(self.verifiers, cases)
+                for _, analysed in pairs:
+                    analysed.prefetch(cases)
+                out["pairs"] = pairs
             except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread when the window is needed
                 out["error"] = exc
 

@@ -23,7 +23,6 @@ whose cores are all busy the second thread only competes with the first. ``1`` a
 from __future__ import annotations
 
 import copy
-import dataclasses
 import hashlib
 import os
 import threading
@@ -88,11 +87,8 @@ def twin(base: Any) -> Any:
     enc, nlp = base.encoder, base.nlp
     # the same pipeline, loaded anew from where the shared one came from (its own vocab and caches)
     own_nlp = spacy.load(nlp.path) if getattr(nlp, "path", None) else copy.deepcopy(nlp)
-    if dataclasses.is_dataclass(enc):
-        own_enc = dataclasses.replace(enc, tokenizer=copy.deepcopy(enc.tokenizer))
-    else:
-        own_enc = copy.copy(enc)
-        own_enc.tokenizer = copy.deepcopy(enc.tokenizer)
+    own_enc = copy.copy(enc)  # the same model object (weights shared), a tokenizer of its own
+    own_enc.tokenizer = copy.deepcopy(enc.tokenizer)
     # the verifier's own class (a subclass may analyse differently), with its models and parameters
     return type(base)(signal=base.signal, params=base.params, nlp=own_nlp, encoder=own_enc,
                       cache_bytes=base._cache_bytes)

@@ -49,6 +49,36 @@ def test_a_shared_title_does_not_make_two_people_one(nlp):
     assert [(s["text"], s["evidence"]) for s in subs] == [("Modi", "Jaitley")]
 
 
+@pytest.mark.parametrize("text, evidence, swapped", [
+    # a shared title or qualifier is not a shared name: the names end on different words
+    ("Justice Minister Alan Turing confirmed a motion will go before the assembly.",
+     "Justice Minister Claire Sugden confirmed a motion will go before the assembly for approval.", "Alan Turing"),
+    ("Prince Catherine tried on a pilot's helmet in the cockpit.",
+     "Prince George tried on a pilot's helmet in the cockpit.", "Catherine"),
+    ("Mr Weston told Daily Mail Mexico the dog belonged to the owner.",
+     "Mr Weston told Daily Mail Australia the dog belonged to the owner.", "Mexico"),
+])
+def test_a_shared_leading_word_does_not_make_two_names_one(nlp, text, evidence, swapped):
+    assert [s["text"] for s in _subs(nlp, text, evidence)] == [swapped]
+
+
+def test_words_the_summary_left_out_do_not_break_the_copy(nlp):
+    """A quote given to another speaker, the summary leaving out a phrase of the quoted sentence."""
+    subs = _subs(nlp, "Babington said that children were taught breathing exercises.",
+                 "Ms Hamilton said that in the workshops, children were taught breathing exercises.")
+    assert [(s["text"], s["evidence"]) for s in subs] == [("Babington", "Ms Hamilton")]
+    # a word of the unit's own that the evidence lacks does break it: two copied words are too few
+    assert _subs(nlp, "Babington said that many children were taught breathing exercises.",
+                 "Ms Hamilton said that in the workshops, children were taught breathing exercises.") == []
+
+
+def test_a_name_whose_following_words_the_summary_left_out_is_the_slot(nlp):
+    subs = _subs(nlp, "Asked about the appointment of Senator Hamad Sheikh Salman said",
+                 "Asked about the appointment of Senator John Kerry as US secretary of state, Sheikh Salman said he "
+                 "was hopeful.")
+    assert [(s["text"], s["evidence"]) for s in subs] == [("Hamad", "John Kerry")]
+
+
 def test_a_unit_cut_off_at_the_name_takes_the_sentences_name_next_to_the_copied_words(nlp):
     # the unit ends at the name; the evidence sentence goes on past its own name
     subs = _subs(nlp, "The ferry company cancelled six of its fast sailings between Holyhead and Cardiff",
@@ -72,6 +102,9 @@ def test_a_unit_cut_off_at_the_name_takes_the_sentences_name_next_to_the_copied_
      "He said the British Broadcasting Corporation had been told about the plan last year."),
     # too little copied around the slot to call it the same slot
     ("Smith won.", "Jones won."),
+    # the shared word is the name's last one: the club and its short name
+    ("Leicester are currently seven points adrift at the bottom.",
+     "Leicester City are currently seven points adrift at the bottom."),
 ])
 def test_what_is_not_a_substitution(nlp, text, evidence):
     assert _subs(nlp, text, evidence) == []

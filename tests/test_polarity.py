@@ -143,3 +143,67 @@ def test_what_is_not_an_antonym_contradiction(tools, source, text):
     out = _check(tools, source, text)
     assert not any(s.startswith("antonym") for v in out.values() for s in v.details["structure"]), \
         {k: v.details["structure"] for k, v in out.items()}
+
+
+SOURCE_GOSLING = ("The Cherries went down 2-1 at Sunderland on Saturday. Dan Gosling's goal, which gave them the lead, was "
+                  "their first for three games. \"It shouldn't be down to a lack of confidence,\" Howe said.")
+
+
+def test_the_occurrence_among_the_units_words_decides_the_polarity(tools):
+    """Another clause's negated "be" in the region does not hide that the unit negates the one it restates."""
+    out = _check(tools, SOURCE_GOSLING, "Dan Gosling's goal was not their first for three games.")
+    assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    out = _check(tools, SOURCE_GOSLING, "Dan Gosling's goal was their first for three games.")
+    assert not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+SOURCE_GREETED = ("Fans queued for hours outside the hall. Jak was greeted at the event by former Rangers captain Barry "
+                  "Ferguson. The evening raised money for charity.")
+
+
+def test_one_argument_on_the_other_side_of_the_verb_is_a_role_swap(tools):
+    out = _check(tools, SOURCE_GREETED, "Former Rangers captain Barry Ferguson was greeted at the event by fans.")
+    assert any(s.startswith("role") for v in out.values() for s in v.details["structure"]), \
+        {k: v.details["structure"] for k, v in out.items()}
+    out = _check(tools, SOURCE_GREETED, "Jak was greeted at the event.")
+    assert not any(s.startswith("role") for v in out.values() for s in v.details["structure"]), \
+        {k: v.details["structure"] for k, v in out.items()}
+
+
+def test_a_negation_does_not_reach_past_another_verb_in_the_source(tools):
+    """"who has not been identified, said": the cue belongs to "identified", not to "said"."""
+    source = ("Police were called to the petrol station at midnight. The driver of the car, who has not been identified, "
+              "said he got into an argument with the suspects. Nobody was hurt.")
+    out = _check(tools, source, "The driver of the car said he got into an argument with the suspects.")
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    # an auxiliary between the cue and the verb keeps it negated
+    out = _check(tools, source.replace("who has not been identified, said", "has not said"),
+                 "The driver of the car has said he got into an argument with the suspects.")
+    assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+def test_a_negation_does_not_reach_across_punctuation(tools):
+    source = ("Hull went to Southampton and came away with nothing. Steve Bruce is confident he can keep Hull City in "
+              "the Premier League this season.")
+    out = _check(tools, source, "Steve Bruce is confident he can keep Hull City in the Premier League this season.")
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    # a quotation mark is no pause: "did not "feel cheated"" is negated on both sides
+    source = 'Gill, who had been having chemotherapy, said that he did not "feel cheated" and had been lucky.'
+    out = _check(tools, source, 'Gill said that he did not "feel cheated".')
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+def test_the_verbs_occurrence_is_matched_within_its_own_sentence():
+    """A text copying two sentences that use one verb with both polarities: each occurrence is matched in its own
+    sentence, so neither is read as contradicted (whole-text units of SummEval summaries do this)."""
+    from citefix.nlp import load_spacy
+    from citefix.verify.local import polarity_mismatches, word_pauses
+
+    nlp = load_spacy()
+    source = ("Thousands of holidaymakers caught up in last summer's passport delay fiasco have not received any "
+              "compensation. At the same time, managers at the passport agency, which made a £42 million profit "
+              "during the chaos, received up to £3,500 in bonuses. Ministers refused to give a blanket refund.")
+    text = source.rsplit(" Ministers", 1)[0]
+    seq = [(t.idx, t.lower_, t.lemma_.lower()) for t in nlp(source) if not t.is_space and not t.is_punct]
+    doc = nlp(text)
+    assert polarity_mismatches(doc, [(0, len(text))], seq, None, word_pauses(seq, source)) == []

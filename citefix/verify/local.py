@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 NEG_WORDS = {"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor", "without", "cannot", "none"}
 _AGENT = {"nsubj", "csubj"}
@@ -85,43 +85,133 @@ def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
 
 
 def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
-    """A negation cue on the verb: a `neg` child, or a cue among the three words before it that stood right before it
-    in the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
+    """A negation cue on the verb: a `neg` child, or a cue among the three words before it, with no punctuation and no
+    inflected word but auxiliaries between (as on the source side, ``source_negated``), that stood right before it in
+    the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
     ("won't translate [into Bernie Sanders] becoming": "becoming" is not negated)."""
     if any(c.dep_ == "neg" for c in tok.children):
         return True
     doc = tok.doc
     here = _original_offset(align, tok.idx)
-    return any(doc[j].lower_ in NEG_WORDS and here - _original_offset(align, doc[j].idx) == tok.idx - doc[j].idx
-               for j in range(max(0, tok.i - 3), tok.i))
+    for j in range(tok.i - 1, max(0, tok.i - 3) - 1, -1):
+        w = doc[j]
+        if w.is_punct and not w.is_quote:
+            return False
+        if w.lower_ in NEG_WORDS and here - _original_offset(align, w.idx) == tok.idx - w.idx:
+            return True
+        if _ends_cue(w.lower_, w.lemma_.lower()):
+            return False
+    return False
 
 
 _NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
 _NEG_PARTICLES = {"not", "n't", "never"}  # only these after the verb: "were without Totti" is no negated "be"
 
 
-def source_negated(seq: Sequence[tuple[int, str, str]], k: int) -> bool:
+# an inflected word between a negation cue and the verb ends the cue's reach, unless it is an auxiliary ("has not yet
+# been said"): it is a verb (or noun) of its own ("who has not been identified, said" does not negate "said")
+_AUX_LEMMAS = {"be", "have", "do", "will", "would", "can", "could", "shall", "should", "may", "might", "must"}
+
+
+def _ends_cue(word: str, lemma: str) -> bool:
+    return lemma != word and lemma not in _AUX_LEMMAS
+
+
+PAUSES = set(".,;:!?()[]{}-\u2013\u2014")  # punctuation a negation cue does not reach across (quotes it does)
+
+
+SENTENCE_ENDS = set(".!?")
+
+
+def word_pauses(words: Sequence[tuple[int, str, str]], text: str, lo: int = 1,
+                hi: int | None = None) -> dict[int, bool]:
+    """Indices i in [lo, hi) of a word sequence from `text` with punctuation between words i-1 and i, each mapped to
+    whether that punctuation ends a sentence."""
+    hi = len(words) if hi is None else min(hi, len(words))
+    out: dict[int, bool] = {}
+    for i in range(max(1, lo), hi):
+        gap = text[words[i - 1][0] + len(words[i - 1][1]):words[i][0]]
+        if any(c in PAUSES for c in gap):
+            out[i] = any(c in SENTENCE_ENDS for c in gap)
+    return out
+
+
+def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[int, bool] | None = None) -> bool:
     """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
-    before it, or right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side."""
-    if any(seq[j][1] in NEG_WORDS for j in range(max(0, k - 3), k)):
-        return True
+    before it with no punctuation (`pauses`, from ``word_pauses``) and no inflected word but auxiliaries between, or
+    right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side."""
+    pauses = pauses or {}
+    for j in range(k - 1, max(0, k - 3) - 1, -1):
+        if j + 1 in pauses:
+            break  # punctuation between (the sequence holds words only): "with nothing. Steve Bruce is"
+        if seq[j][1] in NEG_WORDS:
+            return True
+        if _ends_cue(seq[j][1], seq[j][2]):
+            break
     return seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in _NEG_PARTICLES
 
 
+CLAUSE_REACH = 10  # words on each side of a verb that count as its clause when matching it to the unit's other words
+
+
+_CLAUSAL = {"ccomp", "advcl", "conj", "parataxis", "relcl", "acl", "csubj", "xcomp"}
+
+
+def _content_words(doc, verb) -> set[str]:
+    """The content words of `verb`'s own clause in the unit, besides the verb (forms and lemmas, lower-cased): its
+    dependents' subtrees, not the clauses hanging on it ("… not be powerful enough: the pieces will be less …")."""
+    out: set[str] = set()
+    stack = [c for c in verb.children if c.dep_ not in _CLAUSAL]
+    while stack:
+        t = stack.pop()
+        if t.is_alpha and not t.is_stop and t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"):
+            out |= {t.lower_, t.lemma_.lower()}
+        stack.extend(c for c in t.children if c.dep_ not in _CLAUSAL)
+    return out
+
+
+def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: set[str],
+                  pauses: Mapping[int, bool]) -> list[int]:
+    """The occurrences of the unit's verb that stand among the most of its clause's content words in the unit (within
+    CLAUSE_REACH words, in the same sentence): the predicate the unit restates, not another clause's "be" or "do"
+    ("It shouldn't be down to …" beside "Gosling's goal was their first"). All of them when none has any of those
+    words nearby."""
+    if len(hits) < 2 or not words:
+        return hits
+
+    def near(k: int) -> int:
+        lo, hi = max(0, k - CLAUSE_REACH), min(len(seq), k + CLAUSE_REACH + 1)
+        for i in range(k, lo, -1):
+            if pauses.get(i):
+                lo = i
+                break
+        for i in range(k + 1, hi):
+            if pauses.get(i):
+                hi = i
+                break
+        return len({w for _, w, lem in seq[lo:hi] if w in words or lem in words})
+    counts = [near(k) for k in hits]
+    best = max(counts)
+    return hits if best == 0 else [k for k, c in zip(hits, counts) if c == best]
+
+
 def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]],
-                        align: Sequence[Sequence[int]] | None = None) -> list[dict]:
-    """Verbs of the unit's focus whose every occurrence (by lemma) in the region has the other polarity. `align` maps
-    the unit's text to the text it was cut from (meta["align"]), so that a gap is not read across."""
+                        align: Sequence[Sequence[int]] | None = None, pauses: Mapping[int, bool] | None = None) -> list[dict]:
+    """Verbs of the unit's focus whose every occurrence (by lemma) in the region that stands among the most of the
+    verb's clause words in the unit has the other polarity. `align` maps the unit's text to the text it was cut from
+    (meta["align"]), so that a gap is not read across; `pauses` marks punctuation in `seq` (``word_pauses``)."""
     out = []
+    pauses = pauses or {}
     for t in doc:
         main = t.pos_ == "VERB" or (t.pos_ == "AUX" and t.dep_ not in ("aux", "auxpass"))  # "is not its teacher"
         if not main or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
         lemma = t.lemma_.lower()
-        hits = [k for k, (_, _, lem) in enumerate(seq) if lem == lemma]
+        hits = _aligned_hits([k for k, (_, _, lem) in enumerate(seq) if lem == lemma], seq, _content_words(doc, t),
+                             pauses)
         if not hits:
             continue
-        src_neg = [source_negated(seq, k) for k in hits]
+        src_neg = [source_negated(seq, k, pauses) for k in hits]
         u_neg = _negated_unit(t, align)
         if all(n != u_neg for n in src_neg):
             out.append({"kind": "polarity", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
@@ -249,14 +339,21 @@ def roles(verb) -> tuple[set[str], set[str]]:
     return agent, patient
 
 
+def _passive(verb) -> bool:
+    """A verb with its passive auxiliary ("was greeted"): its subject is plainly the patient. Not a bare participle
+    ("wanted the land used") nor an inverted report ("…, says a new report"), where the parser's subject is unsure."""
+    return verb.tag_ == "VBN" and any(c.dep_ == "auxpass" for c in verb.children)
+
+
 def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
-    """Verbs of the focus whose agent and patient the region's same verb holds the other way round."""
+    """Verbs of the focus whose agent and patient (or, for a passive, the one of them the unit has) the region's same
+    verb holds the other way round, and nowhere the unit's way."""
     out = []
     for t in doc:
         if t.pos_ != "VERB" or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
         ua, up = roles(t)
-        if not ua or not up:
+        if not ua and not up or not (ua and up) and not _passive(t):
             continue
         lemma = t.lemma_.lower()
         swapped = right = False
@@ -267,7 +364,9 @@ def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]
                 sa, sp = roles(s)
                 if (ua & sa) or (up & sp):
                     right = True
-                elif (ua & sp) and (up & sa):
+                elif (ua & sp or not ua) and (up & sa or not up) and sa and sp:
+                    # one argument is enough for a passive when the region's verb has both and the unit's stands on
+                    # the other side ("Ferguson was greeted" where "Jak was greeted by Ferguson")
                     swapped = True
         if swapped and not right:
             out.append({"kind": "role", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
@@ -385,6 +484,30 @@ def _name_words(toks: Sequence[Any]) -> set[str]:
             if t.is_alpha and not t.is_stop and t.lower_.rstrip(".") not in _TITLES}
 
 
+def _same_name(wa: Sequence[Any], wb: Sequence[Any]) -> bool:
+    """Two whole names for one bearer: they share the last name word of one of them ("Mr Brown" / "David Brown",
+    "Leicester" / "Leicester City"), or one abbreviates the other. A shared leading word alone is a title or a
+    qualifier two bearers have in common ("Justice Minister Claire Sugden" / "Justice Minister Alan Turing", "Prince
+    George" / "Prince Catherine", "Daily Mail Australia" / "Daily Mail Mexico")."""
+    if _abbreviates(wa, wb) or _abbreviates(wb, wa):
+        return True
+    na, nb = _name_words(wa), _name_words(wb)
+    shared = na & nb
+    if not shared:
+        return False
+    heads = {_name_head(wa), _name_head(wb)} - {None}
+    return not heads or bool(heads & shared)
+
+
+def _name_head(toks: Sequence[Any]) -> str | None:
+    """A name's last name word (the surname, the noun a proper name ends on), None when it has none."""
+    for t in reversed(toks):
+        w = t.lower_.rstrip(".")
+        if t.is_alpha and not t.is_stop and w not in _TITLES:
+            return w
+    return None
+
+
 def _whole_name(toks: Sequence[Any], i: int, j: int) -> list[Any]:
     """toks[i:j] widened over the name words right next to it."""
     while i > 0 and _is_name([toks[i - 1]]):
@@ -394,15 +517,32 @@ def _whole_name(toks: Sequence[Any], i: int, j: int) -> list[Any]:
     return list(toks[i:j])
 
 
+def _copied_around(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> int:
+    """How many of the unit's words around opcode k are copied: the equal stretches right next to it, or, when every
+    other word of the unit is copied in order, all of them (the summary left out words only the evidence has: "X said
+    that [in the workshops,] children were taught")."""
+    near = sum(ops[m][2] - ops[m][1] for m in (k - 1, k + 1) if 0 <= m < len(ops) and ops[m][0] == "equal")
+    if _all_copied_but(ops, k):
+        return sum(op[2] - op[1] for op in ops if op[0] == "equal")
+    return near
+
+
+def _all_copied_but(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> bool:
+    """Is every word of the unit outside opcode k copied, in order (the evidence may hold more words)?"""
+    return all(op[0] in ("equal", "insert") for m, op in enumerate(ops) if m != k)
+
+
 def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
                        context: int = SUBSTITUTION_CONTEXT) -> list[dict]:
     """Names of the focus that stand where a region sentence, copied word for word around them, has another name.
 
     The unit's words are aligned to each region sentence (difflib on lower-cased tokens); a replaced stretch counts
-    when both sides are names (proper nouns or name entities) sharing no word ("Mr Brown" / "David Brown" is the same
-    man named two ways), the words next to it on each side are copied unchanged (a sentence edge counts as a side),
-    and at least `context` copied words surround it. This catches an entity taken from elsewhere in the article and
-    put in another's place, which the region-level checks miss when the verb or role gives no handle."""
+    when both sides are names (proper nouns or name entities) of two bearers (``_same_name``: "Mr Brown" / "David
+    Brown" is the same man named two ways), the words next to it on each side are copied unchanged (a sentence edge
+    counts as a side), and at least `context` copied words surround it: right next to it, or anywhere in the unit when
+    all its other words are copied in order (words only the evidence has, which the summary left out, do not break
+    the copy). This catches an entity taken from elsewhere in the article and put in another's place, which the
+    region-level checks miss when the verb or role gives no handle."""
     utoks = [t for t in doc if not t.is_space]
     uw = [t.lower_ for t in utoks]
     out: list[dict] = []
@@ -422,7 +562,7 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     continue
                 if left is None and right is None:
                     continue
-                n_ctx = (left[2] - left[1] if left else 0) + (right[2] - right[1] if right else 0)
+                n_ctx = _copied_around(ops, k)
                 if n_ctx < context:
                     continue
                 # a unit cut off right after (or before) the name: the sentence goes on past its name, so only the
@@ -431,12 +571,16 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     j2 = j1 + len(_name_run(stoks[j1:j2]))
                 elif left is None and i1 == 0:
                     j1 = j2 - len(_name_run(stoks[j1:j2][::-1]))
+                elif _all_copied_but(ops, k):
+                    # the summary left out what follows the evidence's name ("Senator [John Kerry] as US secretary
+                    # of state, Sheikh Salman said" / "Senator Hamad Sheikh Salman said"): the name is the slot
+                    j2 = j1 + len(_name_run(stoks[j1:j2]))
                 a, b = utoks[i1:i2], stoks[j1:j2]
                 if not (_is_name(a) and _is_name(b)):
                     continue
                 # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
                 wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)
-                if _name_words(wa) & _name_words(wb) or _abbreviates(wa, wb) or _abbreviates(wb, wa):
+                if _same_name(wa, wb):
                     continue
                 start, end = a[0].idx, a[-1].idx + len(a[-1].text)
                 if start in seen or not in_focus(start, end, focus):

@@ -17,6 +17,7 @@ from citefix.chunking import split_sentences
 from citefix.models import Case, Unit
 from citefix.verify.lexical import date_words, find_numbers, negations, number_supported, time_phrases
 from citefix.verify.local import (
+    CLAUSE_REACH,
     antonym_predicates,
     focus_ranges,
     in_focus,
@@ -27,6 +28,7 @@ from citefix.verify.local import (
     source_negated,
     value_conflicts,
     widen,
+    word_pauses,
 )
 from citefix.verify.offline_sources import _Pool
 
@@ -243,10 +245,15 @@ class UnitSignals:
                     "misplaced_word_frac": 0.0, "polarity_mismatch": 0, "role_swap": 0, "value_conflict": 0,
                     "name_substitution": 0, "structure": []}
         seq: list[tuple[int, str, str]] = []
+        # indices of seq with punctuation before them → whether it ends a sentence (each region starts one)
+        pauses: dict[int, bool] = {}
         texts: list[str] = []
         for r in regions:
             src = pool.sources[r.source]
-            seq += region_words(src.words_at, r.start, r.end)
+            got = region_words(src.words_at, r.start, r.end)
+            pauses.update({len(seq) + i: end for i, end in word_pauses(got, src.text).items()})
+            pauses[len(seq)] = True
+            seq += got
             texts.append(src.text[r.start : r.end])
         words = {w for _, w, _ in seq}
         lemmas = {lem for _, _, lem in seq}
@@ -287,7 +294,8 @@ class UnitSignals:
         misplaced_words = [t for t in content if self._known(t, pool) and not known_loc(t)]
         for t in misplaced_words:
             out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
-        structure, n_pol, swaps, conflicts, subs = self._structure(unit, doc, pool, focus, seq, texts, anchored)
+        structure, n_pol, swaps, conflicts, subs = self._structure(unit, doc, pool, focus, (seq, pauses), texts,
+                                                                   anchored)
         return {
             "misplaced": out,
             "misplaced_numbers": n_num,
@@ -301,7 +309,8 @@ class UnitSignals:
             "structure": structure,
         }
 
-    def _structure(self, unit: Unit, doc, pool: _Pool, focus, seq: list[tuple[int, str, str]], texts: list[str],
+    def _structure(self, unit: Unit, doc, pool: _Pool, focus, seq_pauses: tuple[list[tuple[int, str, str]], dict[int, bool]],
+                   texts: list[str],
                    anchored) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
                                       list[dict[str, Any]]]:
         """What the evidence region contradicts: verb polarity, roles, values on the same word, names in a copy.
@@ -309,7 +318,9 @@ class UnitSignals:
         # a verb the source states elsewhere with the unit's polarity and the unit's other words ("children … live and
         # learn" when the region's "aren't ready to learn" is another sentence) is not contradicted by this region
         align = (unit.meta or {}).get("align")
-        structure = [c for c in polarity_mismatches(doc, focus, seq, align) if not self._polarity_elsewhere(doc, c, pool)]
+        seq, pauses = seq_pauses
+        structure = [c for c in polarity_mismatches(doc, focus, seq, align, pauses)
+                     if not self._polarity_elsewhere(doc, c, pool)]
         n_pol = len(structure)
         rdocs = self._parse_regions(texts)
         # a predicate whose antonym the region says of the same subject, unless some source sentence states the
@@ -334,7 +345,8 @@ class UnitSignals:
     @staticmethod
     def _polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
         """Does some source sentence piece hold the mismatched verb (by lemma) with the unit's polarity, together with
-        every other content word of the unit (by form or lemma)? The same negation cues as the region check."""
+        every other content word of the unit (by form or lemma) within CLAUSE_REACH words of it? The same negation
+        cues as the region check."""
         verb = next((t for t in doc if t.idx == mismatch["start"]), None)
         if verb is None:
             return False
@@ -347,10 +359,13 @@ class UnitSignals:
             ps = src.piece_starts or [0]
             words = src.words_at
             for k, (pos, _w, lem) in enumerate(words):
-                if lem != lemma or source_negated(words, k) != u_neg:
+                if lem != lemma or source_negated(words, k, word_pauses(words, src.text, k - 2, k + 1)) != u_neg:
                     continue
                 p = max(0, bisect.bisect_right(ps, pos) - 1)
                 piece = region_words(words, ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text))
+                # the verb's own clause: the unit's other words near it, not anywhere in a long sentence
+                at = next((j for j, w in enumerate(piece) if w[0] == pos), 0)
+                piece = piece[max(0, at - CLAUSE_REACH):at + CLAUSE_REACH + 1]
                 forms = {w for _, w, _ in piece} | {lm for _, _, lm in piece}
                 if all(w in forms or lm in forms for w, lm in need):
                     return True

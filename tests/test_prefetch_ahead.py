@@ -105,7 +105,7 @@ def test_a_failure_in_the_background_is_raised_where_its_window_is_needed(models
 
 
 def test_the_setting(monkeypatch):
-    for raw, want in (("", "auto"), ("auto", "auto"), ("1", "always"), ("0", "never"), ("off", "never")):
+    for raw, want in (("", "never"), ("auto", "auto"), ("1", "always"), ("0", "never"), ("off", "never")):
         monkeypatch.setenv(AHEAD_ENV, raw)
         assert mode() == want
     monkeypatch.setenv(AHEAD_ENV, "sometimes")

@@ -14,10 +14,11 @@ encoder weights (torch inference is thread-safe) with its own copy of the tokeni
 once, the same packaged model), the same parameters; what it analyses moves into the verifier's own cache, under the
 cache's lock and within its byte budget, exactly as ``_sources`` would have stored it.
 
-By default (``CITEFIX_PREFETCH_AHEAD`` unset or ``auto``) a window is analysed ahead only when the process may use two
-cores or more and the machine's 1-minute load average is below its number of cores (a core is free): on a machine
-whose cores are all busy the second thread only competes with the first. ``1`` always analyses ahead, ``0`` never
-(each window in the calling thread, as before).
+It is off by default (``CITEFIX_PREFETCH_AHEAD`` unset or ``0``: each window in the calling thread): on the 2-core
+development machine no gain was ever measured (README, "how it scales"), and it costs ~180 MB of memory. ``auto``
+analyses ahead only when the process may use two cores or more and the machine's 1-minute load average is below its
+number of cores (a core is free: on a machine whose cores are all busy the second thread only competes with the
+first); ``1`` always.
 """
 
 from __future__ import annotations
@@ -44,14 +45,15 @@ def _cores() -> int:
 def mode() -> str:
     """$CITEFIX_PREFETCH_AHEAD as auto, always or never."""
     raw = os.environ.get(AHEAD_ENV, "").strip().lower()
-    if raw in ("", "auto"):
+    if raw == "auto":
         return "auto"
     if raw in ("1", "true", "yes", "on"):
         return "always"
-    if raw in ("0", "false", "no", "off"):
+    if raw in ("", "0", "false", "no", "off"):
         return "never"
-    raise ConfigError(f"{AHEAD_ENV}={raw!r}: expected auto (the default: the next cases' sources analysed in the "
-                      "background when a core is free), 1 (always) or 0 (never: one case after another)")
+    raise ConfigError(f"{AHEAD_ENV}={raw!r}: expected 0 (the default: one window of cases after "
+                      "another), auto (the next cases' sources analysed in the background when a core is free) or 1 "
+                      "(always)")
 
 
 def core_free() -> bool:

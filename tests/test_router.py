@@ -67,6 +67,8 @@ def test_router_sends_calls_to_the_healthy_server_and_logs_which_answered(tmp_pa
         assert ok and len(ok) == good.stats.answered
         assert {c["deployment"] for c in ok} == {"gpu-up"} and {c["api_base"] for c in ok} == {good.base_url}
         assert {c["model"] for c in ok} == {"qwen"}
+        # a model litellm has no price for is logged with its cost unknown, not as free
+        assert all(c["cost"] is None for c in ok), {c["cost"] for c in ok}
         # the failing server was tried first (lowest order); litellm moved the call on to the next order and cooled
         # the failing one down: no call was lost, none failed
         assert bad.stats.requests >= 1 and good.stats.requests == good.stats.answered

@@ -126,6 +126,7 @@ class _Batch:
         self.many = len(cases) > 1
         self.cited: list = []  # cited answers' evaluations, for the corpus summary
         self.reused = 0
+        self.ahead = None  # the windows of cases whose sources are analysed ahead (citefix.verify.ahead)
         self.evaluator = None if args.dry_run else make_evaluator(args, settings)  # --executor ray: on workers
         if self.evaluator is not None:  # the cases with no stored result are handed out now; results come back in order
             self.sent = [args.fresh or not self.many or self._stored(c) is None for c, _ in cases]
@@ -139,13 +140,19 @@ class _Batch:
     def evaluate(self, i: int, case, path):
         """Case ``i`` (from 1) checked, or its stored result reused: (evaluation, run id, failed, stored hit)."""
         from citefix.checking import check_case
-        from citefix.verify.offline import PREFETCH_WINDOW, prefetch
+        from citefix.verify.ahead import PrefetchAhead
+        from citefix.verify.offline import PREFETCH_WINDOW
 
         args, cases = self.args, self.cases
         if self.many and self.evaluator is None and not args.dry_run and (i - 1) % PREFETCH_WINDOW == 0:
-            # the sources of the next cases analysed in one batched pass (those with a stored result skipped)
-            window = [c for c, _ in cases[i - 1 : i - 1 + PREFETCH_WINDOW]]
-            prefetch([self.pipeline.verifier], [c for c in window if args.fresh or self._stored(c) is None])
+            # the sources of the next cases analysed in one batched pass (those with a stored result skipped), and
+            # those of the window after in the background meanwhile (citefix.verify.ahead)
+            def todo(lo: int) -> list:
+                return [c for c, _ in cases[lo : lo + PREFETCH_WINDOW] if args.fresh or self._stored(c) is None]
+
+            if self.ahead is None:
+                self.ahead = PrefetchAhead([self.pipeline.verifier])
+            self.ahead.window(todo(i - 1), todo(i - 1 + PREFETCH_WINDOW))
         hit = self._stored(case) if (self.many and not args.fresh) else None
         done = next(self.remote) if self.evaluator is not None and self.sent[i - 1] else None  # a twin stored since: hit wins
         if hit is not None:

@@ -35,6 +35,7 @@ from citefix.llm.failures import (  # noqa: F401 - re-exported: callers import t
     redact,
     retry_after,
 )
+from citefix.llm.unobserved import litellm_listens, unobserved_call  # noqa: F401 - re-exported
 from citefix.models import CallRecord
 
 T = TypeVar("T")
@@ -165,7 +166,8 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
         if top_logprobs:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
-        resp = litellm.completion(**kwargs)
+        with unobserved_call(litellm):
+            resp = litellm.completion(**kwargs)
         freeze_long_lived("answer")
         return raw_response(resp, model, litellm)
 
@@ -216,6 +218,8 @@ def raw_response(resp: Any, model: str, litellm: Any) -> RawResponse:
             cost = float(litellm.completion_cost(completion_response=resp))
         except Exception:  # unknown price for local models: leave cost empty
             cost = None
+    if cost == 0.0 and not _priced(litellm, getattr(resp, "model", None), hidden):
+        cost = None  # litellm (a Router's answer) says 0.0 for a model it has no price for: unknown, not free
     return RawResponse(
         text=text,
         top_logprobs=tops,
@@ -226,6 +230,19 @@ def raw_response(resp: Any, model: str, litellm: Any) -> RawResponse:
         api_base=str(hidden["api_base"]) if hidden.get("api_base") else None,
         router_fallbacks=_router_moves(hidden),
     )
+
+
+def _priced(litellm: Any, model: Any, hidden: dict) -> bool:
+    """Whether litellm's cost map holds a price for the model that answered (as named with or without provider): a
+    positive price per token. A Router enters each deployment's model into the map without one."""
+    cost_map = getattr(litellm, "model_cost", None) or {}
+    for n in {str(n) for n in (model, hidden.get("litellm_model_name"), hidden.get("model")) if n}:
+        for key in (n, n.split("/", 1)[-1]):
+            info = cost_map.get(key) or {}
+            if any(isinstance(info.get(f), (int, float)) and info[f] > 0
+                   for f in ("input_cost_per_token", "output_cost_per_token")):
+                return True
+    return False
 
 
 def _router_moves(hidden: dict) -> int | None:

@@ -311,18 +311,21 @@ def _score_here(items: Sequence[MetaItem], verifiers: Mapping[str, Verifier], de
                 options: dict[str, Any], on_progress: ProgressFn | None, cancel: Any) -> int:
     """Every record scored in this process (the sources of the next records prefetched in batches), until ``cancel``
     is set; returns the number of item rows."""
-    from citefix.verify.offline import PREFETCH_WINDOW, prefetch
+    from citefix.verify.ahead import PrefetchAhead
+    from citefix.verify.offline import PREFETCH_WINDOW
 
     shape = options["shape"]
     index = 0
     total = len(items)
+    ahead = PrefetchAhead(list(verifiers.values()))  # the window after analysed in the background meanwhile
     for done, item in enumerate(items, 1):
         if cancel is not None and cancel.is_set():
             result.cancelled = True
             break
         if (done - 1) % PREFETCH_WINDOW == 0 and shape != "rose":  # the next records' sources in one batched pass
             t0 = time.perf_counter()
-            did = prefetch(list(verifiers.values()), [i.case for i in items[done - 1 : done - 1 + PREFETCH_WINDOW]])
+            did = ahead.window([i.case for i in items[done - 1 : done - 1 + PREFETCH_WINDOW]],
+                               [i.case for i in items[done - 1 + PREFETCH_WINDOW : done - 1 + 2 * PREFETCH_WINDOW]])
             for k in did[:1]:  # counted as the verifier's time (a shared pass: on the first one, as its items are)
                 clock.seconds[list(verifiers)[k]] += time.perf_counter() - t0
         index = _score_record(item, index, verifiers, decomposer, dec_name, clock, counters, result, **options)

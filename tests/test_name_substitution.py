@@ -130,3 +130,16 @@ def test_check_flags_it_and_refine_puts_the_name_back(tmp_path):
     report = citefix.refine(SWAPPED, sources=[SOURCE], db=db, rounds=2)
     assert report.best_text == SWAPPED.replace("BBC", "OU")
     assert report.stop_reason == "all_supported"
+
+
+def test_a_name_the_source_puts_there_in_a_look_alike_line_is_no_substitution(tmp_path):
+    """Match reports repeat one sentence with different names: the unit's own line, not its look-alike, decides."""
+    source = ("Booking. Simon Walton (Guiseley) is shown the yellow card. Corner, Gateshead. Conceded by Jake Lawlor. "
+              "Booking. Gus Mafuta (Gateshead) is shown the yellow card. Attempt missed. Danny Johnson (Gateshead) "
+              "right footed shot from outside the box misses to the left.")
+    result = citefix.check("Gus Mafuta is shown the yellow card.", sources=[source], db=tmp_path / "s.db")
+    structure = [s for u in result.units for s in result.verdict_for(u.id).details["structure"]]
+    assert not any(s.startswith("substitution") for s in structure), structure
+    # a name the source never puts on such a line is still contradicted
+    result = citefix.check("Jake Lawlor is shown the yellow card.", sources=[source], db=tmp_path / "s.db")
+    assert any(result.verdict_for(u.id).label == "unsupported" for u in result.units)

@@ -338,7 +338,8 @@ class UnitSignals:
         # a name in a word-for-word copy of a region sentence where that sentence has another name: the copy pins
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it
         taken = {c["start"] for c in conflicts}
-        subs = [c for c in name_substitutions(doc, focus, rdocs) if c["start"] not in taken]
+        subs = [c for c in name_substitutions(doc, focus, rdocs)
+                if c["start"] not in taken and not self._said_with_name(doc, c, pool)]
         structure += subs
         return structure, n_pol, swaps, conflicts, subs
 
@@ -368,6 +369,26 @@ class UnitSignals:
                 piece = piece[max(0, at - CLAUSE_REACH):at + CLAUSE_REACH + 1]
                 forms = {w for _, w, _ in piece} | {lm for _, _, lm in piece}
                 if all(w in forms or lm in forms for w, lm in need):
+                    return True
+        return False
+
+    @staticmethod
+    def _said_with_name(doc, sub: dict[str, Any], pool: _Pool) -> bool:
+        """Does some source sentence piece hold the unit's own name followed, in order, by the unit's other words
+        (words only the source has may stand between)? Then the name stands where the source puts it, and the region
+        sentence with another name is a look-alike ("Gus Mafuta (Gateshead) is shown the yellow card." beside "Simon
+        Walton (Guiseley) is shown the yellow card.")."""
+        words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
+        first = sub["text"].split()[0].lower() if sub["text"].split() else ""
+        for src in pool.sources:
+            ps = src.piece_starts or [0]
+            for pos, w, _ in src.words_at:
+                if w != first:
+                    continue
+                p = max(0, bisect.bisect_right(ps, pos) - 1)
+                piece = iter([x for _, x, _ in region_words(src.words_at, ps[p], ps[p + 1] if p + 1 < len(ps)
+                                                            else len(src.text))])
+                if all(any(x == u for x in piece) for u in words):  # a subsequence: the iterator is consumed
                     return True
         return False
 

@@ -1,0 +1,71 @@
+"""Searches of the whole source on behalf of one unit: whether a contradiction read on the evidence region is
+explained elsewhere (the unit's verb with its polarity and words, the unit's name with its words, the unit's words
+copied word for word). Used by citefix.verify.offline_signals."""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+from citefix.verify.local import CLAUSE_REACH, region_words, source_negated, word_pauses
+from citefix.verify.offline_sources import _Pool
+
+# A unit whose words stand, word for word and in order, in a source is a copy when it has at least this many: shorter
+# runs ("he said that", "it was the") occur in every text and prove nothing.
+COPY_MIN_WORDS = 5
+
+
+def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
+    """Does some source sentence piece hold the mismatched verb (by lemma) with the unit's polarity, together with
+    every other content word of the unit (by form or lemma) within CLAUSE_REACH words of it? The same negation
+    cues as the region check."""
+    verb = next((t for t in doc if t.idx == mismatch["start"]), None)
+    if verb is None:
+        return False
+    need = [(t.lower_, t.lemma_.lower()) for t in doc
+            if t.i != verb.i and t.is_alpha and not t.is_stop and t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "ADV")]
+    if not need:
+        return False  # "it rained": nothing beside the verb pins the sentence
+    lemma, u_neg = verb.lemma_.lower(), bool(mismatch.get("unit_negated"))
+    for src in pool.sources:
+        ps = src.piece_starts or [0]
+        words = src.words_at
+        for k, (pos, _w, lem) in enumerate(words):
+            if lem != lemma or source_negated(words, k, word_pauses(words, src.text, k - 2, k + 1)) != u_neg:
+                continue
+            p = max(0, bisect.bisect_right(ps, pos) - 1)
+            piece = region_words(words, ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text))
+            # the verb's own clause: the unit's other words near it, not anywhere in a long sentence
+            at = next((j for j, w in enumerate(piece) if w[0] == pos), 0)
+            piece = piece[max(0, at - CLAUSE_REACH):at + CLAUSE_REACH + 1]
+            forms = {w for _, w, _ in piece} | {lm for _, _, lm in piece}
+            if all(w in forms or lm in forms for w, lm in need):
+                return True
+    return False
+
+def said_with_name(doc, sub: dict[str, Any], pool: _Pool) -> bool:
+    """Does some source sentence piece hold the unit's own name followed, in order, by the unit's other words
+    (words only the source has may stand between)? Then the name stands where the source puts it, and the region
+    sentence with another name is a look-alike ("Gus Mafuta (Gateshead) is shown the yellow card." beside "Simon
+    Walton (Guiseley) is shown the yellow card.")."""
+    words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
+    first = sub["text"].split()[0].lower() if sub["text"].split() else ""
+    for src in pool.sources:
+        ps = src.piece_starts or [0]
+        for pos, w, _ in src.words_at:
+            if w != first:
+                continue
+            p = max(0, bisect.bisect_right(ps, pos) - 1)
+            piece = iter([x for _, x, _ in region_words(src.words_at, ps[p], ps[p + 1] if p + 1 < len(ps)
+                                                        else len(src.text))])
+            if all(any(x == u for x in piece) for u in words):  # a subsequence: the iterator is consumed
+                return True
+    return False
+
+def copied(doc, pool: _Pool) -> bool:
+    """Does the unit's whole text (its words, punctuation left out) stand word for word in one of the sources?"""
+    words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
+    if len(words) < COPY_MIN_WORDS:
+        return False
+    needle = "\0" + "\0".join(words) + "\0"
+    return any(needle in src.joined() for src in pool.sources)

@@ -190,6 +190,7 @@ def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: s
                 hi = i
                 break
         return len({w for _, w, lem in seq[lo:hi] if w in words or lem in words})
+
     counts = [near(k) for k in hits]
     best = max(counts)
     return hits if best == 0 else [k for k, c in zip(hits, counts) if c == best]
@@ -353,7 +354,7 @@ def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]
         if t.pos_ != "VERB" or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
         ua, up = roles(t)
-        if not ua and not up or not (ua and up) and not _passive(t):
+        if not (ua or up) or (not (ua and up) and not _passive(t)):
             continue
         lemma = t.lemma_.lower()
         swapped = right = False

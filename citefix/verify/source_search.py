@@ -15,6 +15,13 @@ from citefix.verify.offline_sources import _Pool
 COPY_MIN_WORDS = 5
 
 
+def _piece_at(src: Any, pos: int) -> list[tuple[int, str, str]]:
+    """The words (offset, lower, lemma) of the sentence piece of `src` that holds offset `pos`."""
+    ps = src.piece_starts or [0]
+    p = max(0, bisect.bisect_right(ps, pos) - 1)
+    return region_words(src.words_at, ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text))
+
+
 def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
     """Does some source sentence piece hold the mismatched verb (by lemma) with the unit's polarity, together with
     every other content word of the unit (by form or lemma) within CLAUSE_REACH words of it? The same negation
@@ -28,13 +35,11 @@ def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
         return False  # "it rained": nothing beside the verb pins the sentence
     lemma, u_neg = verb.lemma_.lower(), bool(mismatch.get("unit_negated"))
     for src in pool.sources:
-        ps = src.piece_starts or [0]
         words = src.words_at
         for k, (pos, _w, lem) in enumerate(words):
             if lem != lemma or source_negated(words, k, word_pauses(words, src.text, k - 2, k + 1)) != u_neg:
                 continue
-            p = max(0, bisect.bisect_right(ps, pos) - 1)
-            piece = region_words(words, ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text))
+            piece = _piece_at(src, pos)
             # the verb's own clause: the unit's other words near it, not anywhere in a long sentence
             at = next((j for j, w in enumerate(piece) if w[0] == pos), 0)
             piece = piece[max(0, at - CLAUSE_REACH):at + CLAUSE_REACH + 1]
@@ -43,24 +48,23 @@ def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
                 return True
     return False
 
+
 def said_with_name(doc, sub: dict[str, Any], pool: _Pool) -> bool:
-    """Does some source sentence piece hold the unit's own name followed, in order, by the unit's other words
-    (words only the source has may stand between)? Then the name stands where the source puts it, and the region
-    sentence with another name is a look-alike ("Gus Mafuta (Gateshead) is shown the yellow card." beside "Simon
+    """Does some source sentence piece holding the unit's own name hold all the unit's words, name included, in
+    order (words only the source has may stand between)? Then the name stands where the source puts it, and the
+    region sentence with another name is a look-alike ("Gus Mafuta (Gateshead) is shown the yellow card." beside "Simon
     Walton (Guiseley) is shown the yellow card.")."""
     words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
     first = sub["text"].split()[0].lower() if sub["text"].split() else ""
     for src in pool.sources:
-        ps = src.piece_starts or [0]
         for pos, w, _ in src.words_at:
             if w != first:
                 continue
-            p = max(0, bisect.bisect_right(ps, pos) - 1)
-            piece = iter([x for _, x, _ in region_words(src.words_at, ps[p], ps[p + 1] if p + 1 < len(ps)
-                                                        else len(src.text))])
+            piece = iter([x for _, x, _ in _piece_at(src, pos)])
             if all(any(x == u for x in piece) for u in words):  # a subsequence: the iterator is consumed
                 return True
     return False
+
 
 def copied(doc, pool: _Pool) -> bool:
     """Does the unit's whole text (its words, punctuation left out) stand word for word in one of the sources?"""

@@ -7,7 +7,7 @@ import pytest
 
 import citefix
 from citefix.nlp import load_spacy
-from citefix.verify.local import name_substitutions
+from citefix.verify.names import name_substitutions
 
 SOURCE = ("The Open University said the scheme, developed by the OU, has been designed to observe students' paths "
           "through courses. The OU's Prof John Domingue told the BBC that this has been developed over three years.")
@@ -143,3 +143,51 @@ def test_a_name_the_source_puts_there_in_a_look_alike_line_is_no_substitution(tm
     # a name the source never puts on such a line is still contradicted
     result = citefix.check("Jake Lawlor is shown the yellow card.", sources=[source], db=tmp_path / "s.db")
     assert any(result.verdict_for(u.id).label == "unsupported" for u in result.units)
+
+
+def test_a_lower_case_word_tagged_as_a_proper_noun_does_not_join_two_names(nlp):
+    # the tagger reads "international" as a proper noun after a name; it is no name word, so "Henderson
+    # international" and "England international" do not share a name
+    text = "The Henderson international has been one"
+    evidence = ("Liverpool midfielder Jordan Henderson is set to sign a new long-term contract at Anfield. The England "
+                "international , who was signed by Kenny Dalglish in June 2011 for £16million from Sunderland , has "
+                "been one of the most improved players under Rodgers ' watch .")
+    # the misreading this test is about, on both sides
+    assert [t.pos_ for t in nlp(text) if t.text == "international"] == ["PROPN"]
+    assert [t.pos_ for t in nlp(evidence) if t.text == "international"] == ["PROPN"]
+    subs = _subs(nlp, text, evidence)
+    assert [(s["text"], s["evidence"]) for s in subs] == [("Henderson", "England")]
+
+
+def test_a_road_number_is_a_name(nlp):
+    subs = _subs(nlp, "The Lower Bristol Road road closure had caused disruption and delays",
+                 "The A36 road closure, which was lifted at 14:00 GMT, had caused disruption and delays to commuters.")
+    assert [(s["text"], s["evidence"]) for s in subs] == [("Lower Bristol Road", "A36")]
+
+
+def test_a_conjunction_before_the_evidence_name_is_not_part_of_it(nlp):
+    subs = _subs(nlp, "Liverpool gave an insight into what he does in his downtime",
+                 "And Ozil gave an insight into what he does in his downtime after taking a snap of his dog.")
+    assert [(s["text"], s["evidence"]) for s in subs] == [("Liverpool", "Ozil")]
+
+
+@pytest.mark.parametrize("text,evidence,swapped,named", [
+    ("Val Shawcross said more staff were being placed where they can offer the best help",
+     "Nick Brown, London Underground's chief operating officer, said more staff were being placed where they can "
+     "offer the best help.", "Val Shawcross", "Nick Brown"),
+    ("Kenneth Derbyshire said he had piped for the charity in the past",
+     "In his defence, Carpenter - who usually wears a kilt when he performs - said he had piped for the charity in "
+     "the past.", "Kenneth Derbyshire", "Carpenter"),
+    ("Kenneth Derbyshire usually wears a kilt when he performs",
+     "In his defence, Carpenter - who usually wears a kilt when he performs - said he had piped.",
+     "Kenneth Derbyshire", "Carpenter"),
+])
+def test_an_aside_after_the_evidence_name_that_the_unit_left_out(nlp, text, evidence, swapped, named):
+    subs = _subs(nlp, text, evidence)
+    assert [(s["text"], s["evidence"]) for s in subs] == [(swapped, named)]
+
+
+def test_the_name_that_the_aside_gives_is_no_substitution(nlp):
+    assert _subs(nlp, "London Underground said more staff were being placed where they can offer the best help",
+                 "Nick Brown, London Underground's chief operating officer, said more staff were being placed where "
+                 "they can offer the best help.") == []

@@ -30,11 +30,11 @@ from citefix.verify.local import (
     NAME_KINDS,
     NOT_ARG,
     VALUE_LABELS,
-    name_substitutions,
     opposite_in,
 )
 from citefix.verify.local import anchor as _anchor
 from citefix.verify.local import arg_role as _role
+from citefix.verify.names import name_substitutions
 
 _NEG = {"not", "n't", "never", "no"}
 

@@ -20,7 +20,6 @@ from citefix.verify.local import (
     antonym_predicates,
     focus_ranges,
     in_focus,
-    name_substitutions,
     polarity_mismatches,
     region_words,
     role_swaps,
@@ -28,6 +27,7 @@ from citefix.verify.local import (
     widen,
     word_pauses,
 )
+from citefix.verify.names import name_substitutions
 from citefix.verify.offline_sources import _Pool
 from citefix.verify.source_search import copied, polarity_elsewhere, said_with_name
 

@@ -1,0 +1,201 @@
+"""Name substitutions: a name of a unit standing, word for word, where a sentence of its evidence region has another
+name ("developed by the BBC, has been" / "developed by the OU, has been"). One of the local evidence checks of the
+offline verifier (citefix.verify.local); pure functions over spaCy docs.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Sequence
+
+from citefix.verify.local import in_focus
+
+_NAME_ENTS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"}
+SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together (a sentence edge counts as a side)
+_MAX_NAME_WORDS = 6
+
+
+def _is_name(toks: Sequence[Any]) -> bool:
+    words = [t for t in toks if not t.is_punct]
+    # a word with letters: a code such as "A36" or "M4" is a name, a number is not
+    return (0 < len(words) <= _MAX_NAME_WORDS and any(c.isalpha() for t in words for c in t.text)
+            and all(t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS for t in words))
+
+
+def _name_run(toks: Sequence[Any]) -> list[Any]:
+    """The leading tokens that are name words (proper nouns or name entities), when the words after them carry
+    content (the sentence goes on: "Dublin due to high winds"); else all of them, so that a name's own determiner
+    still counts ("The Foxes" for "Leicester" stays a nickname, not a name put in another's place)."""
+    run: list[Any] = []
+    for t in toks:
+        if t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS:
+            run.append(t)
+        else:
+            break
+    rest = toks[len(run):]
+    # a conjunction is never part of a name ("And Ozil gave …" / "Liverpool gave …")
+    if run and any((t.is_alpha and not t.is_stop) or t.pos_ in ("CCONJ", "SCONJ") for t in rest):
+        return run
+    return list(toks)
+
+
+# titles that two different people share ("Mr Modi" / "Mr Jaitley"): not a word that makes two names one
+_TITLES = set("mr mrs ms miss mx dr prof professor sir dame lord lady rev st".split())
+
+
+def _abbreviates(short: Sequence[Any], full: Sequence[Any]) -> bool:
+    """Is `short` the initials of `full` ("BBC" / "the British Broadcasting Corporation", "ASDF" / "Air Self Defense
+    Force"): one name written two ways, not two names."""
+    words = [t.text for t in short if t.is_alpha and not t.is_stop]
+    if len(words) != 1 or not words[0].isupper() or len(words[0]) < 2:
+        return False
+    initials = "".join(t.text[0] for t in full if t.is_alpha and not t.is_stop and t.text[0].isupper())
+    return words[0] == initials
+
+
+def _name_words(toks: Sequence[Any]) -> set[str]:
+    """The words that make a name this name: not titles, and not function words the entity takes in ("the", "of":
+    "the UK Government" and "the EU … Committee" share no name word)."""
+    return {t.lower_.rstrip(".") for t in toks
+            if t.is_alpha and not t.is_stop and t.lower_.rstrip(".") not in _TITLES}
+
+
+def _same_name(wa: Sequence[Any], wb: Sequence[Any]) -> bool:
+    """Two whole names for one bearer: they share the last name word of one of them ("Mr Brown" / "David Brown",
+    "Leicester" / "Leicester City"), or one abbreviates the other. A shared leading word alone is a title or a
+    qualifier two bearers have in common ("Justice Minister Claire Sugden" / "Justice Minister Alan Turing", "Prince
+    George" / "Prince Catherine", "Daily Mail Australia" / "Daily Mail Mexico")."""
+    if _abbreviates(wa, wb) or _abbreviates(wb, wa):
+        return True
+    na, nb = _name_words(wa), _name_words(wb)
+    shared = na & nb
+    if not shared:
+        return False
+    heads = {_name_head(wa), _name_head(wb)} - {None}
+    return not heads or bool(heads & shared)
+
+
+def _name_head(toks: Sequence[Any]) -> str | None:
+    """A name's last name word (the surname, the noun a proper name ends on), None when it has none."""
+    for t in reversed(toks):
+        w = t.lower_.rstrip(".")
+        if t.is_alpha and not t.is_stop and w not in _TITLES:
+            return w
+    return None
+
+
+def _whole_name(toks: Sequence[Any], i: int, j: int) -> list[Any]:
+    """toks[i:j] widened over the name words right next to it: written as a name (capitalised) or inside a name
+    entity; a lower-case word the tagger took for a proper noun ("The England international") is not a name word."""
+    def name_word(t) -> bool:
+        return _is_name([t]) and (t.text[:1].isupper() or t.ent_type_ in _NAME_ENTS)
+
+    while i > 0 and name_word(toks[i - 1]):
+        i -= 1
+    while j < len(toks) and name_word(toks[j]):
+        j += 1
+    return list(toks[i:j])
+
+
+_ASIDE_MARKS = {",": ",", "-": "-", "–": "–", "—": "—", ")": "("}
+
+
+def _drop_aside(toks: Sequence[Any]) -> list[Any]:
+    """`toks` without what trails a name: an aside set off by commas, dashes or brackets, and a relative pronoun
+    with its punctuation ("Carpenter - who usually wears a kilt … -" and "Carpenter - who" both end at
+    "Carpenter"), which the unit's wording leaves out when it restates the name ("Derbyshire usually wears …")."""
+    out = list(toks)
+    while out:
+        last = out[-1].text
+        opener = _ASIDE_MARKS.get(last)
+        p = next((m for m in range(len(out) - 2, 0, -1) if out[m].text == opener), None) if opener else None
+        if p is not None:
+            out = out[:p]
+        elif out[-1].tag_ in ("WP", "WDT") or out[-1].is_punct:
+            out = out[:-1]
+        else:
+            break
+    return out
+
+
+def _copied_around(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> int:
+    """How many of the unit's words around opcode k are copied: the equal stretches right next to it, or, when every
+    other word of the unit is copied in order, all of them (the summary left out words only the evidence has: "X said
+    that [in the workshops,] children were taught")."""
+    near = sum(ops[m][2] - ops[m][1] for m in (k - 1, k + 1) if 0 <= m < len(ops) and ops[m][0] == "equal")
+    if _all_copied_but(ops, k):
+        return sum(op[2] - op[1] for op in ops if op[0] == "equal")
+    return near
+
+
+def _all_copied_but(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> bool:
+    """Is every word of the unit outside opcode k copied, in order (the evidence may hold more words)?"""
+    return all(op[0] in ("equal", "insert") for m, op in enumerate(ops) if m != k)
+
+
+def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
+                       context: int = SUBSTITUTION_CONTEXT) -> list[dict]:
+    """Names of the focus that stand where a region sentence, copied word for word around them, has another name.
+
+    The unit's words are aligned to each region sentence (difflib on lower-cased tokens); a replaced stretch counts
+    when both sides are names (proper nouns or name entities) of two bearers (``_same_name``: "Mr Brown" / "David
+    Brown" is the same man named two ways), the words next to it on each side are copied unchanged (a sentence edge
+    counts as a side), and at least `context` copied words surround it: right next to it, or anywhere in the unit when
+    all its other words are copied in order (words only the evidence has, which the summary left out, do not break
+    the copy). This catches an entity taken from elsewhere in the article and put in another's place, which the
+    region-level checks miss when the verb or role gives no handle."""
+    utoks = [t for t in doc if not t.is_space]
+    uw = [t.lower_ for t in utoks]
+    out: list[dict] = []
+    seen: set[int] = set()
+    for rd in region_docs:
+        for sent in getattr(rd, "sents", [rd]):
+            stoks = [t for t in sent if not t.is_space]
+            ops = difflib.SequenceMatcher(a=uw, b=[t.lower_ for t in stoks], autojunk=False).get_opcodes()
+            for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+                if tag != "replace":
+                    continue
+                left = ops[k - 1] if k > 0 else None
+                right = ops[k + 1] if k + 1 < len(ops) else None
+                if left is not None and (left[0] != "equal"):
+                    continue
+                if right is not None and (right[0] != "equal"):
+                    continue
+                if left is None and right is None:
+                    continue
+                n_ctx = _copied_around(ops, k)
+                if n_ctx < context:
+                    continue
+                # an aside after the evidence's name, which the unit left out ("Nick Brown, London Underground's
+                # chief operating officer, said" / "Val Shawcross said"): the name is the slot, unless the unit's
+                # name is the one the aside gives ("London Underground said")
+                kept = _drop_aside(stoks[j1:j2])
+                if len(kept) < j2 - j1:
+                    if _name_words(utoks[i1:i2]) & _name_words(stoks[j1 + len(kept):j2]):
+                        continue
+                    j2 = j1 + len(kept)
+                # a unit cut off right after (or before) the name: the sentence goes on past its name, so only the
+                # name next to the copied words is the slot ("… between Holyhead and Wrexham" / "… and Dublin due to")
+                if right is None and i2 == len(uw):
+                    j2 = j1 + len(_name_run(stoks[j1:j2]))
+                elif left is None and i1 == 0:
+                    j1 = j2 - len(_name_run(stoks[j1:j2][::-1]))
+                elif _all_copied_but(ops, k):
+                    # the summary left out what follows the evidence's name ("Senator [John Kerry] as US secretary
+                    # of state, Sheikh Salman said" / "Senator Hamad Sheikh Salman said"): the name is the slot
+                    j2 = j1 + len(_name_run(stoks[j1:j2]))
+                a, b = utoks[i1:i2], stoks[j1:j2]
+                if not (_is_name(a) and _is_name(b)):
+                    continue
+                # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
+                wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)
+                if _same_name(wa, wb):
+                    continue
+                start, end = a[0].idx, a[-1].idx + len(a[-1].text)
+                if start in seen or not in_focus(start, end, focus):
+                    continue
+                seen.add(start)
+                es, ee = b[0].idx, b[-1].idx + len(b[-1].text)  # in the region doc's text
+                out.append({"kind": "substitution", "text": doc.text[start:end], "start": start, "end": end,
+                            "evidence": b[0].doc.text[es:ee], "evidence_start": es, "evidence_end": ee})
+    return out

@@ -392,6 +392,11 @@ def anchor(span) -> Any:
     return None if head is None or head.i in inside else head
 
 
+def _anchor_lemma(span) -> str | None:
+    a = anchor(span)
+    return a.lemma_.lower() if a is not None else None
+
+
 def arg_role(span) -> str | None:
     """The dependency label of the span's root (nsubj, dobj, pobj …)."""
     inside = {t.i for t in span}
@@ -406,17 +411,21 @@ def _norm(s: str) -> str:
 def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
     """Values of the focus that the region contradicts: the region lacks the value but holds another of the same
     kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
-    region = " ".join(_norm(rd.text) for rd in region_docs)
     whole = _norm(doc.text)
     out = []
     for ent in doc.ents:
         kind = VALUE_LABELS.get(ent.label_)
-        if kind is None or not in_focus(ent.start_char, ent.end_char, focus) or _norm(ent.text) in region:
+        if kind is None or not in_focus(ent.start_char, ent.end_char, focus):
             continue
         a = anchor(ent)
         if a is None or a.lemma_.lower() in ("be", "have"):
             continue
         lemma, role = a.lemma_.lower(), arg_role(ent)
+        # the region states the value on the same word (or on none): no conflict. The value on another word of the
+        # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
+        if any(_norm(c.text) == _norm(ent.text) and _anchor_lemma(c) in (None, lemma)
+               for rd in region_docs for c in rd.ents):
+            continue
         for rd in region_docs:
             hit = None
             for cand in rd.ents:

@@ -29,7 +29,7 @@ from citefix.verify.local import (
 )
 from citefix.verify.names import name_substitutions
 from citefix.verify.offline_sources import _Pool
-from citefix.verify.source_search import copied, polarity_elsewhere, said_with_name
+from citefix.verify.source_search import _LIGHT_HEADS, anchored_test, copied, polarity_elsewhere, said_with_name  # noqa: F401
 
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
@@ -259,7 +259,7 @@ class UnitSignals:
         text = unit.text
         out: list[dict[str, Any]] = []
         n_num = n_date = 0
-        anchored = self._anchored(doc, pool)
+        anchored = anchored_test(doc, pool)
         for n in find_numbers(text):
             if n.soft or not in_focus(n.start, n.end, focus):
                 continue
@@ -338,43 +338,6 @@ class UnitSignals:
                 if c["start"] not in taken and not said_with_name(doc, c, pool)]
         structure += subs
         return structure, n_pol, swaps, conflicts, subs
-
-    @staticmethod
-    def _anchored(doc, pool: _Pool):
-        """A test for a stretch of the unit: does some source sentence piece hold both its words and the content
-        word it hangs on in the unit's parse (its head, or the head's head past a preposition)? "a £2.4 million
-        plan" is anchored by "… the plan, which will cost £2.4 million" even when that sentence is not the unit's
-        evidence; a name swapped in from an unrelated sentence is not."""
-        pieces: list[tuple[set[str], set[str]]] = []
-        for src in pool.sources:
-            ps = src.piece_starts or [0]
-            per: list[tuple[set[str], set[str]]] = [(set(), set()) for _ in ps]
-            for pos, w, lem in src.words_at:
-                k = max(0, bisect.bisect_right(ps, pos) - 1)
-                per[k][0].add(w)
-                per[k][1].add(lem)
-            pieces.extend(per)
-
-        def test(a: int, b: int) -> bool:
-            toks = [t for t in doc if t.idx < b and t.idx + len(t.text) > a and not t.is_punct]
-            if not toks:
-                return False
-            inside = {t.i for t in toks}
-            head = next((t.head for t in toks if t.head.i not in inside), None)
-            while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i:
-                head = head.head
-            if head is None or head.i in inside or not head.is_alpha:
-                return False
-            hw, hl = head.lower_, head.lemma_.lower()
-            if hl in _LIGHT_HEADS:
-                return False  # "X said", "X is": every other sentence has one; they anchor nothing
-            need = [(t.lower_, t.lemma_.lower()) for t in toks if t.is_alpha or t.like_num]
-            for words, lemmas in pieces:
-                if (hw in words or hl in lemmas) and all(w in words or lem in lemmas for w, lem in need):
-                    return True
-            return False
-
-        return test
 
     def _parse_regions(self, texts: list[str]) -> list[Any]:
         """Parsed region texts (dependency parse for role checks), cached by text."""
@@ -522,11 +485,6 @@ class UnitSignals:
     # --- verdicts --------------------------------------------------------------------------------------------------
 
 
-# Heads too common to anchor a name or number to a sentence (light verbs and verbs of saying).
-_LIGHT_HEADS = set(
-    "be have do say tell add make take get go come give see know think claim state report announce warn insist "
-    "argue explain confirm deny believe suggest write note reveal admit stress".split()
-)
 _FEATURE_KEYS = (
     "n_numbers", "missing_numbers", "n_dates", "missing_dates", "n_entities", "missing_entities", "n_words",
     "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",

@@ -10,6 +10,11 @@ from typing import Any
 from citefix.verify.local import CLAUSE_REACH, region_words, source_negated, word_pauses
 from citefix.verify.offline_sources import _Pool
 
+# Heads too common to anchor a name or number to a sentence (light verbs and verbs of saying).
+_LIGHT_HEADS = set(
+    "be have do say tell add make take get go come give see know think claim state report announce warn insist "
+    "argue explain confirm deny believe suggest write note reveal admit stress".split()
+)
 # A unit whose words stand, word for word and in order, in a source is a copy when it has at least this many: shorter
 # runs ("he said that", "it was the") occur in every text and prove nothing.
 COPY_MIN_WORDS = 5
@@ -73,3 +78,63 @@ def copied(doc, pool: _Pool) -> bool:
         return False
     needle = "\0" + "\0".join(words) + "\0"
     return any(needle in src.joined() for src in pool.sources)
+
+
+def anchored_test(doc, pool: _Pool):
+    """A test for a stretch of the unit: does some source sentence piece hold both its words and the content word it
+    hangs on in the unit's parse (its head, or the head's head past a preposition)? "a £2.4 million plan" is anchored
+    by "… the plan, which will cost £2.4 million" even when that sentence is not the unit's evidence; a name swapped
+    in from an unrelated sentence is not. A number must stand within CLAUSE_REACH words of that word with no other
+    number between them: "three ferries and two cargo boats" does not anchor "three freight boats"."""
+    pieces: list[list[tuple[str, str]]] = []
+    for src in pool.sources:
+        ps = src.piece_starts or [0]
+        per: list[list[tuple[str, str]]] = [[] for _ in ps]
+        for pos, w, lem in src.words_at:
+            per[max(0, bisect.bisect_right(ps, pos) - 1)].append((w, lem))
+        pieces.extend(per)
+    sets = [({w for w, _ in p}, {lm for _, lm in p}) for p in pieces]
+
+    def test(a: int, b: int) -> bool:
+        toks = [t for t in doc if t.idx < b and t.idx + len(t.text) > a and not t.is_punct]
+        if not toks:
+            return False
+        inside = {t.i for t in toks}
+        head = next((t.head for t in toks if t.head.i not in inside), None)
+        while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i:
+            head = head.head
+        if head is None or head.i in inside or not head.is_alpha:
+            return False
+        hw, hl = head.lower_, head.lemma_.lower()
+        if hl in _LIGHT_HEADS:
+            return False  # "X said", "X is": every other sentence has one; they anchor nothing
+        need = [(t.lower_, t.lemma_.lower()) for t in toks if t.is_alpha or t.like_num]
+        nums = {t.lower_ for t in toks if t.like_num}
+        for (words, lemmas), piece in zip(sets, pieces):
+            if not ((hw in words or hl in lemmas) and all(w in words or lem in lemmas for w, lem in need)):
+                continue
+            if not nums or _number_near(piece, nums, hw, hl):
+                return True
+        return False
+
+    return test
+
+
+def _number_near(piece: list[tuple[str, str]], nums: set[str], hw: str, hl: str) -> bool:
+    """Does one of the numbers `nums` stand within CLAUSE_REACH words of the head word in `piece`, with no other
+    number between them?"""
+    heads = [k for k, (w, lm) in enumerate(piece) if w == hw or lm == hl]
+    for k, (w, _) in enumerate(piece):
+        if w not in nums:
+            continue
+        for h in heads:
+            lo, hi = sorted((k, h))
+            if hi - lo <= CLAUSE_REACH and not any(_like_num(x) and x not in nums for x, _ in piece[lo + 1:hi]):
+                return True
+    return False
+
+
+def _like_num(word: str) -> bool:
+    from spacy.lang.en.lex_attrs import like_num
+
+    return bool(like_num(word))

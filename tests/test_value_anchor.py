@@ -1,0 +1,36 @@
+"""A changed number where another sentence of the source holds the same number near the same word: that sentence
+excuses it only when the number stands next to the word with no other number between them (the offline verifier
+through citefix.check: real spaCy parses, the packaged MiniLM, a real store)."""
+
+from __future__ import annotations
+
+import citefix
+
+SOURCE = ("Serco runs the ferry service to the Northern Isles. It operates three ferries and two cargo boats on a route "
+          "which is heavily subsidised by the government. The RMT union had claimed some workers on board two freight "
+          "boats were paid less than £4 an hour. The company said the dispute was now settled.")
+
+
+def _structure(result) -> list[str]:
+    return [s for u in result.units for s in result.verdict_for(u.id).details["structure"]]
+
+
+def test_a_number_another_sentence_gives_to_other_words_is_contradicted(tmp_path):
+    text = "The RMT union had claimed some workers on board three freight boats were paid less than £4 an hour."
+    result = citefix.check(text, sources=[SOURCE], db=tmp_path / "s.db")
+    assert "conflict: three" in _structure(result), [(u.text, result.verdict_for(u.id).label) for u in result.units]
+    assert any(result.verdict_for(u.id).label == "unsupported" for u in result.units)
+
+
+def test_the_number_on_the_same_word_in_another_sentence_anchors_it(tmp_path):
+    source = SOURCE + " Last year three freight boats were laid up for repairs."
+    text = "The RMT union had claimed some workers on board three freight boats were paid less than £4 an hour."
+    result = citefix.check(text, sources=[source], db=tmp_path / "s.db")
+    assert not any(s.startswith("conflict") for s in _structure(result)), _structure(result)
+
+
+def test_the_faithful_statement_is_supported(tmp_path):
+    text = "The RMT union had claimed some workers on board two freight boats were paid less than £4 an hour."
+    result = citefix.check(text, sources=[SOURCE], db=tmp_path / "s.db")
+    assert _structure(result) == []
+    assert all(result.verdict_for(u.id).label == "supported" for u in result.units)

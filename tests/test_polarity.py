@@ -145,6 +145,18 @@ def test_what_is_not_an_antonym_contradiction(tools, source, text):
         {k: v.details["structure"] for k, v in out.items()}
 
 
+def test_the_units_lemma_as_another_word_class_in_the_region_is_not_the_unit_said_again(tools):
+    """"at the end of the campaign" (a noun) does not say that the club ended anything: "ended" where the region says
+    the club "began" the season is still the antonym."""
+    source = ("The 27-year-old was released by Carlisle United at the end of the 2015-16 campaign. Rochdale began "
+              "2016-17 with a 3-2 home defeat by Peterborough on Saturday. The striker scored twice.")
+    out = _check(tools, source, "Rochdale ended 2016-17 with a 3-2 home defeat by Peterborough on Saturday.")
+    assert any(s.startswith("antonym: ended") for v in out.values() for s in v.details["structure"]), \
+        {k: v.details["structure"] for k, v in out.items()}
+    out = _check(tools, source, "Rochdale began 2016-17 with a 3-2 home defeat by Peterborough on Saturday.")
+    assert not any(s.startswith("antonym") for v in out.values() for s in v.details["structure"])
+
+
 SOURCE_GOSLING = ("The Cherries went down 2-1 at Sunderland on Saturday. Dan Gosling's goal, which gave them the lead, was "
                   "their first for three games. \"It shouldn't be down to a lack of confidence,\" Howe said.")
 
@@ -168,6 +180,17 @@ def test_one_argument_on_the_other_side_of_the_verb_is_a_role_swap(tools):
     out = _check(tools, SOURCE_GREETED, "Jak was greeted at the event.")
     assert not any(s.startswith("role") for v in out.values() for s in v.details["structure"]), \
         {k: v.details["structure"] for k, v in out.items()}
+
+
+def test_a_name_the_tagger_lemmatises_two_ways_is_one_argument(tools):
+    """"the Soviets" is lemmatised "soviet" as a noun and "soviets" as a proper noun: the swap is still seen."""
+    source = ("The Soviets liberated Auschwitz on 27 January, 1945, confirming for the first time the stories of the "
+              "Holocaust's mass murder. Survivors were taken to hospitals.")
+    out = _check(tools, source, "Auschwitz liberated the Soviets.")
+    assert any(s.startswith("role: liberated") for v in out.values() for s in v.details["structure"]), \
+        {k: v.details["structure"] for k, v in out.items()}
+    out = _check(tools, source, "The Soviets liberated Auschwitz.")
+    assert not any(s.startswith("role") for v in out.values() for s in v.details["structure"])
 
 
 def test_a_negation_does_not_reach_past_another_verb_in_the_source(tools):

@@ -293,8 +293,9 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
         if pos == "adj" and t.dep_ not in _PREDICATIVE:
             continue  # "other causes" / "the same causes": an attributive adjective picks a thing out, it says nothing
         lemma, who = t.lemma_.lower(), bearer(t)
-        if who is None or any(x.lemma_.lower() == lemma and bearer(x) in (who, None) for rd in region_docs for x in rd):
-            continue  # the region says it too (of the same subject, or of one it does not name)
+        if who is None or any(x.lemma_.lower() == lemma and pos_class(x) == pos and bearer(x) in (who, None)
+                              for rd in region_docs for x in rd):
+            continue  # the region says it too (of the same subject, or of one it does not name; "the end" says nothing)
         r = next((r for r in (opposite_in(t, rd) for rd in region_docs) if r is not None), None)
         if r is not None:
             out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
@@ -303,9 +304,10 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
 
 
 def _names(tok) -> set[str]:
-    """The lemmas that name an argument: its head and compound/flat parts ("Josh Strauss" → {josh, strauss})."""
-    out = {tok.lemma_.lower()}
-    out |= {c.lemma_.lower() for c in tok.children if c.dep_ in ("compound", "flat")}
+    """The lemmas and forms that name an argument: its head and compound/flat parts ("Josh Strauss" → {josh,
+    strauss}); the form too, since the tagger lemmatises one name two ways ("the Soviets": "soviet" or "soviets")."""
+    parts = [tok] + [c for c in tok.children if c.dep_ in ("compound", "flat")]
+    out = {t.lemma_.lower() for t in parts} | {t.lower_ for t in parts}
     return {w for w in out if w.isalpha() and len(w) > 1}
 
 

@@ -191,3 +191,17 @@ def test_the_name_that_the_aside_gives_is_no_substitution(nlp):
     assert _subs(nlp, "London Underground said more staff were being placed where they can offer the best help",
                  "Nick Brown, London Underground's chief operating officer, said more staff were being placed where "
                  "they can offer the best help.") == []
+
+
+def test_a_sentence_initial_name_the_tagger_reads_as_a_noun_is_known_from_the_source(tmp_path, nlp):
+    text = "Brecon footage showed the soldier being punched."
+    assert nlp(text)[0].pos_ != "PROPN" and not nlp(text)[0].ent_type_  # the misreading this test is about
+    source = ("The soldier was off-duty on a night out in Brecon when he was attacked. The trial heard he had been "
+              "walking back to the barracks alone. A witness called the police. The court was told the attack "
+              "lasted several minutes. CCTV footage showed the soldier being punched, going to the ground and being "
+              "beaten. The defendant denied murder.")
+    result = citefix.check(text, sources=[source], db=tmp_path / "s.db")
+    structure = [s for u in result.units for s in result.verdict_for(u.id).details["structure"]]
+    assert "substitution: Brecon" in structure, structure
+    result = citefix.check("CCTV footage showed the soldier being punched.", sources=[source], db=tmp_path / "s.db")
+    assert all(result.verdict_for(u.id).label == "supported" for u in result.units)

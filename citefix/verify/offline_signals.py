@@ -334,7 +334,8 @@ class UnitSignals:
         # a name in a word-for-word copy of a region sentence where that sentence has another name: the copy pins
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it
         taken = {c["start"] for c in conflicts}
-        subs = [c for c in name_substitutions(doc, focus, rdocs)
+        known = {w for src in pool.sources for w in src.capitalised()}
+        subs = [c for c in name_substitutions(doc, focus, rdocs, known=known)
                 if c["start"] not in taken and not said_with_name(doc, c, pool)]
         structure += subs
         return structure, n_pol, swaps, conflicts, subs

@@ -47,6 +47,24 @@ class _Source:
     words_at: list[tuple[int, str, str]] = field(default_factory=list)  # (offset, lower, lemma) of each spaCy word
     n_chunks: int = 0
     _joined: str | None = None  # the words, NUL-separated, for word-for-word copy search (built on first use)
+    _capitalised: frozenset[str] | None = None  # words written capitalised inside a sentence (built on first use)
+
+    def capitalised(self) -> frozenset[str]:
+        """The words this source writes with a capital letter inside a sentence (not after . ! ? : ; a quote or a
+        bracket): names, whatever the tagger made of them."""
+        if self._capitalised is None:
+            out = set()
+            text = self.text
+            for pos, w, _ in self.words_at:
+                if not text[pos:pos + 1].isupper():
+                    continue
+                k = pos - 1
+                while k >= 0 and text[k].isspace():
+                    k -= 1
+                if k >= 0 and text[k] not in ".!?:;\"'“”‘’([-–—":
+                    out.add(text[pos:pos + len(w)])
+            self._capitalised = frozenset(out)
+        return self._capitalised
 
     def joined(self) -> str:
         """The source's words (lower case, punctuation left out) joined by NUL, with one at each end."""

@@ -78,6 +78,11 @@ def _same_name(wa: Sequence[Any], wb: Sequence[Any]) -> bool:
     return not heads or bool(heads & shared)
 
 
+def _letters(toks: Sequence[Any]) -> str:
+    """A name's letters and digits, lower-cased: "u.s." and "U.S." (tokenised two ways) are one name."""
+    return "".join(c for t in toks for c in t.lower_ if c.isalnum())
+
+
 def _name_head(toks: Sequence[Any]) -> str | None:
     """A name's last name word (the surname, the noun a proper name ends on), None when it has none."""
     for t in reversed(toks):
@@ -192,8 +197,8 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     # of state, Sheikh Salman said" / "Senator Hamad Sheikh Salman said"): the name is the slot
                     j2 = j1 + len(_name_run(stoks[j1:j2]))
                 a, b = utoks[i1:i2], stoks[j1:j2]
-                if not (_is_name(a, known) and _is_name(b)):
-                    continue
+                if not (_is_name(a, known) and _is_name(b)) or _letters(a) == _letters(b):
+                    continue  # not two names, or one name written two ways ("u.s." / "U.S.")
                 # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
                 wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)
                 if _same_name(wa, wb):

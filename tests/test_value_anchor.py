@@ -34,3 +34,21 @@ def test_the_faithful_statement_is_supported(tmp_path):
     result = citefix.check(text, sources=[SOURCE], db=tmp_path / "s.db")
     assert _structure(result) == []
     assert all(result.verdict_for(u.id).label == "supported" for u in result.units)
+
+
+def test_one_value_written_two_ways_is_no_conflict(tmp_path):
+    source = ("Wiggins finished his Team Sky career in the Paris-Roubaix 253.5km one-day race on Sunday. The programme "
+              "was developed during the 2013-14 academic year. The bombs went off on April 15, 2013.")
+    for text in ("Wiggins finished his career in the Paris-Roubaix 253.5 km one-day race.",
+                 "The programme was developed during the 2013 academic year.",
+                 "The bombs went off on April 15."):
+        result = citefix.check(text, sources=[source], db=tmp_path / "s.db")
+        assert not any(s.startswith("conflict") for s in _structure(result)), (text, _structure(result))
+
+
+def test_same_value():
+    from citefix.verify.local import _same_value
+
+    assert _same_value("253.5km", "253.5 km") and _same_value("2013", "2013-14") and _same_value("April 15",
+                                                                                             "April 15, 2013")
+    assert not _same_value("2", "2013") and not _same_value("two", "three") and not _same_value("£4.5m", "£4m")

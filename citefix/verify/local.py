@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -410,6 +411,16 @@ def _norm(s: str) -> str:
     return " ".join(s.lower().split())
 
 
+def _same_value(a: str, b: str) -> bool:
+    """One value written two ways or one inside the other: "253.5km" / "253.5 km", "2013" / "2013-14", "April 15" /
+    "April 15, 2013"."""
+    if "".join(a.lower().split()) == "".join(b.lower().split()):
+        return True
+    ta, tb = re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", a.lower()), re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", b.lower())
+    short, long_ = sorted((ta, tb), key=len)
+    return bool(short) and any(long_[k:k + len(short)] == short for k in range(len(long_) - len(short) + 1))
+
+
 def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
     """Values of the focus that the region contradicts: the region lacks the value but holds another of the same
     kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
@@ -425,13 +436,14 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         lemma, role = a.lemma_.lower(), arg_role(ent)
         # the region states the value on the same word (or on none): no conflict. The value on another word of the
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
-        if any(_norm(c.text) == _norm(ent.text) and _anchor_lemma(c) in (None, lemma)
+        if any(_same_value(c.text, ent.text) and _anchor_lemma(c) in (None, lemma)
                for rd in region_docs for c in rd.ents):
             continue
         for rd in region_docs:
             hit = None
             for cand in rd.ents:
-                if VALUE_LABELS.get(cand.label_) != kind or _norm(cand.text) in whole:
+                if (VALUE_LABELS.get(cand.label_) != kind or _norm(cand.text) in whole
+                        or _same_value(cand.text, ent.text)):
                     continue
                 ca = anchor(cand)
                 if ca is None or ca.lemma_.lower() != lemma:

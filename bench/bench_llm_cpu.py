@@ -47,8 +47,6 @@ def client_for(mode: str, urls: list[str], conc: int):
     if mode == "plain":
         return LLMClient("openai/bench-model", transport=litellm_transport(api_base=urls[0]), concurrency=conc)
     price = {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6} if mode == "router-priced" else {}
-    if mode == "router-zero":
-        price = {"input_cost_per_token": 0, "output_cost_per_token": 0, "cache_creation_input_token_cost": 0, "cache_read_input_token_cost": 0}
     table = validate_router({"cooldown_time": 30, "allowed_fails": 0, "model_list": [
         {"model_name": mode, "litellm_params": {"model": "openai/bench-model", "api_base": url,
                                                 "api_key": "os.environ/OPENAI_API_KEY", "max_parallel_requests": conc},

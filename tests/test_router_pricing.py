@@ -16,9 +16,18 @@ MSG = [{"role": "user", "content": "Is the sky blue today?"}]
 PRICE = {"input_cost_per_token": 1e-6, "output_cost_per_token": 3e-6}
 
 
+_STARTED: list[RouterTransport] = []
+
+
 @pytest.fixture(autouse=True)
-def _key(monkeypatch):
+def _key_and_cleanup(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    yield
+    # a Router registers its callbacks with litellm itself: unhook them, or later tests find litellm listening
+    while _STARTED:
+        t = _STARTED.pop()
+        t._router.discard()
+        t._loop.call_soon_threadsafe(t._loop.stop)
 
 
 @pytest.fixture
@@ -41,6 +50,7 @@ def transport(cfg: dict, marked: bool, monkeypatch) -> RouterTransport:
         if not marked:
             m.setattr(router_mod, "mark_unpriced_free", lambda model_list, litellm, strategy=None: model_list)
         t._start()
+    _STARTED.append(t)
     return t
 
 

@@ -9,6 +9,10 @@ The loopback servers (tests/loopback.py) run in their own processes, so the proc
 hardly moves with the load other work puts on a shared machine. Modes: `plain` (litellm.completion to one server),
 `router` (a Router over two servers, an unpriced model: cost unknown), `router-priced` (the same Router with
 model_info declaring the deployments' price per token). Each figure is the median of `--repeat` measurements.
+Measured (`--calls 300 --repeat 1 --modes plain,router`, 3 runs alternating with the commit before the Router's
+unpriced deployments were declared free to litellm, citefix/llm/unpriced.py; 2 shared cores, load 3.8-4.6):
+router 8.24/8.42/8.59 -> 6.87/6.47/7.84 ms one call at a time, 5.81/4.75/6.26 -> 4.27/3.85/4.76 ms at 16 in flight;
+plain (unchanged code) 4.35-4.75 ms and 3.83-4.50 ms in both.
 """
 
 from __future__ import annotations

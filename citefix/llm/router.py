@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citefix.errors import ConfigError
+from citefix.llm.unpriced import mark_unpriced_free
 
 # The Router's keyword arguments a config may set (litellm.Router(...)), besides model_list.
 ROUTER_KEYS = ("model_list", "fallbacks", "context_window_fallbacks", "cooldown_time", "allowed_fails", "num_retries",
@@ -187,6 +188,9 @@ class RouterTransport:
             # citefix's or the Router's, and so on record
             kwargs["model_list"] = [{**d, "litellm_params": {"max_retries": 0, **d["litellm_params"]}}
                                     for d in kwargs["model_list"]]
+            # a model litellm has no price for, declared free to it: the same $0 to litellm, unknown in citefix's
+            # log, without litellm's diagnostic of that $0 on every answer (citefix/llm/unpriced.py)
+            kwargs["model_list"] = mark_unpriced_free(kwargs["model_list"], litellm, kwargs.get("routing_strategy"))
             try:
                 router = litellm.Router(**kwargs)
             except Exception as exc:  # noqa: BLE001 - litellm refused the table: say which file

@@ -1,0 +1,72 @@
+"""Router deployments of a model litellm has no price for, declared free to litellm (issue 16).
+
+After every answer through a litellm Router, litellm prices it (twice: for the answer's hidden params and again in
+its success logging). A model it has no price for (a local vLLM or Ollama model under an `openai/` name) costs $0
+there, and each time litellm then runs a diagnostic of why a billable request cost $0: it looks the model's pricing
+entry up again and walks every rate in it, about 1.5 ms of CPU a call (bench/bench_llm_cpu.py), to conclude each time
+that the model simply has no price. litellm's own remedy, in that diagnostic's words, is to "set every rate to 0 to
+mark the model free" in the deployment's `model_info`: its diagnostic then stops at once.
+
+That changes nothing litellm computes: the answer cost $0 to litellm before and costs $0 after; citefix still logs the
+cost as unknown (None), because its own test (`client._priced`) asks litellm's price table for the *model*, which
+stays without a price (the zeros are registered under the deployment's id). It is left out wherever it could change
+something: a deployment that declares any price or a `base_model` of its own (litellm_params or model_info), a model
+litellm has any positive rate for, a model another deployment declares a price for, and a Router that routes by cost
+(`cost-based-routing` takes a deployment without a price as expensive, one declared free as cheapest).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# litellm's token rates a chat answer is priced by; the cache rates too, so that litellm does not warn that a model
+# with custom pricing has none for its cache
+FREE = {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0, "cache_creation_input_token_cost": 0.0,
+        "cache_read_input_token_cost": 0.0}
+_PRICE_WORDS = ("cost", "pricing", "base_model")
+
+
+def _declares_price(table: Any) -> bool:
+    """Whether a deployment's litellm_params or model_info sets any rate (or a base_model litellm prices it by)."""
+    return isinstance(table, dict) and any(any(w in str(k) for w in _PRICE_WORDS) and v is not None
+                                           for k, v in table.items())
+
+
+def _positive_rate(value: Any, depth: int = 0) -> bool:
+    """Whether a price-table value is, or holds (tiers, per-size tables), a rate above 0."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return value > 0
+    if depth < 4 and isinstance(value, dict):
+        return any(_positive_rate(v, depth + 1) for v in value.values())
+    if depth < 4 and isinstance(value, (list, tuple)):
+        return any(_positive_rate(v, depth + 1) for v in value)
+    return False
+
+
+def litellm_prices(litellm: Any, model: str) -> bool:
+    """Whether litellm's price table has any positive rate for the model (a model it does not know: no)."""
+    try:
+        info = litellm.get_model_info(model=model)
+    except Exception:  # noqa: BLE001 - litellm raises for a model it has no entry for
+        return False
+    return any(any(w in str(k) for w in ("cost", "pricing")) and _positive_rate(v) for k, v in dict(info).items())
+
+
+def mark_unpriced_free(model_list: list[dict], litellm: Any, routing_strategy: str | None = None) -> list[dict]:
+    """The Router's model_list with litellm's zero rates added to the model_info of each deployment whose model
+    litellm has no price for (see the module's docstring for what is left alone). Call it before the Router is
+    built: the Router registers its deployments' rates in litellm's price table."""
+    if routing_strategy == "cost-based-routing":
+        return model_list
+    declared = {d["litellm_params"].get("model") for d in model_list
+                if _declares_price(d.get("litellm_params")) or _declares_price(d.get("model_info"))}
+    out = []
+    for d in model_list:
+        model = d["litellm_params"].get("model")
+        if model in declared or litellm_prices(litellm, model):
+            out.append(d)
+        else:
+            out.append({**d, "model_info": {**FREE, **(d.get("model_info") or {})}})
+    return out

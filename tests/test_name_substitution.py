@@ -211,3 +211,9 @@ def test_one_name_written_in_another_case_and_tokenised_another_way_is_no_substi
     # a lower-cased summary: "u.s." is tokenised "u.s" + "." where the source has one token "U.S."
     assert _subs(nlp, "A u.s. rc-135u was flying over the baltic sea when it was intercepted .",
                  "On Tuesday , a U.S. RC-135U was flying over the Baltic Sea when it was intercepted .") == []
+
+
+def test_function_words_alone_do_not_pin_the_slot(nlp):
+    # "of … at the" is in every other sentence: an aside left out of the evidence's stretch must not make it a slot
+    assert _subs(nlp, "She is currently the Curator of Chinese Art at the Freer Gallery",
+                 "She returned in 2014, after serving as Keeper of Asia (department head) at the British Museum.") == []

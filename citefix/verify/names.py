@@ -126,14 +126,13 @@ def _drop_aside(toks: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _copied_around(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> int:
-    """How many of the unit's words around opcode k are copied: the equal stretches right next to it, or, when every
-    other word of the unit is copied in order, all of them (the summary left out words only the evidence has: "X said
-    that [in the workshops,] children were taught")."""
-    near = sum(ops[m][2] - ops[m][1] for m in (k - 1, k + 1) if 0 <= m < len(ops) and ops[m][0] == "equal")
+def _copied_around(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> list[int]:
+    """The positions of the unit's words around opcode k that are copied: the equal stretches right next to it, or,
+    when every other word of the unit is copied in order, all of them (the summary left out words only the evidence
+    has: "X said that [in the workshops,] children were taught")."""
     if _all_copied_but(ops, k):
-        return sum(op[2] - op[1] for op in ops if op[0] == "equal")
-    return near
+        return [i for op in ops if op[0] == "equal" for i in range(op[1], op[2])]
+    return [i for m in (k - 1, k + 1) if 0 <= m < len(ops) and ops[m][0] == "equal" for i in range(ops[m][1], ops[m][2])]
 
 
 def _all_copied_but(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> bool:
@@ -148,9 +147,9 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     The unit's words are aligned to each region sentence (difflib on lower-cased tokens); a replaced stretch counts
     when both sides are names (proper nouns or name entities) of two bearers (``_same_name``: "Mr Brown" / "David
     Brown" is the same man named two ways), the words next to it on each side are copied unchanged (a sentence edge
-    counts as a side), and at least `context` copied words surround it: right next to it, or anywhere in the unit when
-    all its other words are copied in order (words only the evidence has, which the summary left out, do not break
-    the copy). This catches an entity taken from elsewhere in the article and put in another's place, which the
+    counts as a side), and at least `context` copied words, one of them a content word, surround it: right next to
+    it, or anywhere in the unit when all its other words are copied in order (words only the evidence has, which the
+    summary left out, do not break the copy). This catches an entity taken from elsewhere in the article and put in another's place, which the
     region-level checks miss when the verb or role gives no handle. A unit's word counts as a name also when it is
     capitalised and the evidence writes it as a name or `known` holds it (words the source capitalises inside a
     sentence): the tagger often reads a sentence-initial name as a common noun ("Brecon footage showed …")."""
@@ -175,8 +174,10 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     continue
                 if left is None and right is None:
                     continue
-                n_ctx = _copied_around(ops, k)
-                if n_ctx < context:
+                # the copy must pin the slot: enough words, and a content word among them ("of … at the" is in
+                # every other sentence: "Curator of Chinese Art at the Freer" / "Keeper of Asia (…) at the British")
+                ctx = _copied_around(ops, k)
+                if len(ctx) < context or not any(utoks[i].is_alpha and not utoks[i].is_stop for i in ctx):
                     continue
                 # an aside after the evidence's name, which the unit left out ("Nick Brown, London Underground's
                 # chief operating officer, said" / "Val Shawcross said"): the name is the slot, unless the unit's

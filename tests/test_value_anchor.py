@@ -47,8 +47,8 @@ def test_one_value_written_two_ways_is_no_conflict(tmp_path):
 
 
 def test_same_value():
-    from citefix.verify.local import _same_value
+    from citefix.verify.local import same_value
 
-    assert _same_value("253.5km", "253.5 km") and _same_value("2013", "2013-14") and _same_value("April 15",
+    assert same_value("253.5km", "253.5 km") and same_value("2013", "2013-14") and same_value("April 15",
                                                                                              "April 15, 2013")
-    assert not _same_value("2", "2013") and not _same_value("two", "three") and not _same_value("£4.5m", "£4m")
+    assert not same_value("2", "2013") and not same_value("two", "three") and not same_value("£4.5m", "£4m")

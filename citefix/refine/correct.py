@@ -30,7 +30,9 @@ from citefix.verify.local import (
     NAME_KINDS,
     NOT_ARG,
     VALUE_LABELS,
+    anchor_lemma,
     opposite_in,
+    same_value,
 )
 from citefix.verify.local import anchor as _anchor
 from citefix.verify.local import arg_role as _role
@@ -121,19 +123,20 @@ class Corrector:
     def _values(self, u: Unit, toks: list, rdoc, sid: str, off: int, known) -> list[Correction]:
         doc = toks[0].doc
         ids = {t.i for t in toks}
-        region = _norm(rdoc.text)
         out = []
         for ent in doc.ents:
             kind = VALUE_LABELS.get(ent.label_)
             if kind is None or not all(t.i in ids for t in ent):
                 continue
-            if _norm(ent.text) in region:
-                continue  # the evidence holds this value
             anchor = _anchor(ent)
+            lemma = anchor.lemma_.lower() if anchor is not None else None
+            # the evidence holds this value on the same word (as the verifier reads it: citefix.verify.local)
+            if any(same_value(c.text, ent.text) and anchor_lemma(c) in (None, lemma) for c in rdoc.ents):
+                continue
             role = _role(ent)
             best, best_score = None, 0.0
             for cand in rdoc.ents:
-                if VALUE_LABELS.get(cand.label_) != kind or _norm(cand.text) == _norm(ent.text):
+                if VALUE_LABELS.get(cand.label_) != kind or same_value(cand.text, ent.text):
                     continue
                 if _norm(cand.text) in _norm(doc.text):
                     continue  # already said elsewhere in the text: not this slot's value
@@ -181,8 +184,9 @@ class Corrector:
 
     def _names(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int, known) -> list[Correction]:
         """A name the verifier found standing where the evidence sentence, copied word for word, has another name
-        (a name substitution) gets the evidence's name back."""
-        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("substitution: ")}
+        (a name substitution, or a name conflict the copy pins) gets the evidence's name back."""
+        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", [])
+                   if s.startswith(("substitution: ", "conflict: "))}
         if not flagged:
             return []
         doc = toks[0].doc

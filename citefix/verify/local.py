@@ -395,7 +395,7 @@ def anchor(span) -> Any:
     return None if head is None or head.i in inside else head
 
 
-def _anchor_lemma(span) -> str | None:
+def anchor_lemma(span) -> str | None:
     a = anchor(span)
     return a.lemma_.lower() if a is not None else None
 
@@ -411,7 +411,7 @@ def _norm(s: str) -> str:
     return " ".join(s.lower().split())
 
 
-def _same_value(a: str, b: str) -> bool:
+def same_value(a: str, b: str) -> bool:
     """One value written two ways or one inside the other: "253.5km" / "253.5 km", "2013" / "2013-14", "April 15" /
     "April 15, 2013"."""
     if "".join(a.lower().split()) == "".join(b.lower().split()):
@@ -436,14 +436,14 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         lemma, role = a.lemma_.lower(), arg_role(ent)
         # the region states the value on the same word (or on none): no conflict. The value on another word of the
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
-        if any(_same_value(c.text, ent.text) and _anchor_lemma(c) in (None, lemma)
+        if any(same_value(c.text, ent.text) and anchor_lemma(c) in (None, lemma)
                for rd in region_docs for c in rd.ents):
             continue
         for rd in region_docs:
             hit = None
             for cand in rd.ents:
                 if (VALUE_LABELS.get(cand.label_) != kind or _norm(cand.text) in whole
-                        or _same_value(cand.text, ent.text)):
+                        or same_value(cand.text, ent.text)):
                     continue
                 ca = anchor(cand)
                 if ca is None or ca.lemma_.lower() != lemma:

@@ -27,8 +27,10 @@ the verifier scores in whole-text mode, so the whole-summary label is the pair's
 sentence's.
 
 Run:  nice -n 10 .venv/bin/python bench/entail_lodo.py pairs [--data-dir ../shared/data] [--planted out/planted_sample2.jsonl]
-      nice -n 10 .venv/bin/python bench/entail_lodo.py train --folds summeval attributionbench planted xsumfaith wice --threads 1
+      nice -n 10 .venv/bin/python bench/entail_lodo.py train --folds summeval attributionbench planted xsumfaith wice \
+          --max-length 384 --synthetic-limit 3000 --threads 1
       nice -n 10 .venv/bin/python bench/entail_lodo.py eval
+      nice -n 10 .venv/bin/python bench/entail_lodo.py insample   # fit on the training sets (not held-out)
 """
 
 from __future__ import annotations
@@ -213,6 +215,9 @@ def train(args) -> None:
 
     torch.set_num_threads(args.threads)
     synth = [json.loads(x) for x in open(args.synthetic, encoding="utf-8")]
+    if args.synthetic_limit and args.synthetic_limit < len(synth):
+        # one fixed random subset for every fold (then each fold drops what it must): CPU time
+        synth = random.Random(args.seed).sample(synth, args.synthetic_limit)
     human = [json.loads(x) for x in open(OUT / "pairs.jsonl", encoding="utf-8")]
     base_dir = packaged_minilm_dir()
     tok = AutoTokenizer.from_pretrained(str(base_dir))
@@ -231,7 +236,8 @@ def train(args) -> None:
         prov = {"fold": fold, "held_out": fold, "rows": counts, "human_share": args.human_share,
                 "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed,
                 "command": f"bench/entail_lodo.py train --folds {fold} --layers {args.layers} --epochs {args.epochs} "
-                           f"--max-length {args.max_length} --human-share {args.human_share}"}
+                           f"--max-length {args.max_length} --human-share {args.human_share} "
+                           f"--synthetic-limit {args.synthetic_limit}"}
         path = save_delta(head, folder, base_sha256=MINILM_SHA256, max_length=args.max_length, provenance=prov)
         minutes = (time.time() - t0) / 60
         print(f"fold {fold}: trained in {minutes:.1f} min; {path} {path.stat().st_size / 1e6:.1f} MB", flush=True)
@@ -255,6 +261,9 @@ def evaluate(args) -> None:
     systems["entail (fold model)"] = (lodo._verifier(None), "entail")
     systems["local4 (fold model)"] = (lodo._verifier(lodo.VARIANTS["local4"]), "combined")
     systems["local4h (fold model)"] = (lodo._verifier(lodo.VARIANTS["local4h"]), "combined")
+    shipped = {"entail (shipped, synthetic only)": (lodo._verifier(None), "entail"),
+               "local4 (shipped entail)": (lodo._verifier(lodo.VARIANTS["local4"]), "combined")}
+    systems.update(shipped)
     table: dict[str, dict[str, float]] = {s: {} for s in systems}
     best: dict[str, float] = {}
     for name in lodo.SETS:
@@ -267,10 +276,13 @@ def evaluate(args) -> None:
         if missing:
             raise SystemExit(f"{sp}: no fold-model score for {len(missing)} items (e.g. {missing[0]}); "
                              "fix: rerun bench/entail_lodo.py pairs and train")
-        rows = [{**r, "whole": {**r["whole"], "entail": scores.get(r["id"], 0.5)}} for r in rows]
         labels = np.array([r["label"] for r in rows])
-        for sname, (v, sig) in systems.items():
+        for sname, (v, sig) in shipped.items():  # the cache's entail: the shipped synthetic-only model
             table[sname][name] = lodo._agreement(name, lodo._item_scores(v, rows, sig, "whole"), labels)
+        rows = [{**r, "whole": {**r["whole"], "entail": scores.get(r["id"], 0.5)}} for r in rows]
+        for sname, (v, sig) in systems.items():
+            if sname not in shipped:
+                table[sname][name] = lodo._agreement(name, lodo._item_scores(v, rows, sig, "whole"), labels)
         best[name] = max(table[s][name] for s in ("lexical", "alignment", "similarity"))
     sets = list(best)
     print("## whole: held-out agreement (ROC-AUC; WiCE one-vs-one mean), entail from each fold's own model\n")
@@ -280,6 +292,26 @@ def evaluate(args) -> None:
         margin = min(table[sname][n] - best[n] for n in sets)
         print(f"| {sname} | " + " | ".join(f"{table[sname][n]:.3f}" for n in sets) + f" | {margin:+.3f} |")
     print("| best single signal | " + " | ".join(f"{best[n]:.3f}" for n in sets) + " | |")
+
+
+def insample(args) -> None:
+    """A diagnostic, not a held-out figure: each fold model's ROC-AUC on the LODO samples of the sets it WAS trained
+    on (did it fit the human labels at all?)."""
+    from citefix.verify.entail import load_entail
+
+    human = {(r["set"], r["id"]): r for r in map(json.loads, open(OUT / "pairs.jsonl", encoding="utf-8"))}
+    print("| model (held-out set) | " + " | ".join(HUMAN) + " |")
+    print("|---|" + "---|" * len(HUMAN))
+    for fold in args.folds:
+        ent = load_entail(OUT / "models" / fold)
+        cells = []
+        for name in HUMAN:
+            rows = [human[(name, r["id"])] for r in json.loads((lodo.CACHE / f"{name}.json").read_text())
+                    if (name, r["id"]) in human]
+            sc = np.array(ent.score([(r["statement"], r["evidence"]) for r in rows]))
+            a = lodo._agreement(name, sc, np.array([r["label"] for r in rows]))
+            cells.append(f"({a:.3f})" if name == fold else f"{a:.3f}")
+        print(f"| {fold} | " + " | ".join(cells) + " |")
 
 
 def main() -> None:
@@ -292,17 +324,20 @@ def main() -> None:
     t = sub.add_parser("train")
     t.add_argument("--folds", nargs="+", default=["summeval", "attributionbench", "planted", "xsumfaith", "wice"])
     t.add_argument("--synthetic", default=str(ROOT / "out" / "entail_pairs.jsonl"))
+    t.add_argument("--synthetic-limit", type=int, default=3000, help="a random subset of the synthetic pairs")
     t.add_argument("--layers", type=int, default=3)
     t.add_argument("--epochs", type=int, default=2)
     t.add_argument("--batch", type=int, default=32)
     t.add_argument("--lr", type=float, default=1e-4)
-    t.add_argument("--max-length", type=int, default=160)
+    t.add_argument("--max-length", type=int, default=384)
     t.add_argument("--human-share", type=float, default=0.5, help="the human pairs' part of the loss")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=1)
     sub.add_parser("eval")
+    i = sub.add_parser("insample", help="each fold model on the sets it was trained on (a fit diagnostic)")
+    i.add_argument("--folds", nargs="+", default=["summeval", "attributionbench", "planted", "xsumfaith", "wice"])
     args = ap.parse_args()
-    {"pairs": pairs, "train": train, "eval": evaluate}[args.cmd](args)
+    {"pairs": pairs, "train": train, "eval": evaluate, "insample": insample}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -266,6 +266,9 @@ def evaluate(args) -> None:
     systems.update(shipped)
     table: dict[str, dict[str, float]] = {s: {} for s in systems}
     best: dict[str, float] = {}
+    best_sig: dict[str, str] = {}
+    lab: dict[str, np.ndarray] = {}
+    sc: dict[tuple[str, str], np.ndarray] = {}
     for name in lodo.SETS:
         sp = OUT / "scores" / f"{name}.json"
         if not sp.exists() or not (lodo.CACHE / f"{name}.json").exists():
@@ -277,13 +280,16 @@ def evaluate(args) -> None:
             raise SystemExit(f"{sp}: no fold-model score for {len(missing)} items (e.g. {missing[0]}); "
                              "fix: rerun bench/entail_lodo.py pairs and train")
         labels = np.array([r["label"] for r in rows])
+        lab[name] = labels
         for sname, (v, sig) in shipped.items():  # the cache's entail: the shipped synthetic-only model
             table[sname][name] = lodo._agreement(name, lodo._item_scores(v, rows, sig, "whole"), labels)
         rows = [{**r, "whole": {**r["whole"], "entail": scores.get(r["id"], 0.5)}} for r in rows]
         for sname, (v, sig) in systems.items():
             if sname not in shipped:
-                table[sname][name] = lodo._agreement(name, lodo._item_scores(v, rows, sig, "whole"), labels)
+                sc[(sname, name)] = lodo._item_scores(v, rows, sig, "whole")
+                table[sname][name] = lodo._agreement(name, sc[(sname, name)], labels)
         best[name] = max(table[s][name] for s in ("lexical", "alignment", "similarity"))
+        best_sig[name] = max(("lexical", "alignment", "similarity"), key=lambda s: table[s][name])
     sets = list(best)
     print("## whole: held-out agreement (ROC-AUC; WiCE one-vs-one mean), entail from each fold's own model\n")
     print("| system | " + " | ".join(sets) + " | worst margin to best single |")
@@ -292,6 +298,23 @@ def evaluate(args) -> None:
         margin = min(table[sname][n] - best[n] for n in sets)
         print(f"| {sname} | " + " | ".join(f"{table[sname][n]:.3f}" for n in sets) + f" | {margin:+.3f} |")
     print("| best single signal | " + " | ".join(f"{best[n]:.3f}" for n in sets) + " | |")
+    _bootstrap(sets, sc, lab, best_sig, ["packaged", "local4 (fold model)", "local4h (fold model)"])
+
+
+def _bootstrap(sets: list[str], sc: dict, lab: dict, best_sig: dict, names: list[str], n: int = 1000) -> None:
+    """Paired bootstrap over items (seed 0): the 90% interval of AUC(system) − AUC(the set's best single signal)."""
+    rng = np.random.default_rng(0)
+    print(f"\n### paired bootstrap ({n} resamples): 5th–95th percentile of system − best single signal\n")
+    print("| system | " + " | ".join(sets) + " |")
+    print("|---|" + "---|" * len(sets))
+    idx = {s: [rng.integers(0, len(lab[s]), len(lab[s])) for _ in range(n)] for s in sets}
+    for name in names:
+        cells = []
+        for s in sets:
+            d = [lodo._agreement(s, sc[(name, s)][i], lab[s][i]) - lodo._agreement(s, sc[(best_sig[s], s)][i], lab[s][i])
+                 for i in idx[s] if len(set(lab[s][i].tolist())) == len(set(lab[s].tolist()))]
+            cells.append(f"{np.percentile(d, 5):+.3f} … {np.percentile(d, 95):+.3f}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 def insample(args) -> None:

@@ -52,3 +52,10 @@ def test_same_value():
     assert same_value("253.5km", "253.5 km") and same_value("2013", "2013-14") and same_value("April 15",
                                                                                              "April 15, 2013")
     assert not same_value("2", "2013") and not same_value("two", "three") and not same_value("£4.5m", "£4m")
+
+
+def test_a_less_specific_value_in_the_region_does_not_state_the_units():
+    from citefix.verify.local import same_value
+
+    assert same_value("2013", "2013-14", one_way=True) and same_value("April 15", "April 15, 2013", one_way=True)
+    assert not same_value("10 May", "May", one_way=True) and same_value("10 May", "May")

@@ -131,7 +131,7 @@ class Corrector:
             anchor = _anchor(ent)
             lemma = anchor.lemma_.lower() if anchor is not None else None
             # the evidence holds this value on the same word (as the verifier reads it: citefix.verify.local)
-            if any(same_value(c.text, ent.text) and anchor_lemma(c) in (None, lemma) for c in rdoc.ents):
+            if any(same_value(ent.text, c.text, one_way=True) and anchor_lemma(c) in (None, lemma) for c in rdoc.ents):
                 continue
             role = _role(ent)
             best, best_score = None, 0.0

@@ -411,13 +411,13 @@ def _norm(s: str) -> str:
     return " ".join(s.lower().split())
 
 
-def same_value(a: str, b: str) -> bool:
+def same_value(a: str, b: str, one_way: bool = False) -> bool:
     """One value written two ways or one inside the other: "253.5km" / "253.5 km", "2013" / "2013-14", "April 15" /
-    "April 15, 2013"."""
+    "April 15, 2013". With `one_way`, only `a` inside `b` ("May" does not state "10 May")."""
     if "".join(a.lower().split()) == "".join(b.lower().split()):
         return True
     ta, tb = re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", a.lower()), re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", b.lower())
-    short, long_ = sorted((ta, tb), key=len)
+    short, long_ = (ta, tb) if one_way else sorted((ta, tb), key=len)
     return bool(short) and any(long_[k:k + len(short)] == short for k in range(len(long_) - len(short) + 1))
 
 
@@ -436,7 +436,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         lemma, role = a.lemma_.lower(), arg_role(ent)
         # the region states the value on the same word (or on none): no conflict. The value on another word of the
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
-        if any(same_value(c.text, ent.text) and anchor_lemma(c) in (None, lemma)
+        if any(same_value(ent.text, c.text, one_way=True) and anchor_lemma(c) in (None, lemma)
                for rd in region_docs for c in rd.ents):
             continue
         for rd in region_docs:

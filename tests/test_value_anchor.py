@@ -59,3 +59,10 @@ def test_a_less_specific_value_in_the_region_does_not_state_the_units():
 
     assert same_value("2013", "2013-14", one_way=True) and same_value("April 15", "April 15, 2013", one_way=True)
     assert not same_value("10 May", "May", one_way=True) and same_value("10 May", "May")
+
+
+def test_a_number_written_in_words_or_digits_is_one_value():
+    from citefix.verify.local import same_value
+
+    assert same_value("fourth", "4th") and same_value("4th", "fourth", one_way=True) and same_value("nine", "9")
+    assert not same_value("fourth", "5th") and not same_value("nine", "6")

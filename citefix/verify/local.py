@@ -411,12 +411,26 @@ def _norm(s: str) -> str:
     return " ".join(s.lower().split())
 
 
+def _value_tokens(s: str) -> list[str]:
+    """A value's words and numbers, number words and ordinals as digits ("fourth", "4th" → "4")."""
+    from citefix.verify.lexical import _ORDINALS, _TENS, _UNITS
+
+    out = []
+    for t in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", s.lower()):
+        m = re.fullmatch(r"([0-9]+)(?:st|nd|rd|th)", t)
+        n = _UNITS.get(t, _TENS.get(t, _ORDINALS.get(t)))
+        out.append(m.group(1) if m else str(n) if n is not None else t)
+    return out
+
+
 def same_value(a: str, b: str, one_way: bool = False) -> bool:
     """One value written two ways or one inside the other: "253.5km" / "253.5 km", "2013" / "2013-14", "April 15" /
-    "April 15, 2013". With `one_way`, only `a` inside `b` ("May" does not state "10 May")."""
+    "April 15, 2013", "fourth" / "4th". With `one_way`, only `a` inside `b` ("May" does not state "10 May")."""
     if "".join(a.lower().split()) == "".join(b.lower().split()):
         return True
-    ta, tb = re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", a.lower()), re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", b.lower())
+    ta, tb = _value_tokens(a), _value_tokens(b)
+    if ta == tb:
+        return True
     short, long_ = (ta, tb) if one_way else sorted((ta, tb), key=len)
     return bool(short) and any(long_[k:k + len(short)] == short for k in range(len(long_) - len(short) + 1))
 

@@ -72,6 +72,18 @@ def rate_walks(monkeypatch):
     return walks
 
 
+def _settle(walks: list[int], quiet: float = 0.5, limit: float = 5.0) -> None:
+    """Wait until no walk has been added for `quiet` seconds (at most `limit`): litellm logs in background threads."""
+    import time
+
+    end = time.monotonic() + limit
+    seen, since = len(walks), time.monotonic()
+    while time.monotonic() < end and time.monotonic() - since < quiet:
+        time.sleep(0.05)
+        if len(walks) != seen:
+            seen, since = len(walks), time.monotonic()
+
+
 def one_call(t: RouterTransport):
     c = LLMClient("qwen", transport=t, concurrency=1)
     yn = c.yes_probability(MSG, purpose="verify")
@@ -86,10 +98,12 @@ def test_an_unpriced_deployment_skips_the_zero_cost_diagnostic_and_its_cost_stay
     cfg = table(("openai/unpriced-model", server.base_url, {}, {"id": "local-1"}),
                 ("openai/unpriced-model", server.base_url, {}, {"id": "local-2"}))
     before = one_call(transport(cfg, marked=False, monkeypatch=monkeypatch))
+    _settle(rate_walks)  # litellm's success logging prices the answer again in the background: let it land first
     assert rate_walks, "litellm's $0 diagnostic did not run without the marking: re-measure bench/bench_llm_cpu.py"
     rate_walks.clear()
     t = transport(cfg, marked=True, monkeypatch=monkeypatch)
     after = one_call(t)
+    _settle(rate_walks)
     assert rate_walks == []
     # litellm sees the deployment as free; citefix logs the cost as unknown, as before
     for i, dep in enumerate(t._router.model_list, 1):

@@ -6,7 +6,7 @@ offline verifier (citefix.verify.local); pure functions over spaCy docs.
 from __future__ import annotations
 
 import difflib
-from typing import Any, Iterable, Sequence
+from typing import Any, Container, Sequence
 
 from citefix.verify.local import in_focus
 
@@ -15,13 +15,13 @@ SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together
 _MAX_NAME_WORDS = 6
 
 
-def _is_name(toks: Sequence[Any], known: set[str] | frozenset[str] = frozenset()) -> bool:
+def _is_name(toks: Sequence[Any], known: Sequence[Container[str]] = ()) -> bool:
     """Are `toks` a name: proper nouns or words of a name entity, or capitalised words that the evidence writes as a
     name (`known`: the tagger read a sentence-initial "Brecon footage" as a common noun)?"""
     words = [t for t in toks if not t.is_punct]
     # a word with letters: a code such as "A36" or "M4" is a name, a number is not
     return (0 < len(words) <= _MAX_NAME_WORDS and any(c.isalpha() for t in words for c in t.text)
-            and all(t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS or (t.text[:1].isupper() and t.text in known)
+            and all(t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS or (t.text[:1].isupper() and any(t.text in k for k in known))
                     for t in words))
 
 
@@ -141,7 +141,7 @@ def _all_copied_but(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> bo
 
 
 def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
-                       context: int = SUBSTITUTION_CONTEXT, known: Iterable[str] = ()) -> list[dict]:
+                       context: int = SUBSTITUTION_CONTEXT, known: Container[str] = frozenset()) -> list[dict]:
     """Names of the focus that stand where a region sentence, copied word for word around them, has another name.
 
     The unit's words are aligned to each region sentence (difflib on lower-cased tokens); a replaced stretch counts
@@ -158,7 +158,8 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     out: list[dict] = []
     seen: set[int] = set()
     # words the evidence writes as names (`known`: the ones the source capitalises inside a sentence)
-    known = set(known) | {t.text for rd in region_docs for t in rd if t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS}
+    in_region = {t.text for rd in region_docs for t in rd if t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS}
+    names_known = (in_region, known)
     for rd in region_docs:
         for sent in getattr(rd, "sents", [rd]):
             stoks = [t for t in sent if not t.is_space]
@@ -198,7 +199,7 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     # of state, Sheikh Salman said" / "Senator Hamad Sheikh Salman said"): the name is the slot
                     j2 = j1 + len(_name_run(stoks[j1:j2]))
                 a, b = utoks[i1:i2], stoks[j1:j2]
-                if not (_is_name(a, known) and _is_name(b)) or _letters(a) == _letters(b):
+                if not (_is_name(a, names_known) and _is_name(b)) or _letters(a) == _letters(b):
                     continue  # not two names, or one name written two ways ("u.s." / "U.S.")
                 # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
                 wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)

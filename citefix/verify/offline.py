@@ -41,7 +41,6 @@ from citefix.verify.offline_signals import (  # noqa: F401  (re-exported)
     _DATE_WORDS,
     _ENT_LABELS,
     _FEATURE_KEYS,
-    _LIGHT_HEADS,
     _LOCAL_KEYS,
     UnitSignals,
     _clip01,

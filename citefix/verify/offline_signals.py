@@ -29,7 +29,7 @@ from citefix.verify.local import (
 )
 from citefix.verify.names import name_substitutions
 from citefix.verify.offline_sources import _Pool
-from citefix.verify.source_search import _LIGHT_HEADS, anchored_test, copied, polarity_elsewhere, said_with_name  # noqa: F401
+from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
 
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
@@ -334,8 +334,7 @@ class UnitSignals:
         # a name in a word-for-word copy of a region sentence where that sentence has another name: the copy pins
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it
         taken = {c["start"] for c in conflicts}
-        known = {w for src in pool.sources for w in src.capitalised()}
-        subs = [c for c in name_substitutions(doc, focus, rdocs, known=known)
+        subs = [c for c in name_substitutions(doc, focus, rdocs, known=pool.capitalised())
                 if c["start"] not in taken and not said_with_name(doc, c, pool)]
         structure += subs
         return structure, n_pol, swaps, conflicts, subs

@@ -97,6 +97,13 @@ class _Pool:
     tok_si: Any = None  # per row of tok_emb: index in sources
     tok_pos: Any = None  # per row of tok_emb: character offset in that source
     _lower: str | None = None
+    _capitalised: frozenset[str] | None = None
+
+    def capitalised(self) -> frozenset[str]:
+        """The words the sources write capitalised inside a sentence (each source's `capitalised`, joined once)."""
+        if self._capitalised is None:
+            self._capitalised = frozenset().union(*(s.capitalised() for s in self.sources))
+        return self._capitalised
 
     def lower_text(self) -> str:
         """The sources' texts, lower-cased, whitespace collapsed (for phrase look-ups)."""

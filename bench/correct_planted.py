@@ -42,6 +42,7 @@ def main() -> None:
     ap.add_argument("suite")
     ap.add_argument("--limit-per-type", type=int, default=40)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--ids", nargs="+", default=None, help="only the statements whose id ends with one of these")
     args = ap.parse_args()
 
     from citefix.decompose.clauses import ClauseDecomposer
@@ -56,6 +57,8 @@ def main() -> None:
     recs = [json.loads(x) for x in Path(args.suite).read_text().splitlines() if x.strip()]
     per: dict[str, list] = collections.defaultdict(list)
     for r in recs:
+        if args.ids and not any(str(r["id"]).endswith(i) for i in args.ids):
+            continue
         if len(per[r["error_type"]]) < args.limit_per_type:
             per[r["error_type"]].append(r)
     rows = []

@@ -162,3 +162,30 @@ def test_an_antonym_predicate_is_caught_and_put_back(tools):
     e = next(e for e in r.edits if e["kind"] == "correction (negation)")
     assert (e["text"], e["new"]) == ("lost", "won") and e["evidence"]["text"] == "won"
     _only_known_words(case, r.text)
+
+
+@pytest.mark.parametrize("source, text, fixed", [
+    # a copula's "not" the evidence lacks is cut, not the clause
+    ("Ms Okafor is head of the planning department at the county council. She joined the council in 2009.",
+     "Ms Okafor is not head of the planning department at the county council.",
+     "Ms Okafor is head of the planning department at the county council."),
+    # an adverb between the auxiliary and the verb: the particle goes, the adverb stays
+    ("The ferry operator said it had repeatedly offered to raise the crew's wages. Talks resume next week.",
+     "The ferry operator said it had not repeatedly offered to raise the crew's wages.",
+     "The ferry operator said it had repeatedly offered to raise the crew's wages."),
+    # the evidence's particle after a copula that the text left out
+    ("The bridge was not safe for lorries after the storm, engineers said. It reopened in May.",
+     "The bridge was safe for lorries after the storm, engineers said.",
+     "The bridge was not safe for lorries after the storm, engineers said."),
+    ("The old mill wasn't profitable in its last decade. It closed in 1990.",
+     "The old mill was profitable in its last decade.",
+     "The old mill wasn't profitable in its last decade."),
+    ("The old mill was profitable in its last decade. It closed in 1990.",
+     "The old mill wasn't profitable in its last decade.",
+     "The old mill was profitable in its last decade."),
+])
+def test_a_copula_or_auxiliary_negation_is_put_right(tools, source, text, fixed):
+    case, r = _revise(tools, source, text)
+    assert r.text == fixed
+    assert [e["kind"] for e in r.edits if e["kind"].startswith("correction")] == ["correction (negation)"]
+    _only_known_words(case, r.text)

@@ -205,24 +205,39 @@ class Corrector:
         flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("polarity: ")}
         out = []
         for t in toks:
-            if t.pos_ != "VERB" or t.text not in flagged:
+            main = t.pos_ == "VERB" or (t.pos_ == "AUX" and t.dep_ not in ("aux", "auxpass"))  # "is not head of"
+            if not main or t.text not in flagged:
                 continue
-            cand = next((s for s in rdoc if s.pos_ == "VERB" and s.lemma_.lower() == t.lemma_.lower()), None)
+            cand = _counterpart(t, rdoc)
             if cand is None:
                 continue
-            ugroup = _verb_group(t)
-            sgroup = _verb_group(cand)
-            if ugroup is None or sgroup is None:
+            fix = _drop_negation(t, cand) if _neg_children(t) and not _neg_children(cand) else None
+            if fix is None and _neg_children(cand) and not _neg_children(t):
+                fix = _add_negation(t, cand)
+            if fix is None:
+                fix = self._group_swap(t, cand)
+            if fix is None:
                 continue
-            doc = t.doc
-            a, b = doc[ugroup[0]].idx, doc[ugroup[1]].idx + len(doc[ugroup[1]].text)
-            sa, sb = rdoc[sgroup[0]].idx, rdoc[sgroup[1]].idx + len(rdoc[sgroup[1]].text)
-            new = rdoc.text[sa:sb]
-            if _norm(new) == _norm(doc.text[a:b]):
-                continue
-            out.append(Correction(u.id, "negation", a, b, doc.text[a:b], new, _ev(sid, off, sa, sb, new)))
+            a, b, new = fix
+            sa, sb = _group_span(cand)
+            out.append(Correction(u.id, "negation", a, b, t.doc.text[a:b], new,
+                                  _ev(sid, off, sa, sb, rdoc.text[sa:sb])))
         out += self._antonyms(u, v, toks, rdoc, sid, off)
         return out
+
+    @staticmethod
+    def _group_swap(t, cand) -> tuple[int, int, str] | None:
+        """The evidence's verb group in place of the unit's ("approved" → "did not approve")."""
+        ugroup, sgroup = _verb_group(t), _verb_group(cand)
+        if ugroup is None or sgroup is None:
+            return None
+        doc, rdoc = t.doc, cand.doc
+        a, b = doc[ugroup[0]].idx, doc[ugroup[1]].idx + len(doc[ugroup[1]].text)
+        sa, sb = rdoc[sgroup[0]].idx, rdoc[sgroup[1]].idx + len(rdoc[sgroup[1]].text)
+        new = rdoc.text[sa:sb]
+        if _norm(new) == _norm(doc.text[a:b]):
+            return None
+        return a, b, new
 
     def _antonyms(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
         """An antonym predicate put back: the evidence's word in place of the unit's, when both have the same form
@@ -323,6 +338,67 @@ def _verb_group(t) -> tuple[int, int] | None:
         if c.i < t.i and c.dep_ in ("aux", "auxpass", "neg") and c.i == first - 1:
             first = c.i
     return first, t.i
+
+
+def _neg_children(t) -> list:
+    """The verb's "not" / "n't" / "never", also where the parser hung it on the verb's auxiliary ("was not long
+    gone")."""
+    heads = [t] + [c for c in t.children if c.dep_ in ("aux", "auxpass")]
+    return [c for h in heads for c in h.children if c.dep_ == "neg" and c.lower_ in ("not", "n't", "never")]
+
+
+def _group_span(t) -> tuple[int, int]:
+    """Character range of a verb with its auxiliaries, negation and the adverbs between them ("had not repeatedly
+    offered", "is not")."""
+    ids = [t.i] + [c.i for c in t.children if c.dep_ in ("aux", "auxpass", "neg")]
+    lo, hi = min(ids), max(ids)
+    doc = t.doc
+    return doc[lo].idx, doc[hi].idx + len(doc[hi].text)
+
+
+def _counterpart(t, rdoc) -> Any | None:
+    """The evidence's verb of the same lemma that shares the most of the unit verb's clause words (the first one on a
+    tie): the predicate the unit restates, not another clause's "be"."""
+    lemma = t.lemma_.lower()
+    cands = [s for s in rdoc if s.lemma_.lower() == lemma and (s.pos_ == "VERB" or (s.pos_ == "AUX" and s.dep_ not in
+                                                                                     ("aux", "auxpass")))]
+    if not cands:
+        return None
+    mine = _clause_words(t)
+    return max(cands, key=lambda s: (len(mine & _clause_words(s)), -s.i))
+
+
+def _clause_words(verb) -> set[str]:
+    return {x.lemma_.lower() for x in verb.subtree if x.is_alpha and not x.is_stop and x.i != verb.i}
+
+
+def _add_negation(t, cand) -> tuple[int, int, str] | None:
+    """The evidence's particle after the unit's "be" / "have" where the evidence has it right after its own ("is
+    head" → "is not head", "was" → "wasn't")."""
+    neg = _neg_children(cand)[0]
+    if neg.i != cand.i + 1 or t.pos_ != "AUX":
+        return None
+    rdoc = cand.doc
+    return t.idx, t.idx + len(t.text), t.text + rdoc.text[cand.idx + len(cand.text):neg.idx + len(neg.text)]
+
+
+def _drop_negation(t, cand) -> tuple[int, int, str] | None:
+    """The unit's "not" / "n't" / "never" cut where the evidence's same verb has none ("is not head" → "is head",
+    "had not repeatedly offered" → "had repeatedly offered"), unless do-support carries it ("did not begin" needs the
+    evidence's "began": the group swap) or the contraction would leave half a word ("ca n't")."""
+    negs = _neg_children(t)
+    if len(negs) != 1 or any(c.dep_ == "aux" and c.lemma_.lower() == "do" for c in t.children):
+        return None
+    neg = negs[0]
+    doc = t.doc
+    if neg.i == 0:
+        return None
+    before = doc[neg.i - 1]
+    if neg.lower_ == "n't" and before.lower_ in ("ca", "wo", "sha"):
+        return None
+    a = before.idx + len(before.text)  # the space before the particle goes with it
+    b = neg.idx + len(neg.text)
+    return a, b, ""
 
 
 def _np(tok) -> tuple[int, int]:

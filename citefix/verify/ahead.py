@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 from citefix.errors import ConfigError
 from citefix.models import Case
+from citefix.nlp import CONTRACTIONS, read_contractions
 
 AHEAD_ENV = "CITEFIX_PREFETCH_AHEAD"
 
@@ -88,7 +89,12 @@ def twin(base: Any) -> Any:
 
     enc, nlp = base.encoder, base.nlp
     # the same pipeline, loaded anew from where the shared one came from (its own vocab and caches)
-    own_nlp = spacy.load(nlp.path) if getattr(nlp, "path", None) else copy.deepcopy(nlp)
+    if getattr(nlp, "path", None):
+        own_nlp = spacy.load(nlp.path)
+        if all(t in nlp.tokenizer.rules for t in CONTRACTIONS):  # taught as the shared one was
+            read_contractions(own_nlp)
+    else:
+        own_nlp = copy.deepcopy(nlp)
     own_enc = copy.copy(enc)  # the same model object (weights shared), a tokenizer of its own
     own_enc.tokenizer = copy.deepcopy(enc.tokenizer)
     # the verifier's own class (a subclass may analyse differently), with its models and parameters

@@ -189,3 +189,24 @@ def test_a_copula_or_auxiliary_negation_is_put_right(tools, source, text, fixed)
     assert r.text == fixed
     assert [e["kind"] for e in r.edits if e["kind"].startswith("correction")] == ["correction (negation)"]
     _only_known_words(case, r.text)
+
+
+def test_a_bare_number_range_is_corrected_whatever_the_tagger_calls_it(tools):
+    # the tagger reads "aged 47 to 60" as a date and "aged 45 to 60" as a number: both are the same kind of value
+    source = ("Police said the driver is described as a tall man, aged 45 to 60, with short grey hair, driving a red "
+              "van. Anyone with information should call them.")
+    case, r = _revise(tools, source, "Police said the driver is described as a tall man, aged 47 to 60, with short grey "
+                                     "hair, driving a red van.")
+    assert "aged 45 to 60" in r.text and "aged to" not in r.text
+    assert [e["kind"] for e in r.edits if e["kind"].startswith("correction")] == ["correction (value)"]
+
+
+def test_a_unit_flagged_for_its_verb_keeps_its_numbers(tools):
+    # the verdict holds the negation against the unit, not its sizes: the corrector must not swap "1,000- 1,640ft" for
+    # another sentence's "30 to 50ft" (pre-tokenised text, as in CNN/DailyMail files)
+    source = ("The island , which has risen some 30 to 50ft above sea level , measures roughly 1,000- 1,640ft long , "
+              "and 100ft wide , a council official said . Scientists will visit it next week .")
+    case, r = _revise(tools, source, "The island measures roughly 1,000- 1,640ft long , and 100ft wide , a council "
+                                     "official did not say .")
+    assert "1,000- 1,640ft long" in r.text and "30 to 50ft" not in r.text
+    assert not [e for e in r.edits if e["kind"] == "correction (value)"]

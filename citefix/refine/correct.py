@@ -108,7 +108,7 @@ class Corrector:
             toks = [t for t in doc if any(a <= to_orig(t.idx, t.idx + len(t.text))[0] < b for a, b in pieces)]
             if not toks:
                 continue
-            found = (self._values(u, toks, rdoc, sid, off, known) or self._names(u, v, toks, rdoc, sid, off, known)
+            found = (self._values(u, v, toks, rdoc, sid, off, known) or self._names(u, v, toks, rdoc, sid, off, known)
                      or self._negation(u, v, toks, rdoc, sid, off) or self._roles(u, v, toks, rdoc, sid, off))
             for c in found:
                 a, b = to_orig(c.start, c.end)
@@ -120,14 +120,17 @@ class Corrector:
 
     # --- values --------------------------------------------------------------------------------------------------
 
-    def _values(self, u: Unit, toks: list, rdoc, sid: str, off: int, known) -> list[Correction]:
+    def _values(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int, known) -> list[Correction]:
         doc = toks[0].doc
         ids = {t.i for t in toks}
+        named = _flagged_values(v)
         out = []
         for ent in doc.ents:
-            kind = VALUE_LABELS.get(ent.label_)
+            kind = _kind(ent)
             if kind is None or not all(t.i in ids for t in ent):
                 continue
+            if not any(_overlaps(ent.text, x) for x in named):
+                continue  # the verdict has nothing against this value: a unit flagged for its verb keeps its numbers
             anchor = _anchor(ent)
             lemma = anchor.lemma_.lower() if anchor is not None else None
             # the evidence holds this value on the same word (as the verifier reads it: citefix.verify.local)
@@ -136,23 +139,24 @@ class Corrector:
             role = _role(ent)
             best, best_score = None, 0.0
             for cand in rdoc.ents:
-                if VALUE_LABELS.get(cand.label_) != kind or same_value(cand.text, ent.text):
+                if _kind(cand) != kind or same_value(cand.text, ent.text):
                     continue
                 if _norm(cand.text) in _norm(doc.text):
                     continue  # already said elsewhere in the text: not this slot's value
                 ca = _anchor(cand)
                 score = 0.0
-                if anchor is not None and ca is not None and ca.lemma_.lower() == anchor.lemma_.lower():
+                if anchor is not None and ca is not None and (ca.lemma_.lower() == anchor.lemma_.lower()
+                                                              or ca.lower_ == anchor.lower_):
                     score += 2.0
                 if kind in NAME_KINDS:
                     if score == 0 or _role(cand) != role:
                         continue  # a name is replaced only in the same role of the same verb
                 else:
-                    sent_lemmas = {t.lemma_.lower() for t in cand.sent if t.is_alpha and not t.is_stop}
-                    ctx = [t.lemma_.lower() for t in ent.sent if t.is_alpha and not t.is_stop and t.i not in
-                           {x.i for x in ent}]
+                    # by form or lemma: the tagger lemmatises one word two ways ("aged": "aged" / "age")
+                    sent_words = {w for t in cand.sent if t.is_alpha and not t.is_stop for w in (t.lemma_.lower(), t.lower_)}
+                    ctx = [t for t in ent.sent if t.is_alpha and not t.is_stop and t.i not in {x.i for x in ent}]
                     if ctx:
-                        score += sum(1 for w in ctx if w in sent_lemmas) / len(ctx)
+                        score += sum(1 for t in ctx if t.lemma_.lower() in sent_words or t.lower_ in sent_words) / len(ctx)
                 if score < 1.0:
                     continue  # too little of the value's context around the candidate
                 # two values in one evidence sentence: the one standing between the same words wins ("a total of
@@ -338,6 +342,35 @@ def _verb_group(t) -> tuple[int, int] | None:
         if c.i < t.i and c.dep_ in ("aux", "auxpass", "neg") and c.i == first - 1:
             first = c.i
     return first, t.i
+
+
+_RANGE_WORDS = {"to", "and", "or", "between", "-", "–"}
+
+
+def _kind(ent) -> str | None:
+    """The kind of value an entity carries; bare numbers ("52 to 60", "50") are numbers whatever the tagger called
+    them (it tags the same age range DATE in one sentence and CARDINAL in the next)."""
+    kind = VALUE_LABELS.get(ent.label_)
+    if kind in ("time", "number") and all((t.like_num and not _year(t.text)) or t.lower_ in _RANGE_WORDS for t in ent):
+        return "number"
+    return kind
+
+
+def _year(word: str) -> bool:
+    return len(word) == 4 and word.isdigit() and 1000 <= int(word) <= 2199
+
+
+def _flagged_values(v: Verdict) -> list[str]:
+    """The values the verdict holds against its unit: numbers, dates and names the source lacks, found only elsewhere
+    in it, or contradicted by the evidence."""
+    d = v.details or {}
+    out = list(d.get("missing", [])) + list(d.get("misplaced", []))
+    return out + [s.split(": ", 1)[1] for s in d.get("structure", []) if s.startswith(("conflict: ", "substitution: "))]
+
+
+def _overlaps(a: str, b: str) -> bool:
+    a, b = _norm(a), _norm(b)
+    return bool(a and b) and (a in b or b in a)
 
 
 def _neg_children(t) -> list:

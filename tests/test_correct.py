@@ -210,3 +210,12 @@ def test_a_unit_flagged_for_its_verb_keeps_its_numbers(tools):
                                      "official did not say .")
     assert "1,000- 1,640ft long" in r.text and "30 to 50ft" not in r.text
     assert not [e for e in r.edits if e["kind"] == "correction (value)"]
+
+
+def test_a_range_with_no_source_version_goes_whole_with_its_modifier(tools):
+    # both ends changed: no correction; the range goes with "aged", never one end alone ("aged to 61")
+    source = ("Police said the driver is described as a tall man, aged 45 to 60, with short grey hair, driving a red "
+              "van. Anyone with information should call them.")
+    case, r = _revise(tools, source, "Police said the driver is described as a tall man, aged 47 to 61, with short grey "
+                                     "hair, driving a red van.")
+    assert r.text == "Police said the driver is described as a tall man with short grey hair, driving a red van."

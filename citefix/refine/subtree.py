@@ -157,6 +157,8 @@ def _same_role(a, b) -> bool:
 def _quantity(node) -> bool:
     """A number counting a plural noun ("two years", "200 people"): the number is the phrase's point, so the phrase
     goes, not the number alone ("years" would be left saying something else)."""
+    if node.dep_ == "quantmod" and node.head.pos_ == "NUM":
+        return True  # one end of a range ("52 to 60"): "aged to 60" would say something else; the range goes
     return node.dep_ in ("nummod", "quantmod") and (node.head.tag_ in ("NNS", "NNPS") or node.head.dep_ == "nummod")
 
 
@@ -220,6 +222,8 @@ def _settle(sent, plan: _Plan, *, allow_drop: bool = True) -> None:
                 continue
             lemma = head.lemma_.lower()
             needs = head.pos_ in ("VERB", "AUX") and (lemma in NEEDS_COMPLEMENT or head.pos_ == "AUX")
+            # a participle or adjective modifier left without its measure ("a man, aged [47 to 61]") goes with it
+            needs = needs or (head.dep_ in ("amod", "acl") and head.tag_ in ("VBN", "JJ") and node.dep_ in ("npadvmod", "prep"))
             if not needs:
                 continue
             rest = [c for c in head.children if c.i not in toks and c.dep_ not in FUNCTIONAL]

@@ -150,3 +150,16 @@ def test_unit_to_text_offsets_identity_fallback():
     assert unit_to_text_offsets(u, "The cost £30m.") == [[0, 9, 4]]
     v = Unit(id="u2", text="something else", kind="acu", decomposer="x")
     assert unit_to_text_offsets(v, "The cost £30m.") is None
+
+
+@pytest.mark.parametrize("text, second", [
+    ("The ferry operator said it had repeatedly offered to raise the crew's pay and backdate it.",
+     "it had repeatedly offered to backdate it"),
+    ("She did not agree to sign the deal and leave the club.", "She did not agree to leave the club"),
+    ("The firm plans to cut 200 jobs and close two plants by 2020.", "The firm plans to close two plants by 2020"),
+])
+def test_a_verb_conjoined_to_an_infinitive_keeps_the_verb_that_governs_it(dec, text, second):
+    # "it backdate it" is no statement: the conjoined verb shares the subject, the governing verb and "to"
+    units = dec.units(_case(text))
+    assert second in [u.text for u in units]
+    _check_alignment(units, text)

@@ -222,3 +222,16 @@ def test_scores_are_finite_for_odd_units(verifier):
     units = [_unit("123"), _unit("ÄÖÜ ß"), _unit("a " * 300), _unit("Short.")]
     for v in verifier.verify(units, case):
         assert v.label != "error" and v.score is not None and math.isfinite(v.score) and 0.0 <= v.score <= 1.0
+
+
+def test_a_day_of_the_month_is_exact():
+    from citefix.verify.lexical import find_numbers, number_supported
+
+    # "5" may be a rounded 4.8 ("a magnitude-4.8 quake"), but never the day of "5 April 2009"
+    day = find_numbers("ahead of the 5 April 2009 quake")[0]
+    assert not number_supported(day, [4.8, 15.5, 2009.0])
+    assert number_supported(day, [5.0])
+    for text in ("on April 5, 2009", "the 5th of April", "on 5 May"):
+        assert not number_supported(find_numbers(text)[0], [4.8]), text
+    assert number_supported(find_numbers("a magnitude 5 quake")[0], [4.8])  # an amount still rounds
+    assert number_supported(find_numbers("it 5 may be")[0], [4.8])  # "may", the modal, is no month

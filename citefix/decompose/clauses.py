@@ -180,7 +180,11 @@ class ClauseDecomposer:
                 pieces.append(_phrase(subj, clause.head))
                 note = "conjoined verb; subject copied from the first clause"
                 aux = _shared_aux(clause.head)
-                if aux and own and own[0].i > aux[-1].i:
+                chain = _governing_chain(clause.head)
+                if chain and own and own[0].i > chain[-1].i:
+                    pieces.append(chain)  # "it had offered to bridge the gap and backdate it" → "it had offered to backdate it"
+                    note = "conjoined verb; subject and governing verb copied from the first clause"
+                elif aux and own and own[0].i > aux[-1].i:
                     pieces.append(aux)  # "work would start … and take two years" → "work would take two years"
                     note = "conjoined verb; subject and auxiliary copied from the first clause"
             pieces.append(own)
@@ -299,6 +303,23 @@ def _shared_subject(verb):
             return None
         head = head.head
     return None
+
+
+def _governing_chain(verb) -> list:
+    """For a verb conjoined to a to-infinitive ("offered to bridge the gap and backdate it"): the governing verb with
+    its auxiliaries and negation, and the infinitive's "to" ("had repeatedly offered to"), which the conjoined verb
+    shares; empty otherwise."""
+    first = verb.head
+    if first.dep_ != "xcomp" or first.head.pos_ not in _VERBAL:
+        return []
+    to = [c for c in first.children if c.dep_ == "aux" and c.lower_ == "to"]
+    if not to or any(c.dep_ in ("aux", "mark") for c in verb.children):
+        return []
+    gov = first.head
+    own = [c for c in gov.children if c.dep_ in ("aux", "auxpass", "neg") and c.i < gov.i]
+    if own:  # an adverb between the auxiliary and the verb stays ("had repeatedly offered")
+        own += [c for c in gov.children if c.dep_ == "advmod" and own[0].i < c.i < gov.i and not list(c.children)]
+    return sorted(own + [gov], key=lambda t: t.i) + to
 
 
 _BE_HAVE = {"be", "have"}

@@ -133,7 +133,23 @@ def find_numbers(text: str) -> list[Number]:
             s = _SCALES[m.group(1).lower()]
             out.append(Number(s, 0.5 * s, m.group(0), m.start(), m.end()))
     out.sort(key=lambda n: n.start)
-    return out
+    return [_exact_day(n, text) for n in out]
+
+
+_MONTH_NAME = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_DAY_BEFORE = re.compile(r"(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH_NAME + r"\b", re.IGNORECASE)
+_DAY_AFTER = re.compile(r"\b" + _MONTH_NAME + r"\.?\s+$", re.IGNORECASE)
+
+
+def _exact_day(n: Number, text: str) -> Number:
+    """A day of the month ("5 April", "April 5", "the 5th of April") is exact: no rounding makes 4.8 of it."""
+    if n.value != int(n.value) or not 1 <= n.value <= 31 or "." in n.text:
+        return n
+    after, before = text[n.end:n.end + 16], text[max(0, n.start - 12):n.start]
+    m = _DAY_BEFORE.match(after) or _DAY_AFTER.search(before)
+    if m and "may" not in m.group(0):  # the month, not the modal ("12 may be")
+        return Number(n.value, 1e-9, n.text, n.start, n.end, n.soft)
+    return n
 
 
 def number_supported(n: Number, source_values: list[float]) -> bool:

@@ -253,3 +253,14 @@ def test_a_pretokenised_faithful_quote_is_not_flagged(tools):
             "brilliant season , ' Jones said .")
     verdicts = _check(tools, PRETOKENISED, text)
     assert verdicts and all(not _polarity(v) for v in verdicts.values()), {u: _polarity(v) for u, v in verdicts.items()}
+
+
+def test_words_the_source_says_word_for_word_are_not_negated_by_another_sentence(tools):
+    # the region holds "Critics said the claim was true": the unit copies the minister's words, negation and all
+    source = ("The minister said the claim was \"just not true\", but she hoped the report would \"serve as a wake-up "
+              "call\". Critics said the claim was true and the report was late. The report is due next week.")
+    verdicts = _check(tools, source, "The minister said the claim was \"just not true\".")
+    assert verdicts and all(not _polarity(v) and v.label == "supported" for v in verdicts.values()), verdicts
+    # a negation the source does not have is still caught
+    verdicts = _check(tools, source, "Critics said the claim was not true.")
+    assert any(_polarity(v) for v in verdicts.values())

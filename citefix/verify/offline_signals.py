@@ -31,6 +31,8 @@ from citefix.verify.names import name_substitutions
 from citefix.verify.offline_sources import _Pool
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
 
+# a unit this many words long or longer that stands word for word in a source is not contradicted in polarity or roles
+VERBATIM_WORDS = 4
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
 
@@ -315,17 +317,20 @@ class UnitSignals:
         # learn" when the region's "aren't ready to learn" is another sentence) is not contradicted by this region
         align = (unit.meta or {}).get("align")
         seq, pauses = seq_pauses
+        # words the source says word for word, negation and all ("they were not threatening"), are neither negated
+        # nor turned round by another sentence the region happens to hold ("None of the tweets … are … threatening")
+        verbatim = copied(doc, pool, min_words=VERBATIM_WORDS)
         structure = [c for c in polarity_mismatches(doc, focus, seq, align, pauses)
-                     if not polarity_elsewhere(doc, c, pool)]
+                     if not polarity_elsewhere(doc, c, pool)] if not verbatim else []
         n_pol = len(structure)
         rdocs = self._parse_regions(texts)
         # a predicate whose antonym the region says of the same subject, unless some source sentence states the
         # unit's own word with its other content words (the same guard as polarity)
         opposed = [c for c in antonym_predicates(doc, focus, rdocs, align) if not polarity_elsewhere(doc, c, pool)
-                   ] if self.params.get("local", {}).get("antonyms", True) else []
+                   ] if self.params.get("local", {}).get("antonyms", True) and not verbatim else []
         structure += opposed
         n_pol += len(opposed)
-        swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) else []
+        swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) and not verbatim else []
         structure += swaps
         # a value the source states on the same word elsewhere (an age, a figure or a name the summary gathered from
         # another sentence) is not contradicted by a different value in this region

@@ -71,10 +71,11 @@ def said_with_name(doc, sub: dict[str, Any], pool: _Pool) -> bool:
     return False
 
 
-def copied(doc, pool: _Pool) -> bool:
-    """Does the unit's whole text (its words, punctuation left out) stand word for word in one of the sources?"""
+def copied(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> bool:
+    """Does the unit's whole text (its words, punctuation left out; at least `min_words`) stand word for word in one
+    of the sources?"""
     words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
-    if len(words) < COPY_MIN_WORDS:
+    if len(words) < min_words:
         return False
     needle = "\0" + "\0".join(words) + "\0"
     return any(needle in src.joined() for src in pool.sources)

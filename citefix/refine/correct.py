@@ -3,14 +3,17 @@
 For each unit the feedback flags, the corrector reads the unit's evidence in the source (the verifier's evidence
 window widened by one sentence on each side, parsed with spaCy) and tries, in this order:
 
-* **value** — a number, date, duration, quantity or name of the unit's own words that the evidence does not hold is
+* **value** — a number, date, duration, quantity or name of the unit's own words that the verdict holds against the
+  unit (missing from the source, found only elsewhere, contradicted, substituted) and the evidence does not hold is
   replaced by the evidence's value of the same kind that hangs on the same word ("take two years" → "take about
   eighteen months": both are durations of "take"); a name is replaced only by a name of the same type in the same
   role of the same verb;
 * **name** — a name standing, word for word, where the evidence sentence has another name (the verifier's name
   substitution) gets the evidence's name;
 * **negation** — a verb whose polarity the evidence contradicts gets the evidence's verb group ("approved" → "did not
-  approve", "was not elected" → "was elected");
+  approve", "was not elected" → "was elected"), loses its "not" / "n't" / "never" where the evidence's same verb has
+  none ("is not head of" → "is head of", "had not repeatedly offered" → "had repeatedly offered"), or takes the
+  evidence's particle after "be" / "have" ("was safe" → "was not safe");
 * **roles** — a verb whose subject and object the evidence holds the other way round gets them swapped back.
 
 Every word a correction writes comes from the text or the sources; an edit records its kind and its evidence span.

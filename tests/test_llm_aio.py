@@ -99,3 +99,31 @@ def test_the_loop_is_one_per_process_and_outlives_its_calls():
 
     assert aio.run_on_loop(answer, timeout=1) == 42
     assert aio.background_loop() is loop
+
+
+def test_a_model_litellm_has_no_entry_for_is_declared_free_to_it_once_and_stays_unknown_to_citefix(server):
+    from citefix.estimate import price
+    from citefix.llm.unpriced import UNPRICED_MARK
+
+    litellm = import_litellm()
+    model = "openai/test-unpriced-aio-model"
+    assert price(model, 1000, 100) is None and model not in litellm.model_cost
+    c = LLMClient(model, transport=litellm_transport(api_base=server.base_url))
+    c.complete(MSG, purpose="x")
+    c.complete(MSG + MSG, purpose="x")
+    entry = litellm.model_cost[model]
+    assert entry[UNPRICED_MARK] is True and entry["input_cost_per_token"] == entry["output_cost_per_token"] == 0.0
+    assert [r.cost for r in c.drain_calls()] == [None, None]  # unknown in the call log, not $0
+    assert price(model, 1000, 100) is None  # and unknown to the estimate
+
+    priced = LLMClient("openai/gpt-4o-mini", transport=litellm_transport(api_base=server.base_url))
+    priced.complete(MSG, purpose="x")
+    assert UNPRICED_MARK not in litellm.model_cost["gpt-4o-mini"] and priced.drain_calls()[0].cost > 0
+
+
+def test_no_model_is_declared_free_while_litellm_has_a_listener(server, monkeypatch):
+    litellm = import_litellm()
+    monkeypatch.setattr(litellm, "success_callback", [lambda kwargs, response, start, end: None])
+    model = "openai/test-unpriced-observed-model"
+    LLMClient(model, transport=litellm_transport(api_base=server.base_url)).complete(MSG, purpose="x")
+    assert model not in litellm.model_cost

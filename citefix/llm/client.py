@@ -37,6 +37,7 @@ from citefix.llm.failures import (  # noqa: F401 - re-exported: callers import t
     retry_after,
 )
 from citefix.llm.unobserved import litellm_listens, unobserved_call  # noqa: F401 - re-exported
+from citefix.llm.unpriced import declare_unpriced_free
 from citefix.models import CallRecord
 
 T = TypeVar("T")
@@ -168,6 +169,7 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
         if top_logprobs:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
+        declare_unpriced_free(litellm, model, completion_kwargs)  # priced at $0 at once, logged as unknown
         resp = litellm_call(litellm, kwargs, timeout)  # on citefix's event loop when nothing listens (aio.py)
         freeze_long_lived("answer")
         return raw_response(resp, model, litellm)

@@ -85,7 +85,7 @@ def declare_unpriced_free(litellm: Any, model: str, completion_kwargs: dict) -> 
     """For plain (non-Router) calls: a model litellm has no entry for at all (a local server under an `openai/`
     name) is entered in litellm's price table once, with zero rates and ``UNPRICED_MARK``. Otherwise litellm, after
     every answer, looks the model up through its fallbacks twice (to price the answer, then to diagnose why it could
-    not), about a tenth of the CPU a call costs in this process (bench/bench_check.py); with the entry it prices the
+    not), about a tenth of the time this process holds the GIL for a call (py-spy --gil); with the entry it prices the
     answer at $0 at once. citefix's call log still says the cost is unknown (``client._priced`` wants a positive
     rate) and so does its estimate (it reads the mark). Left alone: a model litellm has any entry for, calls that
     pass a price or base_model of their own, and any model while something is registered with litellm (a callback,
@@ -94,20 +94,24 @@ def declare_unpriced_free(litellm: Any, model: str, completion_kwargs: dict) -> 
         return
     from citefix.llm.unobserved import litellm_listens
 
-    with _SEEN_LOCK:
+    with _SEEN_LOCK:  # held until the entry is in: the other first callers wait instead of calling during the change
         if model in _SEEN or litellm_listens(litellm):
             return
+        if not _declares_price(completion_kwargs) and _unknown_to(litellm, model):
+            try:
+                provider = litellm.get_llm_provider(model)[1]
+            except Exception:  # noqa: BLE001 - a model string litellm cannot place: left to litellm's own error
+                provider = None
+            if provider:
+                litellm.register_model({model: {**FREE, "litellm_provider": provider, "mode": "chat",
+                                                UNPRICED_MARK: True}})
         _SEEN.add(model)
-        if _declares_price(completion_kwargs):
-            return
-        try:
-            litellm.get_model_info(model=model)
-        except Exception:  # noqa: BLE001 - litellm raises for a model it has no entry for: declare it
-            pass
-        else:
-            return
-        try:
-            provider = litellm.get_llm_provider(model)[1]
-        except Exception:  # noqa: BLE001 - a model string litellm cannot place: leave it to litellm's own error
-            return
-        litellm.register_model({model: {**FREE, "litellm_provider": provider, "mode": "chat", UNPRICED_MARK: True}})
+
+
+def _unknown_to(litellm: Any, model: str) -> bool:
+    """Whether litellm's price table has no entry at all for the model (it raises for one it does not know)."""
+    try:
+        litellm.get_model_info(model=model)
+    except Exception:  # noqa: BLE001 - litellm's "model isn't mapped" error
+        return True
+    return False

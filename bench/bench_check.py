@@ -20,6 +20,11 @@
     (README, "Many model servers"). With litellm's success logging skipped for calls nobody listens to
     (citefix/llm/unobserved.py), 3 runs alternating with the commit before it at load 3.8-4.6: 85-90% at 3.8-4.5 ms
     CPU a call, against 85-88% at 4.4-5.0 ms; the OpenAI SDK alone 93-95% in the same runs.
+    With an unobserved call handed to litellm.acompletion on one background event loop instead of run by its worker
+    thread in sync litellm.completion (citefix/llm/aio.py), and a model litellm has no entry for entered once at $0
+    in its price table (citefix/llm/unpriced.py), 4 runs alternating with the commit before (7c0faff) at load
+    2.8-3.8: 78-84% at 6.2-7.3 ms CPU a call, against 76-83% at 6.9-7.5 ms; the OpenAI SDK alone 88-93%. 160 calls
+    are 2 s, as noisy as that; `bench/bench_router.py --units 640` times 640 such calls (its "healthy server alone").
 """
 
 from __future__ import annotations

@@ -13,6 +13,12 @@ Measured (6 runs, 2 shared cores, load 1.3-2.8): 0.78-0.86 through the Router, 0
 through plain litellm, 0 lost; litellm's own CPU per call is what is left (README, "Many model servers"). With the
 deployments of a model litellm has no price for declared free to it (citefix/llm/unpriced.py), 3 runs alternating with
 the commit before (load 2.9-3.4): 0.86-0.87 at 5.6-6.1 ms CPU a call, against 0.80-0.81 at 6.9-7.8 ms.
+With plain calls on litellm's async path (citefix/llm/aio.py) and a model litellm has no entry for entered at $0 in
+its price table (citefix/llm/unpriced.py), `bench_router.py --units 640`, 4 runs alternating with the commit before
+(7c0faff), load 2.8-4.6: the healthy server alone 0.88-0.93 at 5.5-6.9 ms CPU a call, against 0.81-0.90 at
+5.9-8.2 ms; through the Router (its code unchanged) 0.81-0.86 against 0.81-0.88, 0 lost in every run. No call here
+waits for a slot (each deployment has `concurrency` of them): litellm refused none with "max_parallel_requests slots
+in use" in 3 runs counted, so RouterTransport's 20 ms wait-and-ask-again costs nothing in this benchmark.
 """
 
 from __future__ import annotations

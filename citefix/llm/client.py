@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar, cast
 from urllib.parse import urlparse
 
 from citefix.errors import LLMError
+from citefix.llm.aio import litellm_call
 from citefix.llm.failures import (  # noqa: F401 - re-exported: callers import these from the client
     _CONNECTION_HINTS,
     _MALFORMED_HINTS,
@@ -36,6 +37,7 @@ from citefix.llm.failures import (  # noqa: F401 - re-exported: callers import t
     retry_after,
 )
 from citefix.llm.unobserved import litellm_listens, unobserved_call  # noqa: F401 - re-exported
+from citefix.llm.unpriced import declare_unpriced_free
 from citefix.models import CallRecord
 
 T = TypeVar("T")
@@ -141,9 +143,10 @@ def import_litellm():
 
 
 def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> Transport:
-    """The real transport: litellm.completion, with the local cost map so importing it makes no request.
+    """The real transport: litellm (its async path on citefix's event loop when nothing is registered with litellm,
+    citefix/llm/aio.py), with the local cost map so importing it makes no request.
 
-    completion_kwargs go to every litellm.completion call as they are (tests pass litellm's own mock_response).
+    completion_kwargs go to every litellm call as they are (tests pass litellm's own mock_response).
     """
 
     def call(*, model, messages, max_tokens, temperature, top_logprobs, timeout):
@@ -166,8 +169,8 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
         if top_logprobs:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
-        with unobserved_call(litellm):
-            resp = litellm.completion(**kwargs)
+        declare_unpriced_free(litellm, model, completion_kwargs)  # priced at $0 at once, logged as unknown
+        resp = litellm_call(litellm, kwargs, timeout)  # on citefix's event loop when nothing listens (aio.py)
         freeze_long_lived("answer")
         return raw_response(resp, model, litellm)
 

@@ -1,4 +1,5 @@
-"""Router deployments of a model litellm has no price for, declared free to litellm (issue 16).
+"""Router deployments of a model litellm has no price for, declared free to litellm (issue 16); and, for plain calls,
+a model litellm has no entry for at all (`declare_unpriced_free`, at the end).
 
 After every answer through a litellm Router, litellm prices it (twice: for the answer's hidden params and again in
 its success logging). A model it has no price for (a local vLLM or Ollama model under an `openai/` name) costs $0
@@ -17,6 +18,7 @@ litellm has any positive rate for, a model another deployment declares a price f
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 # litellm's token rates a chat answer is priced by; the cache rates too, so that litellm does not warn that a model
@@ -70,3 +72,46 @@ def mark_unpriced_free(model_list: list[dict], litellm: Any, routing_strategy: s
         else:
             out.append({**d, "model_info": {**FREE, **(d.get("model_info") or {})}})
     return out
+
+
+# A model citefix declared free to litellm for its plain calls (below) carries this key in litellm's price table, so
+# that citefix's estimate still says its price is unknown (citefix/estimate.py reads the same key).
+UNPRICED_MARK = "citefix_unpriced"
+_SEEN: set[str] = set()  # models already looked at by declare_unpriced_free (declared or left alone)
+_SEEN_LOCK = threading.Lock()
+
+
+def declare_unpriced_free(litellm: Any, model: str, completion_kwargs: dict) -> None:
+    """For plain (non-Router) calls: a model litellm has no entry for at all (a local server under an `openai/`
+    name) is entered in litellm's price table once, with zero rates and ``UNPRICED_MARK``. Otherwise litellm, after
+    every answer, looks the model up through its fallbacks twice (to price the answer, then to diagnose why it could
+    not), about a tenth of the time this process holds the GIL for a call (py-spy --gil); with the entry it prices the
+    answer at $0 at once. citefix's call log still says the cost is unknown (``client._priced`` wants a positive
+    rate) and so does its estimate (it reads the mark). Left alone: a model litellm has any entry for, calls that
+    pass a price or base_model of their own, and any model while something is registered with litellm (a callback,
+    its cache, a budget) that could read the $0."""
+    if model in _SEEN:
+        return
+    from citefix.llm.unobserved import litellm_listens
+
+    with _SEEN_LOCK:  # held until the entry is in: the other first callers wait instead of calling during the change
+        if model in _SEEN or litellm_listens(litellm):
+            return
+        if not _declares_price(completion_kwargs) and _unknown_to(litellm, model):
+            try:
+                provider = litellm.get_llm_provider(model)[1]
+            except Exception:  # noqa: BLE001 - a model string litellm cannot place: left to litellm's own error
+                provider = None
+            if provider:
+                litellm.register_model({model: {**FREE, "litellm_provider": provider, "mode": "chat",
+                                                UNPRICED_MARK: True}})
+        _SEEN.add(model)
+
+
+def _unknown_to(litellm: Any, model: str) -> bool:
+    """Whether litellm's price table has no entry at all for the model (it raises for one it does not know)."""
+    try:
+        litellm.get_model_info(model=model)
+    except Exception:  # noqa: BLE001 - litellm's "model isn't mapped" error
+        return True
+    return False

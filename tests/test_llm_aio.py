@@ -9,19 +9,10 @@ import threading
 import time
 
 import pytest
-from loopback import LoopbackLLM, yes_reply
+from test_litellm_unobserved import MSG, server  # noqa: F401 - the same loopback server fixture and question
 
 from citefix.llm import aio
 from citefix.llm.client import LLMClient, TransientLLMError, import_litellm, litellm_listens, litellm_transport
-
-MSG = [{"role": "user", "content": "Is the sky blue?"}]
-
-
-@pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-    with LoopbackLLM(lambda req: yes_reply(0.8)) as srv:
-        yield srv
 
 
 @pytest.fixture

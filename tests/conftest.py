@@ -91,3 +91,13 @@ def acu_responder(unsupported_words=("two years", "chairs"), p_yes=0.93, p_no=0.
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden/* from the current reports (see tests/test_golden_reports.py)")
+
+
+@pytest.fixture
+def yes_server(monkeypatch):
+    """A loopback OpenAI-compatible server that answers every question "Yes" (P = 0.8)."""
+    from loopback import LoopbackLLM, yes_reply
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    with LoopbackLLM(lambda req: yes_reply(0.8)) as srv:
+        yield srv

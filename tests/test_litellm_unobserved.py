@@ -9,16 +9,8 @@ import time
 import pytest
 
 from citefix.llm.client import LLMClient, import_litellm, litellm_listens, litellm_transport
-from loopback import LoopbackLLM, yes_reply
 
 MSG = [{"role": "user", "content": "Is the sky blue?"}]
-
-
-@pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
-    with LoopbackLLM(lambda req: yes_reply(0.8)) as srv:
-        yield srv
 
 
 @pytest.fixture
@@ -41,9 +33,9 @@ def success_handlers(monkeypatch):
     return seen
 
 
-def test_an_unobserved_call_skips_litellm_success_logging_and_keeps_tokens_and_price(server, success_handlers):
+def test_an_unobserved_call_skips_litellm_success_logging_and_keeps_tokens_and_price(yes_server, success_handlers):
     # a model litellm has a price for, served by the loopback server: the price comes from litellm as before
-    c = LLMClient("openai/gpt-4o-mini", transport=litellm_transport(api_base=server.base_url))
+    c = LLMClient("openai/gpt-4o-mini", transport=litellm_transport(api_base=yes_server.base_url))
     yn = c.yes_probability(MSG, purpose="verify")
     assert yn.score == pytest.approx(0.8, abs=1e-6)
     [rec] = c.drain_calls()
@@ -52,7 +44,7 @@ def test_an_unobserved_call_skips_litellm_success_logging_and_keeps_tokens_and_p
     assert "success_handler" not in success_handlers, success_handlers
 
 
-def test_a_registered_litellm_callback_still_gets_the_call(server, success_handlers, monkeypatch):
+def test_a_registered_litellm_callback_still_gets_the_call(yes_server, success_handlers, monkeypatch):
     litellm = import_litellm()
     got = threading.Event()
 
@@ -61,15 +53,15 @@ def test_a_registered_litellm_callback_still_gets_the_call(server, success_handl
 
     monkeypatch.setattr(litellm, "success_callback", [on_success])
     assert litellm_listens(litellm)
-    c = LLMClient("openai/test-model", transport=litellm_transport(api_base=server.base_url))
+    c = LLMClient("openai/test-model", transport=litellm_transport(api_base=yes_server.base_url))
     c.complete(MSG, purpose="x")
     assert got.wait(5), "litellm's success callback was not called"
     assert "success_handler" in success_handlers
 
 
-def test_the_marker_does_not_outlive_the_call(server):
+def test_the_marker_does_not_outlive_the_call(yes_server):
     from litellm._internal_context import is_internal_call
 
-    c = LLMClient("openai/test-model", transport=litellm_transport(api_base=server.base_url))
+    c = LLMClient("openai/test-model", transport=litellm_transport(api_base=yes_server.base_url))
     c.complete(MSG, purpose="x")
     assert is_internal_call.get() is False

@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from test_litellm_unobserved import MSG, server  # noqa: F401 - the same loopback server fixture and question
+from test_litellm_unobserved import MSG
 
 from citefix.llm import aio
 from citefix.llm.client import LLMClient, TransientLLMError, import_litellm, litellm_listens, litellm_transport
@@ -35,21 +35,21 @@ def litellm_spy(monkeypatch):
     return seen
 
 
-def test_an_unobserved_call_runs_on_the_shared_event_loop(server, litellm_spy):
+def test_an_unobserved_call_runs_on_the_shared_event_loop(yes_server, litellm_spy):
     assert not litellm_listens(import_litellm()), "another test left a litellm callback registered"
-    c = LLMClient("openai/test-model", transport=litellm_transport(api_base=server.base_url), concurrency=4)
+    c = LLMClient("openai/test-model", transport=litellm_transport(api_base=yes_server.base_url), concurrency=4)
     answers = c.map(lambda i: c.yes_probability(MSG + [{"role": "user", "content": str(i)}], purpose="verify"), range(8))
     assert [a.score for a in answers] == [pytest.approx(0.8, abs=1e-6)] * 8
     assert litellm_spy == [("acompletion", "citefix-llm-loop")] * 8
     calls = c.drain_calls()
     assert len(calls) == 8 and all(r.status == "ok" and r.prompt_tokens and r.completion_tokens for r in calls)
-    assert server.stats.answered == 8
+    assert yes_server.stats.answered == 8
 
 
-def test_a_call_litellm_listens_to_stays_on_its_sync_path(server, litellm_spy, monkeypatch):
+def test_a_call_litellm_listens_to_stays_on_its_sync_path(yes_server, litellm_spy, monkeypatch):
     litellm = import_litellm()
     monkeypatch.setattr(litellm, "success_callback", [lambda kwargs, response, start, end: None])
-    c = LLMClient("openai/test-model", transport=litellm_transport(api_base=server.base_url))
+    c = LLMClient("openai/test-model", transport=litellm_transport(api_base=yes_server.base_url))
     assert c.yes_probability(MSG, purpose="verify").score == pytest.approx(0.8, abs=1e-6)
     assert litellm_spy == [("completion", threading.current_thread().name)]
 
@@ -92,14 +92,14 @@ def test_the_loop_is_one_per_process_and_outlives_its_calls():
     assert aio.background_loop() is loop
 
 
-def test_a_model_litellm_has_no_entry_for_is_declared_free_to_it_once_and_stays_unknown_to_citefix(server):
+def test_a_model_litellm_has_no_entry_for_is_declared_free_to_it_once_and_stays_unknown_to_citefix(yes_server):
     from citefix.estimate import price
     from citefix.llm.unpriced import UNPRICED_MARK
 
     litellm = import_litellm()
     model = "openai/test-unpriced-aio-model"
     assert price(model, 1000, 100) is None and model not in litellm.model_cost
-    c = LLMClient(model, transport=litellm_transport(api_base=server.base_url))
+    c = LLMClient(model, transport=litellm_transport(api_base=yes_server.base_url))
     c.complete(MSG, purpose="x")
     c.complete(MSG + MSG, purpose="x")
     entry = litellm.model_cost[model]
@@ -107,14 +107,14 @@ def test_a_model_litellm_has_no_entry_for_is_declared_free_to_it_once_and_stays_
     assert [r.cost for r in c.drain_calls()] == [None, None]  # unknown in the call log, not $0
     assert price(model, 1000, 100) is None  # and unknown to the estimate
 
-    priced = LLMClient("openai/gpt-4o-mini", transport=litellm_transport(api_base=server.base_url))
+    priced = LLMClient("openai/gpt-4o-mini", transport=litellm_transport(api_base=yes_server.base_url))
     priced.complete(MSG, purpose="x")
     assert UNPRICED_MARK not in litellm.model_cost["gpt-4o-mini"] and priced.drain_calls()[0].cost > 0
 
 
-def test_no_model_is_declared_free_while_litellm_has_a_listener(server, monkeypatch):
+def test_no_model_is_declared_free_while_litellm_has_a_listener(yes_server, monkeypatch):
     litellm = import_litellm()
     monkeypatch.setattr(litellm, "success_callback", [lambda kwargs, response, start, end: None])
     model = "openai/test-unpriced-observed-model"
-    LLMClient(model, transport=litellm_transport(api_base=server.base_url)).complete(MSG, purpose="x")
+    LLMClient(model, transport=litellm_transport(api_base=yes_server.base_url)).complete(MSG, purpose="x")
     assert model not in litellm.model_cost

@@ -235,3 +235,15 @@ def test_a_day_of_the_month_is_exact():
         assert not number_supported(find_numbers(text)[0], [4.8]), text
     assert number_supported(find_numbers("a magnitude 5 quake")[0], [4.8])  # an amount still rounds
     assert number_supported(find_numbers("it 5 may be")[0], [4.8])  # "may", the modal, is no month
+
+
+def test_a_time_phrase_is_not_read_across_words_the_unit_left_out():
+    # the detail unit "… spent eight years before leaving for Porto" drops "with the Argentine side": "eight years
+    # before" is no phrase of the text, and the source need not have it
+    source = ("River Plate want to sign the striker . The Colombia forward spent eight years with the Argentine side "
+              "before leaving for Porto in 2009 and River Plate are open to Falcao returning .")
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=source.split(" . ", 1)[1])
+    units = ClauseDecomposer().units(case)
+    assert any("eight years before" in u.text for u in units)  # the gap the check must see
+    for u, v in zip(units, OfflineVerifier().verify(units, case)):
+        assert not [m for m in v.details["missing"] if "years" in m], (u.text, v.details["missing"])

@@ -235,6 +235,7 @@ def test_a_day_of_the_month_is_exact():
         assert not number_supported(find_numbers(text)[0], [4.8]), text
     assert number_supported(find_numbers("a magnitude 5 quake")[0], [4.8])  # an amount still rounds
     assert number_supported(find_numbers("it 5 may be")[0], [4.8])  # "may", the modal, is no month
+    assert find_numbers("9" * 400 + " April")[0].value == math.inf  # a number too long for a float is no day either
 
 
 def test_a_time_phrase_is_not_read_across_words_the_unit_left_out():

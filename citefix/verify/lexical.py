@@ -143,7 +143,7 @@ _DAY_AFTER = re.compile(r"\b" + _MONTH_NAME + r"\.?\s+$", re.IGNORECASE)
 
 def _exact_day(n: Number, text: str) -> Number:
     """A day of the month ("5 April", "April 5", "the 5th of April") is exact: no rounding makes 4.8 of it."""
-    if n.value != int(n.value) or not 1 <= n.value <= 31 or "." in n.text:
+    if not 1 <= n.value <= 31 or n.value != int(n.value) or "." in n.text:  # (an endless number is no day)
         return n
     after, before = text[n.end:n.end + 16], text[max(0, n.start - 12):n.start]
     m = _DAY_BEFORE.match(after) or _DAY_AFTER.search(before)

@@ -53,6 +53,7 @@ OUT = ROOT / "out" / "entail_lodo"
 HUMAN = ("xsumfaith", "summeval", "wice", "attributionbench")
 
 import lodo  # noqa: E402
+from train_entail import optimizer_step  # noqa: E402
 
 
 def _doc_key(case) -> str:
@@ -195,12 +196,7 @@ def _fit(rows: list[dict], model, cache: dict, args):
             logit = head(h, mask, stmt)
             loss = (torch.nn.functional.binary_cross_entropy_with_logits(logit, y, reduction="none") * w).sum() / (
                 mean_w * len(b))
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
-            tot += float(loss.detach())
+            tot += optimizer_step(loss, opt, sched, params)
         print(f"  epoch {ep + 1}: loss {tot / len(batches):.4f} ({time.time() - t1:.0f}s)", flush=True)
     head.eval()
     return head

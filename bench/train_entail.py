@@ -122,13 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in order:
             (h, m, s), y = cache_train[k]
             logit = head(h.float(), m, s)
-            loss = lossf(logit, y)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
-            tot += float(loss.detach())
+            tot += optimizer_step(lossf(logit, y), opt, sched, params)
         auc, acc = evaluate()
         print(f"epoch {ep + 1}: loss {tot / len(order):.4f}  val AUC {auc:.3f}  acc {acc:.3f}  ({time.time() - t1:.0f}s)",
               flush=True)
@@ -139,6 +133,18 @@ def main(argv: list[str] | None = None) -> int:
     path = save_delta(head, Path(args.out), base_sha256=MINILM_SHA256, max_length=args.max_length, provenance=prov)
     print(f"saved {path} ({path.stat().st_size / 1e6:.1f} MB)", flush=True)
     return 0
+
+
+def optimizer_step(loss, opt, sched, params) -> float:
+    """One training step (gradients clipped at norm 1, then the scheduler's step); the loss as a float."""
+    import torch
+
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    opt.step()
+    sched.step()
+    return float(loss.detach())
 
 
 if __name__ == "__main__":

@@ -269,8 +269,8 @@ class UnitSignals:
                 n_num += 1
                 out.append({"kind": "number", "text": n.text, "start": n.start, "end": n.end})
         region_lower = " ".join(region_text.lower().split())
-        for d, a, b in time_phrases(text):
-            if in_focus(a, b, focus) and _one_run(a, b, (unit.meta or {}).get("align")) and d in pool.lower_text() and d not in region_lower and not anchored(a, b):
+        for d, a, b in _times(unit, focus):
+            if d in pool.lower_text() and d not in region_lower and not anchored(a, b):
                 n_date += 1
                 out.append({"kind": "date", "text": text[a:b], "start": a, "end": b})
         for d, a, b in date_words(text):
@@ -404,8 +404,7 @@ class UnitSignals:
         dates = [d for d in date_words(text) if in_focus(d[1], d[2], focus)]
         miss_date = [d for d in dates if d[0] not in pool.dates]
         # relative times ("last week", "three weeks ago"): the phrase itself must be in the source
-        times = [x for x in time_phrases(text) if in_focus(x[1], x[2], focus)
-                 and _one_run(x[1], x[2], (unit.meta or {}).get("align"))]
+        times = _times(unit, focus)
         if times:
             src_lower = pool.lower_text()
             miss_date += [x for x in times if x[0] not in src_lower]
@@ -503,10 +502,13 @@ _DATE_WORDS = set(
 )
 
 
-def _one_run(a: int, b: int, align) -> bool:
-    """Whether the unit's characters a..b stand together in the text the unit was cut from (one run of its
-    meta["align"]): "eight years [with the Argentine side] before leaving" has no phrase "eight years before"."""
-    return not align or any(r[0] <= a and b <= r[1] for r in align)
+def _times(unit: Unit, focus) -> list[tuple[str, int, int]]:
+    """The relative times of the unit's focus ("last week", "three weeks ago") whose words stand together in the text
+    the unit was cut from (one run of its meta["align"]): "eight years [with the Argentine side] before leaving" has
+    no phrase "eight years before"."""
+    align = (unit.meta or {}).get("align")
+    return [(d, a, b) for d, a, b in time_phrases(unit.text) if in_focus(a, b, focus)
+            and (not align or any(r[0] <= a and b <= r[1] for r in align))]
 
 
 def _finite(x: float) -> float:

@@ -6,9 +6,12 @@ while an invented figure ("£45m" against "£30m") does not.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -32,7 +35,7 @@ _SCALE_WORDS = "hundred|thousand|million|billion|trillion|dozen"
 _WORD_SCALES = "thousand|million|billion|trillion|dozen"
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<cur>[£$€¥]\s?)?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:, 000)+(?![\d,])|\d+(?:\.\d+)?)"
     r"(?P<ord>st|nd|rd|th)?"
     r"(?:\s?(?P<scale>" + _SCALE_WORDS + r"|bn|mn|mln|tn|m|k|b)\b)?",
     re.IGNORECASE,
@@ -101,7 +104,7 @@ def find_numbers(text: str) -> list[Number]:
     for m in _NUMBER.finditer(text):
         num = m.group("num")
         try:
-            value = float(num.replace(",", ""))
+            value = float(num.replace(", ", "").replace(",", ""))  # "£50, 000": a detokeniser's thousands
         except ValueError:
             continue
         scale_word = (m.group("scale") or "").lower()
@@ -133,7 +136,19 @@ def find_numbers(text: str) -> list[Number]:
             s = _SCALES[m.group(1).lower()]
             out.append(Number(s, 0.5 * s, m.group(0), m.start(), m.end()))
     out.sort(key=lambda n: n.start)
-    return [_exact_day(n, text) for n in out]
+    return [_list_marker(_exact_day(n, text), text) for n in out]
+
+
+_MARKER_AFTER = re.compile(r"[.)](?:\s|$)")
+
+
+def _list_marker(n: Number, text: str) -> Number:
+    """A list item's number ("1." or "2)" opening a line) counts no quantity: soft, as "one" is."""
+    line_start = text.rfind("\n", 0, n.start) + 1
+    if (n.text.isdigit() and len(n.text) <= 2 and not text[line_start:n.start].strip()
+            and _MARKER_AFTER.match(text, n.end)):
+        return Number(n.value, n.precision, n.text, n.start, n.end, True)
+    return n
 
 
 _MONTH_NAME = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -198,3 +213,29 @@ def negations(text: str) -> int:
 
 def safe_log(x: float) -> float:
     return math.log(max(x, 1e-6))
+
+
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    """WordNet 3.0's one-word lemmas written only in lower case (citefix/data/common_words.json, built by
+    bench/build_common_words.py; WordNet's licence travels in the file)."""
+    raw = json.loads(resources.files("citefix").joinpath("data/common_words.json").read_text(encoding="utf-8"))
+    return frozenset(raw["words"])
+
+
+# WordNet's own rules for reaching a lemma from an inflected form (morphy, wnmorph(7WN)): suffix → replacement
+_DETACH = (("ies", "y"), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
+           ("es", "e"), ("es", ""), ("s", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", ""), ("er", ""),
+           ("est", ""), ("er", "e"), ("est", "e"))
+
+
+def common_word(word: str) -> bool:
+    """Is `word` (any case) a common word and never a name in WordNet: "Develop", "cinema", "Employs"; not "Smith"
+    (also a common noun, but WordNet writes a sense of it with a capital), not "British", not an unknown word."""
+    w = word.lower()
+    if not w.isalpha():
+        return False
+    table = _common_words()
+    if w in table:
+        return True
+    return any(w.endswith(suf) and len(w) > len(suf) + 1 and w[: len(w) - len(suf)] + rep in table for suf, rep in _DETACH)

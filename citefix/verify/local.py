@@ -153,6 +153,7 @@ def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[
 
 
 CLAUSE_REACH = 10  # words on each side of a verb that count as its clause when matching it to the unit's other words
+SENTENCE_REACH = 60  # words on each side that still count as the verb's sentence, when its clause holds none of them
 
 
 _CLAUSAL = {"ccomp", "advcl", "conj", "parataxis", "relcl", "acl", "csubj", "xcomp"}
@@ -175,15 +176,17 @@ def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: s
                   pauses: Mapping[int, bool]) -> list[int]:
     """The occurrences of the unit's verb that stand among the most of its clause's content words in the unit (within
     CLAUSE_REACH words, in the same sentence): the predicate the unit restates, not another clause's "be" or "do"
-    ("It shouldn't be down to …" beside "Gosling's goal was their first"). All of them when none has any of those
-    words nearby."""
-    if len(hits) < 2 or not words:
+    ("It shouldn't be down to …" beside "Gosling's goal was their first"); failing that, in the same sentence (a long
+    subject: "Concerns over … centre were raised"). None when the unit's verb has clause words and no occurrence's
+    sentence holds any of them: another predication of the same verb ("do not prioritize cost" says nothing of
+    "prioritize the well-being of …"). All of them when the unit's verb has no clause words."""
+    if not hits or not words:
         return hits
 
-    def near(k: int) -> int:
-        lo, hi = max(0, k - CLAUSE_REACH), min(len(seq), k + CLAUSE_REACH + 1)
+    def near(k: int, reach: int) -> int:
+        lo, hi = max(0, k - reach), min(len(seq), k + reach + 1)
         for i in range(k, lo, -1):
-            if pauses.get(i):
+            if pauses.get(i):  # a sentence's end
                 lo = i
                 break
         for i in range(k + 1, hi):
@@ -192,9 +195,12 @@ def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: s
                 break
         return len({w for _, w, lem in seq[lo:hi] if w in words or lem in words})
 
-    counts = [near(k) for k in hits]
-    best = max(counts)
-    return hits if best == 0 else [k for k, c in zip(hits, counts) if c == best]
+    for reach in (CLAUSE_REACH, SENTENCE_REACH):
+        counts = [near(k, reach) for k in hits]
+        best = max(counts)
+        if best:
+            return [k for k, c in zip(hits, counts) if c == best]
+    return []
 
 
 def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]],
@@ -206,7 +212,8 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
     pauses = pauses or {}
     for t in doc:
         main = t.pos_ == "VERB" or (t.pos_ == "AUX" and t.dep_ not in ("aux", "auxpass"))  # "is not its teacher"
-        if not main or not in_focus(t.idx, t.idx + len(t.text), focus):
+        # a participle modifying a noun states no predicate of its own ("a cheating scandal")
+        if not main or t.dep_ in ("amod", "compound") or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
         lemma = t.lemma_.lower()
         hits = _aligned_hits([k for k, (_, _, lem) in enumerate(seq) if lem == lemma], seq, _content_words(doc, t),
@@ -429,10 +436,23 @@ def same_value(a: str, b: str, one_way: bool = False) -> bool:
     if "".join(a.lower().split()) == "".join(b.lower().split()):
         return True
     ta, tb = _value_tokens(a), _value_tokens(b)
-    if ta == tb:
+    if ta == tb or _one_number(a, b):
         return True
     short, long_ = (ta, tb) if one_way else sorted((ta, tb), key=len)
     return bool(short) and any(long_[k:k + len(short)] == short for k in range(len(long_) - len(short) + 1))
+
+
+def _one_number(a: str, b: str) -> bool:
+    """Both values are one number each, and the same one in digits or words ("100" / "one hundred", "£50,000" /
+    "fifty thousand pounds" is not: a currency is no word of the other)."""
+    from citefix.verify.lexical import find_numbers
+
+    na, nb = find_numbers(a), find_numbers(b)
+    if len(na) != 1 or len(nb) != 1 or na[0].value != nb[0].value:
+        return False
+    # nothing but the number and the same other words on both sides
+    rest = lambda s, n: _value_tokens(s[: n.start] + " " + s[n.end :])  # noqa: E731
+    return rest(a, na[0]) == rest(b, nb[0])
 
 
 def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from citefix.chunking import split_sentences
 from citefix.models import Case, Unit
-from citefix.verify.lexical import date_words, find_numbers, negations, number_supported, time_phrases
+from citefix.verify.lexical import common_word, date_words, find_numbers, negations, number_supported, time_phrases
 from citefix.verify.local import (
     antonym_predicates,
     focus_ranges,
@@ -35,6 +36,39 @@ from citefix.verify.source_search import anchored_test, copied, polarity_elsewhe
 VERBATIM_WORDS = 4
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
+
+
+def _opens(t) -> bool:
+    """Does the token open a sentence, a line or what follows a colon: where a capital says nothing of a name
+    ("Perform STA to …" after "Static Timing Analysis (STA):")."""
+    if t.i == 0 or t.is_sent_start:
+        return True
+    prev = t.doc[t.i - 1]
+    return prev.text[-1:] in (":", "-", "*", "\u2022") or "\n" in prev.text or "\n" in prev.whitespace_
+
+
+_FUNCTION_WORDS = frozenset("a an the of and for on in to at by with from or".split())
+_PAREN_ACRONYM = re.compile(r"((?:[A-Za-z]+[\s-]+){1,8})\(([A-Z]{2,6})s?\)")
+_ACRONYM_PAREN = re.compile(r"\b([A-Z]{2,6})s?\s+\(([A-Za-z][A-Za-z\s-]*)\)")
+
+
+def _spells(acronym: str, words: str, last: bool) -> bool:
+    """Do the initials of `words` (hyphens part words; function words may be left out) spell `acronym`: the last
+    words before "(ACR)" when `last`, all of the words inside "ACR (…)" otherwise?"""
+    seq = [w for w in re.split(r"[\s-]+", words.strip().lower()) if w]
+    for ws in (seq, [w for w in seq if w not in _FUNCTION_WORDS]):
+        initials = "".join(w[0] for w in ws)
+        if (initials.endswith(acronym.lower()) if last else initials == acronym.lower()):
+            return True
+    return False
+
+
+def defined_acronyms(text: str) -> set[str]:
+    """Acronyms the text itself spells out ("interrupt-on-change (IOC)", "NGO (non-governmental organisation)"): their
+    words are checked against the sources, the acronym is no name of its own."""
+    out = {m.group(2) for m in _PAREN_ACRONYM.finditer(text) if _spells(m.group(2), m.group(1), last=True)}
+    out |= {m.group(1) for m in _ACRONYM_PAREN.finditer(text) if _spells(m.group(1), m.group(2), last=False)}
+    return out
 
 
 class UnitSignals:
@@ -457,12 +491,19 @@ class UnitSignals:
         `missing`)."""
         ent_tokens: set[int] = set()
         ent_missing = 0.0
-        ents = [e for e in doc.ents if e.label_ in _ENT_LABELS]
-        groups = [list(e) for e in ents]
-        for e in ents:
-            ent_tokens.update(t.i for t in e)
+        # a word is a name's when the tagger and the entity recogniser both say so, or when one does and WordNet does
+        # not know it as a common word only: "Develop" opening a list item (an ORG to the recogniser, a verb to the
+        # tagger) and "cinema" in a lower-cased summary (a proper noun to the tagger) are checked as words; an acronym
+        # the unit spells out ("interrupt-on-change (IOC)") is checked through its words
+        spelt = defined_acronyms(text)
+        groups = [[t for t in e if (t.pos_ == "PROPN" and not _opens(t) or not common_word(t.text))
+                   and t.text.rstrip("s") not in spelt] for e in doc.ents if e.label_ in _ENT_LABELS]
+        groups = [g for g in groups if g]
+        for g in groups:
+            ent_tokens.update(t.i for t in g)
         for t in doc:
-            if t.pos_ == "PROPN" and t.i not in ent_tokens and t.is_alpha:
+            if (t.pos_ == "PROPN" and t.i not in ent_tokens and t.is_alpha and not common_word(t.text)
+                    and t.text.rstrip("s") not in spelt):
                 groups.append([t])
                 ent_tokens.add(t.i)
         n_ent = 0
@@ -485,7 +526,9 @@ class UnitSignals:
 
     @staticmethod
     def _known(t, pool: _Pool) -> bool:
-        return t.lower_ in pool.words or t.lemma_.lower() in pool.lemmas or t.lower_ in pool.lemmas
+        # an abbreviation the source writes with its full stop ("St." / "st", the unit's tokenizer split the stop off)
+        return (t.lower_ in pool.words or t.lemma_.lower() in pool.lemmas or t.lower_ in pool.lemmas
+                or t.lower_ + "." in pool.words)
 
     # --- verdicts --------------------------------------------------------------------------------------------------
 

@@ -135,3 +135,14 @@ def test_a_capital_after_a_colon_says_nothing_of_a_name(verifier):
                                         "the timing requirements of the target device.")
     assert not [m for m in f["missing"] if m["kind"] == "entity"], f["missing"]
     assert score > verifier.supported_at("default")
+
+
+def test_a_curly_or_pulled_apart_contraction_negates_the_source(verifier):
+    # the article writes "doesn ’ t" (a detokeniser's gap around a curly apostrophe), the summary "does n't": one polarity
+    source = ("Cats and dogs can interact with humans through touch. But that doesn \u2019 t prevent one man from dipping "
+              "his hand in the fish tank.")
+    score, f = _check(verifier, source, "But that does n't prevent one man from dipping his hand in the fish tank.")
+    assert f["polarity_mismatch"] == 0 and score > verifier.supported_at("default"), f["structure"]
+    score, f = _check(verifier, source.replace("doesn \u2019 t", "doesn\u2019t"), "That prevents one man from dipping "
+                                                                                  "his hand in the fish tank.")
+    assert f["polarity_mismatch"] == 1, f["structure"]

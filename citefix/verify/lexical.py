@@ -54,7 +54,7 @@ MONTHS = {
 }
 WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without|n't|nowhere|hardly|fail(?:s|ed)? to)\b|n't\b",
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without|nowhere|hardly|fail(?:s|ed)? to)\b|n['\u2019]t\b",
     re.IGNORECASE,
 )
 

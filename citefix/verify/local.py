@@ -33,7 +33,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
-NEG_WORDS = {"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor", "without", "cannot", "none"}
+NEG_WORDS = {"not", "n't", "n\u2019t", "never", "no", "nobody", "nothing", "neither", "nor", "without", "cannot", "none",
+             # a contraction a detokeniser pulled apart ("doesn ’ t", "didn ' t"): the stem carries the negation
+             "doesn", "didn", "isn", "wasn", "aren", "weren", "hasn", "hadn", "couldn", "wouldn", "shouldn", "mustn",
+             "needn"}
 _AGENT = {"nsubj", "csubj"}
 _PATIENT = {"dobj", "nsubjpass", "csubjpass"}
 
@@ -106,7 +109,7 @@ def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
 
 
 _NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
-_NEG_PARTICLES = {"not", "n't", "never"}  # only these after the verb: "were without Totti" is no negated "be"
+_NEG_PARTICLES = {"not", "n't", "n\u2019t", "never"}  # only these after the verb: "were without Totti" is no negated "be"
 
 
 # an inflected word between a negation cue and the verb ends the cue's reach, unless it is an auxiliary ("has not yet
@@ -455,6 +458,33 @@ def _one_number(a: str, b: str) -> bool:
     return rest(a, na[0]) == rest(b, nb[0])
 
 
+_TIME_UNITS = r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|decades?|seasons?|centuries|century)"
+_DURATION = re.compile(r"\b(?:\d+(?:\.\d+)?|a|an|" + "|".join(sorted(
+    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "fifteen",
+     "eighteen", "twenty", "thirty", "forty", "fifty", "hundred", "several", "few", "many"], key=len, reverse=True))
+    + r")[\s-]+(?:\w+[\s-]+)?" + _TIME_UNITS + r"\b", re.IGNORECASE)
+
+
+def time_grains(text: str) -> set[str]:
+    """What a time value fixes: a year, a month, a weekday, a clock time, a duration ("two years", "about eighteen
+    months"), else a number ("aged 52"). Two times contradict each other only on a grain both fix: "fall 2016" against "this year" (relative to a
+    date the source does not give) or "2018" against "Thursday" is no contradiction."""
+    from citefix.verify.lexical import WEEKDAYS, date_words, find_numbers
+
+    out = set()
+    if re.search(r"\b(?:1[0-9]|20)\d\d\b", text):
+        out.add("year")
+    for d, _, _ in date_words(text):
+        out.add("weekday" if d in WEEKDAYS else "month")
+    if re.search(r"\b\d{1,2}(?::\d\d)?\s?(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b", text, re.IGNORECASE):
+        out.add("clock")
+    if _DURATION.search(text):
+        out.add("duration")
+    if not out and find_numbers(text):
+        out.add("number")  # "aged 52", "the age of 78": a count of no other grain
+    return out
+
+
 def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
     """Values of the focus that the region contradicts: the region lacks the value but holds another of the same
     kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
@@ -479,6 +509,8 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
                 if (VALUE_LABELS.get(cand.label_) != kind or _norm(cand.text) in whole
                         or same_value(cand.text, ent.text)):
                     continue
+                if kind == "time" and not time_grains(ent.text) & time_grains(cand.text):
+                    continue  # "fall 2016" / "this year", "2018" / "Thursday": times that cannot be told apart
                 ca = anchor(cand)
                 if ca is None or ca.lemma_.lower() != lemma:
                     continue

@@ -548,10 +548,15 @@ _DATE_WORDS = set(
 def _times(unit: Unit, focus) -> list[tuple[str, int, int]]:
     """The relative times of the unit's focus ("last week", "three weeks ago") whose words stand together in the text
     the unit was cut from (one run of its meta["align"]): "eight years [with the Argentine side] before leaving" has
-    no phrase "eight years before"."""
+    no phrase "eight years before". Not "the next year", "the previous day": a time counted from one the text itself
+    names ("married in 2012, and their son was born the next year"), which no phrase of the source need repeat."""
     align = (unit.meta or {}).get("align")
     return [(d, a, b) for d, a, b in time_phrases(unit.text) if in_focus(a, b, focus)
-            and (not align or any(r[0] <= a and b <= r[1] for r in align))]
+            and (not align or any(r[0] <= a and b <= r[1] for r in align))
+            and not _ANAPHORIC_TIME.search(unit.text[max(0, a - 4):b])]
+
+
+_ANAPHORIC_TIME = re.compile(r"\bthe\s+(?:next|following|previous|preceding)\b", re.IGNORECASE)
 
 
 def _finite(x: float) -> float:

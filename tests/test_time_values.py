@@ -1,0 +1,55 @@
+"""Times of different grains do not contradict each other, and a time counted from one the text names needs no phrase
+of the source: the offline verifier on real spaCy parses (the packaged MiniLM)."""
+
+from __future__ import annotations
+
+import pytest
+
+from citefix.models import Case, Source, Unit
+from citefix.verify.local import time_grains
+from citefix.verify.offline import OfflineVerifier
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    return OfflineVerifier()
+
+
+def _check(verifier, source: str, text: str):
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    unit = Unit(id="u0", text=text, kind="sentence", decomposer="whole", start=0, end=len(text))
+    f = verifier.features([unit], case)[0]
+    return verifier.score(f), f
+
+
+def test_time_grains():
+    assert time_grains("fall 2016") == {"year"} and time_grains("this year") == set()
+    assert time_grains("24 January 1957") == {"year", "month"} and time_grains("Thursday") == {"weekday"}
+    assert time_grains("two years") == time_grains("about eighteen months") == {"duration"}
+    assert time_grains("aged 52 to 60") == {"number"} and time_grains("afternoon") == set()
+
+
+def test_a_relative_time_does_not_contradict_a_date(verifier):
+    source = "Posted 2016. The new school opened this year with 400 ninth-grade students."
+    score, f = _check(verifier, source, "The school opened in fall 2016 with 400 ninth-grade students.")
+    assert f["value_conflict"] == 0, f["structure"]
+    assert score > verifier.supported_at("default")
+
+
+def test_times_of_one_grain_still_contradict(verifier):
+    source = "Work on the bridge will take about eighteen months, the council said on Monday."
+    score, f = _check(verifier, source, "Work on the bridge will take two years, the council said on Monday.")
+    assert score <= 0.2
+    source = "Posted 2009. The band released the studio version of the song in 2009."
+    score, f = _check(verifier, source, "The band released the studio version of the song on October 6, 1995.")
+    assert score <= 0.2
+
+
+def test_a_time_counted_from_the_texts_own_date_needs_no_phrase(verifier):
+    source = "The couple married in New York in December 2012. Their son, Bear, was born in 2013."
+    score, f = _check(verifier, source, "The couple married in New York in December 2012, and their son, Bear, was "
+                                        "born the next year.")
+    assert not [m for m in f["missing"] if m["kind"] == "date"], f["missing"]
+    # a deictic time the source lacks is still missing
+    score, f = _check(verifier, source, "Their son, Bear, was born last year.")
+    assert [m["text"] for m in f["missing"] if m["kind"] == "date"] == ["last year"]

@@ -53,3 +53,23 @@ def test_a_time_counted_from_the_texts_own_date_needs_no_phrase(verifier):
     # a deictic time the source lacks is still missing
     score, f = _check(verifier, source, "Their son, Bear, was born last year.")
     assert [m["text"] for m in f["missing"] if m["kind"] == "date"] == ["last year"]
+
+
+def test_a_year_span_written_short_and_units_spelt_two_ways():
+    from citefix.verify.lexical import find_numbers, number_supported
+    from citefix.verify.local import same_value
+
+    nums = find_numbers("during the 2018\u201319 academic year")
+    assert [n.value for n in nums] == [2018.0, 2019.0]
+    assert number_supported(nums[1], [2019.0]) and not number_supported(nums[1], [2018.0])
+    assert [n.value for n in find_numbers("a 5-19 defeat")] == [5.0, 19.0]
+    assert same_value("approximately 230 metres", "approximately 230 meters") and same_value("5 litres", "5 liters")
+    assert not same_value("230 metres", "240 meters")
+
+
+def test_a_name_in_the_evidences_brackets_is_an_aside_not_a_substitution(verifier):
+    source = ("The company is also home to historic imprints including Verve Forecast Records (Richie Havens, Laura "
+              "Nyro), Impulse! Records (John Coltrane, Charles Mingus) and Decca Records.")
+    score, f = _check(verifier, source, "This company is also home to historic imprints including Verve Forecast "
+                                        "Records, Impulse! Records and Decca Records.")
+    assert f["name_substitution"] == 0, f["structure"]

@@ -136,7 +136,21 @@ def find_numbers(text: str) -> list[Number]:
             s = _SCALES[m.group(1).lower()]
             out.append(Number(s, 0.5 * s, m.group(0), m.start(), m.end()))
     out.sort(key=lambda n: n.start)
-    return [_list_marker(_exact_day(n, text), text) for n in out]
+    return [_year_tail(_list_marker(_exact_day(n, text), text), text) for n in out]
+
+
+_YEAR_BEFORE = re.compile(r"\b((?:1[0-9]|20)\d\d)[-\u2013/]$")
+
+
+def _year_tail(n: Number, text: str) -> Number:
+    """The second year of a span written short ("2018–19", "1999/00") is that year: 2019, 2000."""
+    m = _YEAR_BEFORE.search(text, max(0, n.start - 5), n.start)
+    if not m or not re.fullmatch(r"\d\d", n.text):
+        return n
+    first = int(m.group(1))
+    year = first // 100 * 100 + int(n.text)
+    year += 100 if year <= first else 0
+    return Number(float(year), 0.5, n.text, n.start, n.end, n.soft)
 
 
 _MARKER_AFTER = re.compile(r"[.)](?:\s|$)")
@@ -169,7 +183,9 @@ def _exact_day(n: Number, text: str) -> Number:
 
 def number_supported(n: Number, source_values: list[float]) -> bool:
     """True if some source number equals n up to n's written precision (rounding), or up to 0.5% either way."""
-    year = bool(re.fullmatch(r"(1[0-9]|20)\d\d", n.text.strip())) and n.precision == 0.5
+    written = n.text.strip()
+    year = n.precision == 0.5 and bool(re.fullmatch(r"(1[0-9]|20)\d\d", written)
+                                       or re.fullmatch(r"\d\d", written) and 1100 <= n.value <= 2100)  # "2018–19"
     for v in source_values:
         if abs(v - n.value) <= max(n.precision, 1e-9):
             return True

@@ -426,7 +426,9 @@ def _value_tokens(s: str) -> list[str]:
     from citefix.verify.lexical import _ORDINALS, _TENS, _UNITS
 
     out = []
-    for t in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", s.lower()):
+    # a unit spelt the British or the American way ("230 metres" / "230 meters")
+    s = re.sub(r"\b(met|lit|kilomet|centimet|millimet)re(s?)\b", r"\1er\2", s.lower())
+    for t in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", s):
         m = re.fullmatch(r"([0-9]+)(?:st|nd|rd|th)", t)
         n = _UNITS.get(t, _TENS.get(t, _ORDINALS.get(t)))
         out.append(m.group(1) if m else str(n) if n is not None else t)

@@ -140,6 +140,16 @@ def _all_copied_but(ops: Sequence[tuple[str, int, int, int, int]], k: int) -> bo
     return all(op[0] in ("equal", "insert") for m, op in enumerate(ops) if m != k)
 
 
+def _in_parentheses(toks: Sequence[Any], j: int) -> bool:
+    """Does token j open a bracket, or stand inside one opened before it in the same sentence?"""
+    if j < len(toks) and toks[j].text.startswith("("):
+        return True
+    depth = 0
+    for t in toks[:j]:
+        depth += t.text.count("(") - t.text.count(")")
+    return depth > 0
+
+
 def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
                        context: int = SUBSTITUTION_CONTEXT, known: Container[str] = frozenset()) -> list[dict]:
     """Names of the focus that stand where a region sentence, copied word for word around them, has another name.
@@ -199,6 +209,8 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     # of state, Sheikh Salman said" / "Senator Hamad Sheikh Salman said"): the name is the slot
                     j2 = j1 + len(_name_run(stoks[j1:j2]))
                 a, b = utoks[i1:i2], stoks[j1:j2]
+                if _in_parentheses(stoks, j1):
+                    continue  # the evidence's slot is an aside in brackets the unit left out ("Verve Records (Richie …)")
                 if not (_is_name(a, names_known) and _is_name(b)) or _letters(a) == _letters(b):
                     continue  # not two names, or one name written two ways ("u.s." / "U.S.")
                 # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")

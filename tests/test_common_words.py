@@ -146,3 +146,13 @@ def test_a_curly_or_pulled_apart_contraction_negates_the_source(verifier):
     score, f = _check(verifier, source.replace("doesn \u2019 t", "doesn\u2019t"), "That prevents one man from dipping "
                                                                                   "his hand in the fish tank.")
     assert f["polarity_mismatch"] == 1, f["structure"]
+
+
+def test_a_lower_case_word_in_a_cased_text_is_no_name(verifier):
+    source = "The best test for screening type 2 diabetes is the glycated hemoglobin test, known as HbA1c."
+    score, f = _check(verifier, source, "The best test for screening diabetes mellitus type 2 is the glycated "
+                                        "hemoglobin test.")
+    assert not [m for m in f["missing"] if m["kind"] == "entity"], f["missing"]
+    # in a lower-cased summary a name is still a name
+    score, f = _check(verifier, "Tom Leary opened the meeting on Monday.", "tom leary and jim burke opened the meeting.")
+    assert [m for m in f["missing"] if m["kind"] == "entity"], f["missing"]

@@ -495,15 +495,21 @@ class UnitSignals:
         # not know it as a common word only: "Develop" opening a list item (an ORG to the recogniser, a verb to the
         # tagger) and "cinema" in a lower-cased summary (a proper noun to the tagger) are checked as words; an acronym
         # the unit spells out ("interrupt-on-change (IOC)") is checked through its words
+        # the unit's own letter case: a word written in lower case where the unit writes names with capitals is
+        # none ("diabetes mellitus"); in a lower-cased summary every word is
+        cased = any(c.isupper() for c in text)
         spelt = defined_acronyms(text)
-        groups = [[t for t in e if (t.pos_ == "PROPN" and not _opens(t) or not common_word(t.text))
-                   and t.text.rstrip("s") not in spelt] for e in doc.ents if e.label_ in _ENT_LABELS]
+
+        def name_word(t, tagged: bool) -> bool:
+            return ((tagged and not _opens(t) or not common_word(t.text)) and t.text.rstrip("s") not in spelt
+                    and (not cased or any(c.isupper() for c in t.text)))
+
+        groups = [[t for t in e if name_word(t, t.pos_ == "PROPN")] for e in doc.ents if e.label_ in _ENT_LABELS]
         groups = [g for g in groups if g]
         for g in groups:
             ent_tokens.update(t.i for t in g)
         for t in doc:
-            if (t.pos_ == "PROPN" and t.i not in ent_tokens and t.is_alpha and not common_word(t.text)
-                    and t.text.rstrip("s") not in spelt):
+            if t.pos_ == "PROPN" and t.i not in ent_tokens and t.is_alpha and name_word(t, False):
                 groups.append([t])
                 ent_tokens.add(t.i)
         n_ent = 0

@@ -23,10 +23,11 @@ def _check(verifier, source: str, text: str):
 
 
 def test_time_grains():
-    assert time_grains("fall 2016") == {"year"} and time_grains("this year") == set()
+    assert time_grains("fall 2016") == {"year"} and time_grains("this year") == {"relative"}
     assert time_grains("24 January 1957") == {"year", "month"} and time_grains("Thursday") == {"weekday"}
     assert time_grains("two years") == time_grains("about eighteen months") == {"duration"}
     assert time_grains("aged 52 to 60") == {"number"} and time_grains("afternoon") == set()
+    assert time_grains("the winter season") == set()
 
 
 def test_a_relative_time_does_not_contradict_a_date(verifier):
@@ -40,6 +41,10 @@ def test_times_of_one_grain_still_contradict(verifier):
     source = "Work on the bridge will take about eighteen months, the council said on Monday."
     score, f = _check(verifier, source, "Work on the bridge will take two years, the council said on Monday.")
     assert score <= 0.2
+    # two times counted from the same now
+    source = "And last week a judge in Spain ruled there was sufficient evidence against the club. Last month it won."
+    score, f = _check(verifier, source, "Last month a judge in Spain ruled there was sufficient evidence against the club.")
+    assert score <= 0.2
     source = "Posted 2009. The band released the studio version of the song in 2009."
     score, f = _check(verifier, source, "The band released the studio version of the song on October 6, 1995.")
     assert score <= 0.2
@@ -50,9 +55,12 @@ def test_a_time_counted_from_the_texts_own_date_needs_no_phrase(verifier):
     score, f = _check(verifier, source, "The couple married in New York in December 2012, and their son, Bear, was "
                                         "born the next year.")
     assert not [m for m in f["missing"] if m["kind"] == "date"], f["missing"]
-    # a deictic time the source lacks is still missing
+    # a time counted from now that the source lacks is still missing
     score, f = _check(verifier, source, "Their son, Bear, was born last year.")
     assert [m["text"] for m in f["missing"] if m["kind"] == "date"] == ["last year"]
+    source = "Erin is due to return to the UK within the next month for a transplant."
+    score, f = _check(verifier, source, "Erin is due to return to the UK within the next year for a transplant.")
+    assert [m["text"] for m in f["missing"] if m["kind"] == "date"] == ["next year"] and score <= 0.2
 
 
 def test_a_year_span_written_short_and_units_spelt_two_ways():

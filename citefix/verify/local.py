@@ -469,7 +469,7 @@ _DURATION = re.compile(r"\b(?:\d+(?:\.\d+)?|a|an|" + "|".join(sorted(
 
 def time_grains(text: str) -> set[str]:
     """What a time value fixes: a year, a month, a weekday, a clock time, a duration ("two years", "about eighteen
-    months"), else a number ("aged 52"). Two times contradict each other only on a grain both fix: "fall 2016" against "this year" (relative to a
+    months"), a time counted from now ("last week"), else a number ("aged 52"). Two times contradict each other only on a grain both fix: "fall 2016" against "this year" (relative to a
     date the source does not give) or "2018" against "Thursday" is no contradiction."""
     from citefix.verify.lexical import WEEKDAYS, date_words, find_numbers
 
@@ -482,6 +482,8 @@ def time_grains(text: str) -> set[str]:
         out.add("clock")
     if _DURATION.search(text):
         out.add("duration")
+    if re.search(r"\b(?:last|next|this|previous|coming|past|following)\s+\w+|\bago\b", text, re.IGNORECASE):
+        out.add("relative")  # "last week" / "last month": both counted from the same now
     if not out and find_numbers(text):
         out.add("number")  # "aged 52", "the age of 78": a count of no other grain
     return out

@@ -559,10 +559,18 @@ def _times(unit: Unit, focus) -> list[tuple[str, int, int]]:
     align = (unit.meta or {}).get("align")
     return [(d, a, b) for d, a, b in time_phrases(unit.text) if in_focus(a, b, focus)
             and (not align or any(r[0] <= a and b <= r[1] for r in align))
-            and not _ANAPHORIC_TIME.search(unit.text[max(0, a - 4):b])]
+            and not _anaphoric(unit.text, a)]
 
 
-_ANAPHORIC_TIME = re.compile(r"\bthe\s+(?:next|following|previous|preceding)\b", re.IGNORECASE)
+def _anaphoric(text: str, a: int) -> bool:
+    """Is the relative time at `a` counted from a time the text names: "the following week", "born the next year";
+    not "within the next month", "over the next year" (counted from now)?"""
+    before, word = text[max(0, a - 16):a].lower(), text[a:a + 10].lower()
+    if not re.search(r"\bthe\s+$", before):
+        return False
+    if word.startswith(("following", "previous", "preceding")):
+        return True
+    return word.startswith("next") and not re.search(r"\b(?:within|over|in|during|for)\s+the\s+$", before)
 
 
 def _finite(x: float) -> float:

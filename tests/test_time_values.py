@@ -81,3 +81,36 @@ def test_a_name_in_the_evidences_brackets_is_an_aside_not_a_substitution(verifie
     score, f = _check(verifier, source, "This company is also home to historic imprints including Verve Forecast "
                                         "Records, Impulse! Records and Decca Records.")
     assert f["name_substitution"] == 0, f["structure"]
+
+
+def _units(verifier, source: str, text: str):
+    from citefix.decompose.clauses import ClauseDecomposer
+
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    units = ClauseDecomposer().units(case)
+    return list(zip(units, verifier.features(units, case)))
+
+
+def test_a_value_the_decomposer_took_from_two_places_is_no_conflict(verifier):
+    # a faithful copy; a detail unit cut "of 15" out of "at the age of 15 in 2001", leaving "the age in 2001"
+    source = ("Falcao scored three times this week. Joining River Plate at the age of 15 in 2001 before making his "
+              "first-team debut four years later, Falcao went on to score 34 goals in 90 appearances for the club.")
+    text = ("Joining River Plate at the age of 15 in 2001 before making his first-team debut four years later, Falcao "
+            "went on to score 34 goals in 90 appearances for the club.")
+    out = _units(verifier, source, text)
+    assert out and not any(f["value_conflict"] for _, f in out), [(u.text, f["structure"]) for u, f in out]
+
+
+def test_a_name_the_sources_recogniser_left_unmarked_is_still_stated(verifier):
+    source = ("\"If there is no political agreement and a ceasefire, Idlib will become the next Aleppo,\" he told reporters "
+              "in Paris.\nAleppo's besieged residents have faced weeks of bombardment.\nRussian Lt Gen Viktor Poznikhir "
+              "said on Thursday that, with the evacuation, the Syrian armed forces had almost finished their operations "
+              "in Aleppo. Fighting has raged there for four years.\nIn October, President Assad said the army would "
+              "finish the job.")
+    text = ("Russian Lt Gen Viktor Poznikhir said that, with the evacuation, the Syrian armed forces had almost "
+            "finished their operations in Aleppo.")
+    out = _units(verifier, source, text)
+    assert out and not any(f["value_conflict"] for _, f in out), [(u.text, f["structure"]) for u, f in out]
+    # another speaker put in his place is still contradicted
+    out = _units(verifier, source, text.replace("Russian Lt Gen Viktor Poznikhir", "Mr Lavrov"))
+    assert any(verifier.score(f) <= 0.2 for _, f in out), [(u.text, f["structure"]) for u, f in out]

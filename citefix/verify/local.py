@@ -489,6 +489,21 @@ def time_grains(text: str) -> set[str]:
     return out
 
 
+def _said_on(value: str, lemma: str, region_docs: Sequence[Any]) -> bool:
+    """Does a region sentence write `value` word for word on a word of lemma `lemma` (or on none), whether or not its
+    entity recogniser marked it ("Russian Lt Gen Viktor Poznikhir said", unmarked in the article)?"""
+    needle = value.lower()
+    for rd in region_docs:
+        hay = rd.text.lower()
+        at = hay.find(needle)
+        while at >= 0:
+            span = rd.char_span(at, at + len(needle), alignment_mode="expand")
+            if span is not None and anchor_lemma(span) in (None, lemma):
+                return True
+            at = hay.find(needle, at + 1)
+    return False
+
+
 def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
     """Values of the focus that the region contradicts: the region lacks the value but holds another of the same
     kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
@@ -504,8 +519,9 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         lemma, role = a.lemma_.lower(), arg_role(ent)
         # the region states the value on the same word (or on none): no conflict. The value on another word of the
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
-        if any(same_value(ent.text, c.text, one_way=True) and anchor_lemma(c) in (None, lemma)
-               for rd in region_docs for c in rd.ents):
+        # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
+        if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and anchor_lemma(c) in (None, lemma)
+               for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs):
             continue
         for rd in region_docs:
             hit = None

@@ -368,7 +368,9 @@ class UnitSignals:
         structure += swaps
         # a value the source states on the same word elsewhere (an age, a figure or a name the summary gathered from
         # another sentence) is not contradicted by a different value in this region
-        conflicts = [c for c in value_conflicts(doc, focus, rdocs) if not anchored(c["start"], c["end"])]
+        # a value whose words the decomposer took from two places ("at the age [of 15] in 2001") is no value of the text
+        conflicts = [c for c in value_conflicts(doc, focus, rdocs) if not anchored(c["start"], c["end"])
+                     and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))]
         structure += conflicts
         # a name in a word-for-word copy of a region sentence where that sentence has another name: the copy pins
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it

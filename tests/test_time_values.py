@@ -114,3 +114,12 @@ def test_a_name_the_sources_recogniser_left_unmarked_is_still_stated(verifier):
     # another speaker put in his place is still contradicted
     out = _units(verifier, source, text.replace("Russian Lt Gen Viktor Poznikhir", "Mr Lavrov"))
     assert any(verifier.score(f) <= 0.2 for _, f in out), [(u.text, f["structure"]) for u, f in out]
+
+
+def test_a_month_is_checked_as_a_date_not_as_a_name(verifier):
+    source = "Updated Jun 2018. The man has never been identified, and the investigation remains open."
+    score, f = _check(verifier, source, "The man has never been identified, and the investigation remains open "
+                                        "(June 2018).")
+    assert not f["missing"] and score > verifier.supported_at("default"), f["missing"]
+    score, f = _check(verifier, source, "The investigation remains open (July 2018).")
+    assert [m["kind"] for m in f["missing"]] == ["date"] and score <= 0.2

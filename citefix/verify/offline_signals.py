@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from citefix.chunking import split_sentences
 from citefix.models import Case, Unit
-from citefix.verify.lexical import common_word, date_words, find_numbers, negations, number_supported, time_phrases
+from citefix.verify.lexical import (
+    MONTHS,
+    WEEKDAYS,
+    common_word,
+    date_words,
+    find_numbers,
+    negations,
+    number_supported,
+    time_phrases,
+)
 from citefix.verify.local import (
     antonym_predicates,
     focus_ranges,
@@ -36,6 +45,12 @@ from citefix.verify.source_search import anchored_test, copied, polarity_elsewhe
 VERBATIM_WORDS = 4
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
+
+
+def _calendar_word(word: str) -> bool:
+    """A month or weekday name ("June", "Nov"; not "may"): a date, which the date check reads in its canonical form
+    ("June" / "Jun"), not a name."""
+    return (word in MONTHS and word != "may") or word in WEEKDAYS
 
 
 def _opens(t) -> bool:
@@ -504,7 +519,7 @@ class UnitSignals:
 
         def name_word(t, tagged: bool) -> bool:
             return ((tagged and not _opens(t) or not common_word(t.text)) and t.text.rstrip("s") not in spelt
-                    and (not cased or any(c.isupper() for c in t.text)))
+                    and (not cased or any(c.isupper() for c in t.text)) and not _calendar_word(t.lower_))
 
         groups = [[t for t in e if name_word(t, t.pos_ == "PROPN")] for e in doc.ents if e.label_ in _ENT_LABELS]
         groups = [g for g in groups if g]

@@ -512,9 +512,10 @@ class UnitSignals:
         # not know it as a common word only: "Develop" opening a list item (an ORG to the recogniser, a verb to the
         # tagger) and "cinema" in a lower-cased summary (a proper noun to the tagger) are checked as words; an acronym
         # the unit spells out ("interrupt-on-change (IOC)") is checked through its words
-        # the unit's own letter case: a word written in lower case where the unit writes names with capitals is
-        # none ("diabetes mellitus"); in a lower-cased summary every word is
-        cased = any(c.isupper() for c in text)
+        # the unit's own letter case: a word written in lower case where the unit writes names with capitals (a
+        # capital inside a sentence) is none ("diabetes mellitus"); in a lower-cased summary ("Ben stokes clashed …
+        # in jamaica", capitals only opening sentences) any word may be
+        cased = any(any(c.isupper() for c in t.text) and not _opens(t) for t in doc)
         spelt = defined_acronyms(text)
 
         def name_word(t, tagged: bool) -> bool:

@@ -24,3 +24,13 @@ def write(tmp_path, name, content) -> str:
     else:
         p.write_text(content, encoding="utf-8")
     return str(p)
+
+
+def whole_unit_features(verifier, source: str, text: str):
+    """(score, features) of `text` checked as one unit against one source by an offline verifier."""
+    from citefix.models import Case, Source, Unit
+
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    unit = Unit(id="u0", text=text, kind="sentence", decomposer="whole", start=0, end=len(text))
+    f = verifier.features([unit], case)[0]
+    return verifier.score(f), f

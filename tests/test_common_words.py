@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import whole_unit_features
 
-from citefix.models import Case, Source, Unit
 from citefix.verify.lexical import common_word, find_numbers
 from citefix.verify.local import same_value
 from citefix.verify.offline import OfflineVerifier
@@ -22,11 +22,7 @@ def verifier():
     return OfflineVerifier()
 
 
-def _check(verifier, source: str, text: str):
-    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
-    unit = Unit(id="u0", text=text, kind="sentence", decomposer="whole", start=0, end=len(text))
-    f = verifier.features([unit], case)[0]
-    return verifier.score(f), f
+_check = whole_unit_features
 
 
 def test_common_words_are_wordnets_lower_case_lemmas_with_its_licence():

@@ -4,8 +4,9 @@ of the source: the offline verifier on real spaCy parses (the packaged MiniLM)."
 from __future__ import annotations
 
 import pytest
+from helpers import whole_unit_features
 
-from citefix.models import Case, Source, Unit
+from citefix.models import Case, Source
 from citefix.verify.local import time_grains
 from citefix.verify.offline import OfflineVerifier
 
@@ -15,11 +16,7 @@ def verifier():
     return OfflineVerifier()
 
 
-def _check(verifier, source: str, text: str):
-    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
-    unit = Unit(id="u0", text=text, kind="sentence", decomposer="whole", start=0, end=len(text))
-    f = verifier.features([unit], case)[0]
-    return verifier.score(f), f
+_check = whole_unit_features
 
 
 def test_time_grains():

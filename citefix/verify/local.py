@@ -517,6 +517,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         if a is None or a.lemma_.lower() in ("be", "have"):
             continue
         lemma, role = a.lemma_.lower(), arg_role(ent)
+        grains = time_grains(ent.text) if kind == "time" else set()
         # the region states the value on the same word (or on none): no conflict. The value on another word of the
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
         # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
@@ -529,7 +530,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
                 if (VALUE_LABELS.get(cand.label_) != kind or _norm(cand.text) in whole
                         or same_value(cand.text, ent.text)):
                     continue
-                if kind == "time" and not time_grains(ent.text) & time_grains(cand.text):
+                if kind == "time" and not grains & time_grains(cand.text):
                     continue  # "fall 2016" / "this year", "2018" / "Thursday": times that cannot be told apart
                 ca = anchor(cand)
                 if ca is None or ca.lemma_.lower() != lemma:

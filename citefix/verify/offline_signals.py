@@ -511,10 +511,10 @@ class UnitSignals:
         # a word is a name's when the tagger and the entity recogniser both say so, or when one does and WordNet does
         # not know it as a common word only: "Develop" opening a list item (an ORG to the recogniser, a verb to the
         # tagger) and "cinema" in a lower-cased summary (a proper noun to the tagger) are checked as words; an acronym
-        # the unit spells out ("interrupt-on-change (IOC)") is checked through its words
-        # the unit's own letter case: a word written in lower case where the unit writes names with capitals (a
+        # the unit spells out ("interrupt-on-change (IOC)") is checked through its words.
+        # The unit's own letter case: a word written in lower case where the unit writes names with capitals (a
         # capital inside a sentence) is none ("diabetes mellitus"); in a lower-cased summary ("Ben stokes clashed …
-        # in jamaica", capitals only opening sentences) any word may be
+        # in jamaica", capitals only opening sentences) any word may be.
         cased = any(any(c.isupper() for c in t.text) and not _opens(t) for t in doc)
         spelt = defined_acronyms(text)
 

@@ -25,6 +25,9 @@
     in its price table (citefix/llm/unpriced.py), 4 runs alternating with the commit before (7c0faff) at load
     2.8-3.8: 78-84% at 6.2-7.3 ms CPU a call, against 76-83% at 6.9-7.5 ms; the OpenAI SDK alone 88-93%. 160 calls
     are 2 s, as noisy as that; `bench/bench_router.py --units 640` times 640 such calls (its "healthy server alone").
+    The last line times the same 160 calls through litellm.acompletion alone, on one event loop with no citefix code
+    around them: litellm's own ceiling at that moment. 2 runs on a quiet machine (load 0.4, 2026-11-24): citefix
+    80% / 85%, litellm alone 83% / 83%, the OpenAI SDK alone 91% / 93%.
 """
 
 from __future__ import annotations
@@ -231,6 +234,40 @@ def openai_sdk_transport(base: str):
     return call
 
 
+def litellm_alone(base: str, n: int, conc: int) -> tuple[float, float]:
+    """n chat completions through litellm.acompletion, `conc` at once on one event loop, with no citefix code around
+    them (no worker threads, prompts, retries or call log): the ceiling litellm itself allows on this machine now.
+    ACUs/s and this process's CPU ms per call."""
+    import asyncio
+
+    from citefix.llm.client import import_litellm
+    from citefix.llm.unobserved import unobserved_call
+
+    litellm = import_litellm()
+
+    async def run(count: int) -> None:
+        slots = asyncio.Semaphore(conc)
+
+        async def one(i: int) -> None:
+            async with slots:
+                with unobserved_call(litellm):
+                    await litellm.acompletion(model="openai/bench-model", api_base=base, max_tokens=5, temperature=0,
+                                              messages=[{"role": "user", "content": f"Claim {i}: supported? Yes or No."}],
+                                              logprobs=True, top_logprobs=20, timeout=60, num_retries=0, max_retries=0)
+
+        await asyncio.gather(*(one(i) for i in range(count)))
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(run(conc))  # warm-up
+        cpu0, started = time.process_time(), time.perf_counter()
+        loop.run_until_complete(run(n))
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu0
+    finally:
+        loop.close()
+    return n / elapsed, 1000 * cpu / n
+
+
 def llm(latency: float, n_units: int, concurrencies: list[int], in_process: bool, skip_ceiling: bool = False) -> None:
     import subprocess
     from loopback import LoopbackLLM, yes_reply
@@ -270,6 +307,9 @@ def llm(latency: float, n_units: int, concurrencies: list[int], in_process: bool
             n = min(n_units, 160)
             rate, elapsed, cpu_ms, _ = timed(judge, units[:n], case, base)
             print(f"concurrency 16 without litellm (the OpenAI SDK called directly, same judge and client): "
+                  f"{100 * rate / (16 / latency):.0f}% of ideal   ({cpu_ms:.1f} ms CPU per call)")
+            rate, cpu_ms = litellm_alone(base, n, 16)
+            print(f"concurrency 16, litellm alone (litellm.acompletion on one event loop, no citefix code): "
                   f"{100 * rate / (16 / latency):.0f}% of ideal   ({cpu_ms:.1f} ms CPU per call)")
     finally:
         if proc is not None:

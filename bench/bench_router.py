@@ -19,6 +19,11 @@ its price table (citefix/llm/unpriced.py), `bench_router.py --units 640`, 4 runs
 5.9-8.2 ms; through the Router (its code unchanged) 0.81-0.86 against 0.81-0.88, 0 lost in every run. No call here
 waits for a slot (each deployment has `concurrency` of them): litellm refused none with "max_parallel_requests slots
 in use" in 3 runs counted, so RouterTransport's 20 ms wait-and-ask-again costs nothing in this benchmark.
+A second line times the same calls through litellm.acompletion alone (one event loop, no citefix code: no worker
+threads, prompts, retries or call log), litellm's own ceiling at that moment. 2 runs on a quiet machine (load 0.2,
+2026-11-24): citefix 0.89 / 0.92 of the ideal, litellm alone 0.91 / 0.93, the Router 0.87 / 0.88, 0 lost. A raw
+aiohttp client (no litellm) reaches 0.98 against the same server: litellm's ~5 ms of CPU per call on one core is
+what keeps the plain path under 0.95, not citefix's code.
 """
 
 from __future__ import annotations
@@ -89,6 +94,11 @@ def main() -> int:
         rate, elapsed, lost, _, cpu_ms = measure(alone, units, case, args.units, conc)
         print(f"healthy server alone: {args.units} ACUs in {elapsed:.2f} s = {rate:.1f}/s   ideal {ideal:.0f}/s   "
               f"{rate / ideal:.2f} of ideal   lost {lost}   ({cpu_ms:.1f} ms CPU per call in this process)")
+        from bench_check import litellm_alone  # the same calls with no citefix code: litellm's own ceiling now
+
+        top, top_cpu = litellm_alone(good_url, args.units, conc)
+        print(f"healthy server, litellm alone (acompletion on one event loop, no citefix code): {top / ideal:.2f} of "
+              f"ideal   ({top_cpu:.1f} ms CPU per call)")
         table = validate_router({
             "cooldown_time": 30, "allowed_fails": 0,
             "model_list": [

@@ -185,9 +185,10 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                     continue
                 if left is None and right is None:
                     continue
-                # the copy must pin the slot: enough words, and a content word among them ("of … at the" is in
-                # every other sentence: "Curator of Chinese Art at the Freer" / "Keeper of Asia (…) at the British")
-                ctx = _copied_around(ops, k)
+                # the copy must pin the slot: enough words (punctuation is no word: "their son, Bear, was" / "and a
+                # son, Joe, with" copies "son" alone), and a content word among them ("of … at the" is in every other
+                # sentence: "Curator of Chinese Art at the Freer" / "Keeper of Asia (…) at the British")
+                ctx = [i for i in _copied_around(ops, k) if not utoks[i].is_punct]  # words: commas pin nothing
                 if len(ctx) < context or not any(utoks[i].is_alpha and not utoks[i].is_stop for i in ctx):
                     continue
                 # an aside after the evidence's name, which the unit left out ("Nick Brown, London Underground's

@@ -14,7 +14,6 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from citefix.chunking import split_sentences
 from citefix.models import Case, Unit
 from citefix.verify.lexical import (
     MONTHS,
@@ -34,16 +33,15 @@ from citefix.verify.local import (
     region_words,
     role_swaps,
     value_conflicts,
-    widen,
     word_pauses,
 )
 from citefix.verify.names import name_substitutions
 from citefix.verify.offline_sources import _Pool
+from citefix.verify.regions import _ENT_LABELS, RegionFinder
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
 
 # a unit this many words long or longer that stands word for word in a source is not contradicted in polarity or roles
 VERBATIM_WORDS = 4
-_ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 _CONTENT_POS = {"NOUN", "VERB", "ADJ", "ADV", "PROPN"}
 
 
@@ -86,7 +84,7 @@ def defined_acronyms(text: str) -> set[str]:
     return out
 
 
-class UnitSignals:
+class UnitSignals(RegionFinder):
     """Per-unit features (mixed into OfflineVerifier)."""
 
     # provided by OfflineVerifier (declarations for the type checker only)
@@ -196,93 +194,6 @@ class UnitSignals:
                 out.append(t)
         return out
 
-    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None) -> tuple[list[Any], tuple[int, int] | None]:
-        """The evidence region(s) of a unit, and the sentence piece that locates it.
-
-        The piece is the one whose tokens the unit's words align to best, leaving out the names, numbers and dates
-        of the unit's own words (a name swapped in from another sentence must not pull the region there); the region
-        is that piece widened by `local.spread` pieces on each side (`local.speaker_spread` for a speaker's unit:
-        quotes run on for sentences after their speaker is named). A unit of several sentences gets one region per
-        sentence. Without token embeddings the similarity window stands in."""
-        from citefix.verify.local import Region
-
-        lp = self.params.get("local", {})
-        spread = int(lp.get("speaker_spread", 3) if (unit.meta or {}).get("role") == "speaker" else lp.get("spread", 1))
-        sents = split_sentences(unit.text)
-        out: list[Any] = []
-        located = None
-        for sp in (sents if len(sents) > 1 else [None]):
-            best = self._best_aligned_piece(unit, tok, pool, doc, within=(sp.start, sp.end) if sp else None)
-            if best is None:
-                continue
-            si, start = best
-            located = located or best
-            src = pool.sources[si]
-            a, b = widen(src.piece_starts, len(src.text), start, start + 1, spread)
-            if not any(r.source == si and r.start <= a and b <= r.end for r in out):
-                out.append(Region(si, a, b))
-        if not out and pick is not None:
-            si, wi = pool.win_owner[pick]
-            src = pool.sources[si]
-            span = src.windows[wi]
-            a, b = widen(src.piece_starts, len(src.text), span.start, span.end, spread)
-            out.append(Region(si, a, b))
-        return out, located
-
-    def _best_aligned_piece(self, unit: Unit, tok, pool: _Pool, doc=None,
-                            within: tuple[int, int] | None = None) -> tuple[int, int] | None:
-        """(source index, piece start) of the sentence piece whose tokens best align with the unit's own tokens."""
-        import torch
-
-        if tok is None or pool.tok_emb is None or not len(tok[0]) or not len(pool.tok_emb):
-            return None
-        offsets: list[tuple[int, int]]
-        emb, offsets, ids = tok
-        # locate the event by the unit's words other than its focus's names, numbers and dates: a name swapped in
-        # from another sentence must not pull the region towards that sentence
-        focus = focus_ranges(unit)
-        values = [(a, b) for a, b in self._value_spans(unit.text, doc) if in_focus(a, b, focus)]
-        rows = [k for k, (a, e) in enumerate(offsets) if within is None or within[0] <= a < within[1]]
-        if not rows:
-            return None
-        keep = [k for k in rows if not in_focus(*offsets[k], values)] or rows
-        weights = torch.tensor(self._weights([ids[k] for k in keep]), dtype=emb.dtype)
-        sim = emb[keep] @ pool.tok_emb.T  # [U, T]
-        # piece id of every source token row
-        piece_of: list[int] = []
-        keys: list[tuple[int, int]] = []
-        for si, src in enumerate(pool.sources):
-            ps = src.piece_starts or [0]
-            base = len(keys)
-            keys.extend((si, x) for x in ps)
-            piece_of.extend(base + max(0, bisect.bisect_right(ps, x) - 1) for x in src.tok_pos)
-        if len(piece_of) != sim.shape[1] or not keys:
-            return None
-        idx = torch.tensor(piece_of, dtype=torch.long).unsqueeze(0).expand(sim.shape[0], -1)
-        per = torch.full((sim.shape[0], len(keys)), -1.0, dtype=sim.dtype)
-        per = per.scatter_reduce(1, idx, sim, reduce="amax", include_self=True)  # [U, P]
-        score = (per * weights.unsqueeze(1)).sum(0) / (weights.sum() + 1e-9)
-        return keys[int(score.argmax())]
-
-    @staticmethod
-    def _value_spans(text: str, doc) -> list[tuple[int, int]]:
-        """Character spans of the names, numbers and dates in a unit's text."""
-        spans = [(n.start, n.end) for n in find_numbers(text)] + [(a, b) for _, a, b in date_words(text)]
-        if doc is not None:
-            spans += [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _ENT_LABELS]
-            spans += [(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "PROPN"]
-        return spans
-
-    @staticmethod
-    def _region_mask(pool: _Pool, regions: list[Any]):
-        if pool.tok_si is None or not regions:
-            return None
-        mask = None
-        for r in regions:
-            m = (pool.tok_si == r.source) & (pool.tok_pos >= r.start) & (pool.tok_pos < r.end)
-            mask = m if mask is None else (mask | m)
-        return mask
-
     def _local(self, unit: Unit, doc, pool: _Pool, regions: list[Any], focus, groups: list, content: list
                ) -> dict[str, Any]:
         """(d) Elements of the unit's focus that the source holds, but not in the evidence region; verbs whose
@@ -382,10 +293,11 @@ class UnitSignals:
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) and not verbatim else []
         structure += swaps
         # a value the source states on the same word elsewhere (an age, a figure or a name the summary gathered from
-        # another sentence) is not contradicted by a different value in this region
-        # a value whose words the decomposer took from two places ("at the age [of 15] in 2001") is no value of the text
+        # another sentence), or in a unit the source says word for word, is not contradicted by this region; nor is a
+        # value whose words the decomposer took from two places ("at the age [of 15] in 2001")
         conflicts = [c for c in value_conflicts(doc, focus, rdocs) if not anchored(c["start"], c["end"])
-                     and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))]
+                     and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))
+                     ] if not verbatim else []
         structure += conflicts
         # a name in a word-for-word copy of a region sentence where that sentence has another name: the copy pins
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it
@@ -412,13 +324,6 @@ class UnitSignals:
             for t in texts:
                 out.append(cache.get(t))
         return [d for d in out if d is not None]
-
-    def _weights(self, ids: list[int]) -> list[float]:
-        idf = self.idf
-        if idf is None:
-            return [1.0] * len(ids)
-        table, default = idf["idf"], idf["default"]
-        return [table.get(i, default) for i in ids]
 
     def _low_words(self, text: str, offsets, best_cos: list[float], weights: list[float]) -> list[dict[str, Any]]:
         """Words of the unit whose word pieces align poorly with every source token."""

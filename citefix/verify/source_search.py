@@ -74,11 +74,22 @@ def said_with_name(doc, sub: dict[str, Any], pool: _Pool) -> bool:
 def copied(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> bool:
     """Does the unit's whole text (its words, punctuation left out; at least `min_words`) stand word for word in one
     of the sources?"""
+    return copy_at(doc, pool, min_words) is not None
+
+
+def copy_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> tuple[int, int] | None:
+    """Where the unit's whole text (its words, punctuation left out; at least `min_words`) first stands word for word
+    in a source: (source index, character offset of its first word), or None."""
     words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
     if len(words) < min_words:
-        return False
+        return None
     needle = "\0" + "\0".join(words) + "\0"
-    return any(needle in src.joined() for src in pool.sources)
+    for si, src in enumerate(pool.sources):
+        hay = src.joined()
+        at = hay.find(needle)
+        if at >= 0:
+            return si, src.words_at[hay.count("\0", 0, at)][0]  # the k-th NUL opens the k-th word (from 0)
+    return None
 
 
 def anchored_test(doc, pool: _Pool):

@@ -1,0 +1,125 @@
+"""Where a unit's evidence lies in its sources: the sentence piece its words align to best (its names, numbers and
+dates left out), or the piece that holds it word for word, widened into the evidence region(s) that the local checks
+read (citefix.verify.local). ``RegionFinder`` is mixed into ``citefix.verify.offline_signals.UnitSignals``."""
+
+from __future__ import annotations
+
+import bisect
+from typing import TYPE_CHECKING, Any
+
+from citefix.chunking import split_sentences
+from citefix.models import Unit
+from citefix.verify.lexical import date_words, find_numbers
+from citefix.verify.local import focus_ranges, in_focus, widen
+from citefix.verify.offline_sources import _Pool
+from citefix.verify.source_search import copy_at
+
+_ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
+
+
+class RegionFinder:
+    """The evidence region of a unit (mixed into UnitSignals, which OfflineVerifier mixes in)."""
+
+    params: dict[str, Any]
+
+    if TYPE_CHECKING:
+
+        @property
+        def idf(self) -> Any: ...
+
+    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None) -> tuple[list[Any], tuple[int, int] | None]:
+        """The evidence region(s) of a unit, and the sentence piece that locates it.
+
+        The piece is the one that holds the unit word for word (at least COPY_MIN_WORDS words), else the one whose
+        tokens the unit's words align to best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from another sentence must not pull the region there); the region
+        is that piece widened by `local.spread` pieces on each side (`local.speaker_spread` for a speaker's unit:
+        quotes run on for sentences after their speaker is named). A unit of several sentences gets one region per
+        sentence. Without token embeddings the similarity window stands in."""
+        from citefix.verify.local import Region
+
+        lp = self.params.get("local", {})
+        spread = int(lp.get("speaker_spread", 3) if (unit.meta or {}).get("role") == "speaker" else lp.get("spread", 1))
+        sents = split_sentences(unit.text)
+        out: list[Any] = []
+        located = None
+        # a unit a source holds word for word is located there: its words are their own evidence, wherever the
+        # alignment of its words (names left out) points ("Sgt Chris Gaynor told the court" / "Carpenter told the court")
+        copy = copy_at(doc, pool) if doc is not None and len(sents) <= 1 else None
+        for sp in (sents if len(sents) > 1 else [None]):
+            best = copy or self._best_aligned_piece(unit, tok, pool, doc, within=(sp.start, sp.end) if sp else None)
+            if best is None:
+                continue
+            si, start = best
+            located = located or best
+            src = pool.sources[si]
+            a, b = widen(src.piece_starts, len(src.text), start, start + 1, spread)
+            if not any(r.source == si and r.start <= a and b <= r.end for r in out):
+                out.append(Region(si, a, b))
+        if not out and pick is not None:
+            si, wi = pool.win_owner[pick]
+            src = pool.sources[si]
+            span = src.windows[wi]
+            a, b = widen(src.piece_starts, len(src.text), span.start, span.end, spread)
+            out.append(Region(si, a, b))
+        return out, located
+
+    def _best_aligned_piece(self, unit: Unit, tok, pool: _Pool, doc=None,
+                            within: tuple[int, int] | None = None) -> tuple[int, int] | None:
+        """(source index, piece start) of the sentence piece whose tokens best align with the unit's own tokens."""
+        import torch
+
+        if tok is None or pool.tok_emb is None or not len(tok[0]) or not len(pool.tok_emb):
+            return None
+        offsets: list[tuple[int, int]]
+        emb, offsets, ids = tok
+        # locate the event by the unit's words other than its focus's names, numbers and dates: a name swapped in
+        # from another sentence must not pull the region towards that sentence
+        focus = focus_ranges(unit)
+        values = [(a, b) for a, b in self._value_spans(unit.text, doc) if in_focus(a, b, focus)]
+        rows = [k for k, (a, e) in enumerate(offsets) if within is None or within[0] <= a < within[1]]
+        if not rows:
+            return None
+        keep = [k for k in rows if not in_focus(*offsets[k], values)] or rows
+        weights = torch.tensor(self._weights([ids[k] for k in keep]), dtype=emb.dtype)
+        sim = emb[keep] @ pool.tok_emb.T  # [U, T]
+        # piece id of every source token row
+        piece_of: list[int] = []
+        keys: list[tuple[int, int]] = []
+        for si, src in enumerate(pool.sources):
+            ps = src.piece_starts or [0]
+            base = len(keys)
+            keys.extend((si, x) for x in ps)
+            piece_of.extend(base + max(0, bisect.bisect_right(ps, x) - 1) for x in src.tok_pos)
+        if len(piece_of) != sim.shape[1] or not keys:
+            return None
+        idx = torch.tensor(piece_of, dtype=torch.long).unsqueeze(0).expand(sim.shape[0], -1)
+        per = torch.full((sim.shape[0], len(keys)), -1.0, dtype=sim.dtype)
+        per = per.scatter_reduce(1, idx, sim, reduce="amax", include_self=True)  # [U, P]
+        score = (per * weights.unsqueeze(1)).sum(0) / (weights.sum() + 1e-9)
+        return keys[int(score.argmax())]
+
+    @staticmethod
+    def _value_spans(text: str, doc) -> list[tuple[int, int]]:
+        """Character spans of the names, numbers and dates in a unit's text."""
+        spans = [(n.start, n.end) for n in find_numbers(text)] + [(a, b) for _, a, b in date_words(text)]
+        if doc is not None:
+            spans += [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _ENT_LABELS]
+            spans += [(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "PROPN"]
+        return spans
+
+    @staticmethod
+    def _region_mask(pool: _Pool, regions: list[Any]):
+        if pool.tok_si is None or not regions:
+            return None
+        mask = None
+        for r in regions:
+            m = (pool.tok_si == r.source) & (pool.tok_pos >= r.start) & (pool.tok_pos < r.end)
+            mask = m if mask is None else (mask | m)
+        return mask
+
+    def _weights(self, ids: list[int]) -> list[float]:
+        idf = self.idf
+        if idf is None:
+            return [1.0] * len(ids)
+        table, default = idf["idf"], idf["default"]
+        return [table.get(i, default) for i in ids]

@@ -1,0 +1,68 @@
+"""A unit that a source holds word for word is read against that sentence, and a name substitution needs copied words
+around the slot, not copied punctuation: the offline verifier on real spaCy parses (the packaged MiniLM)."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import whole_unit_features
+
+from citefix.verify.offline import OfflineVerifier
+
+TRIAL = (
+    "A busker who played the bagpipes outside Anfield has been fined for collecting money under a false pretence. "
+    "He was cleared of two other counts by a jury at Liverpool Crown Court. "
+    "Det Sgt Marta Kowalski told the court during the two day trial that the busker, from Woolton, gave the impression "
+    "he was collecting cash for the Hillsborough Justice Campaign. "
+    "The campaign had given him permission to design and display a banner featuring the eternal flame. "
+    "But a spokesman said he had made it clear he was not to use it to collect funds for the charity. "
+    "Carpenter told the court the banner was a tribute to the victims, not an attempt to deceive anyone. "
+    "He also told the court he was a familiar face on match days at Anfield."
+)
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    return OfflineVerifier()
+
+
+def test_a_word_for_word_copy_is_read_against_its_own_sentence(verifier):
+    # the unit's words other than its name ("told the court") align best to Carpenter's sentence, where the old
+    # region finder read "Carpenter" as a conflicting name; the copy decides the region
+    score, f = whole_unit_features(verifier, TRIAL, "Det Sgt Marta Kowalski told the court")
+    assert f["value_conflict"] == 0 and not f["structure"], f["structure"]
+    assert score > verifier.supported_at("default")
+
+
+def test_a_name_swapped_into_the_copy_is_still_caught(verifier):
+    text = "Det Sgt Marta Kowalski told the court the banner was a tribute to the victims"
+    score, f = whole_unit_features(verifier, TRIAL, text)
+    assert score <= 0.2, f["structure"]
+
+
+def test_copy_at_names_the_source_and_offset(verifier):
+    from citefix.verify.source_search import copy_at
+
+    texts = ["Nothing here.", "Intro. " + TRIAL]
+    pool = verifier._pool(["a", "b"], verifier._sources(texts))
+    si, at = copy_at(verifier.nlp("det Sgt Marta Kowalski told the court, during"), pool)
+    assert si == 1 and texts[1][at:].startswith("Det Sgt Marta Kowalski told the court during")
+    assert copy_at(verifier.nlp("Marta Kowalski told the jury"), pool) is None
+    assert copy_at(verifier.nlp("told the court"), pool) is None  # under COPY_MIN_WORDS words: proves nothing
+
+
+def test_copied_punctuation_does_not_pin_a_name_slot(verifier):
+    source = ("She has a daughter, Mia, with Jim Threapleton, to whom she was married for three years until 2001, and "
+              "a son, Joe, with director Sam Mendes, from whom she split in 2010. Details of the New York wedding have "
+              "been kept private. Kate Winslet married Ned Rocknroll in New York in December 2012. She welcomed Bear "
+              "Blaze Winslet in December 2013.")
+    # "their son, Bear, was" / "and a son, Joe, with": the copy around the slot is "son" and two commas
+    score, f = whole_unit_features(verifier, source,
+                                   "The couple married in New York in December 2012, and their son, Bear, was born "
+                                   "the next year.")
+    assert f["name_substitution"] == 0, f["structure"]
+
+
+def test_a_name_in_a_copied_clause_is_still_a_substitution(verifier):
+    source = "The minister, Joe Smith, opened the new bridge over the river on Monday."
+    score, f = whole_unit_features(verifier, source, "The minister, Ann Jones, opened the new bridge over the river.")
+    assert score <= 0.2, f["structure"]

@@ -142,6 +142,19 @@ def test_a_misparsed_conjunct_never_takes_the_verbs_place(tools):
     assert new == text or " was " in new, new
 
 
+def test_a_misparsed_clause_is_not_cut_where_the_sentence_would_end_on_a_dash(tools):
+    # spaCy reads "if a little odd - way … , and Smith and Jones headed …" as one adverbial clause of "found"; cutting
+    # it would leave "… has found an effective -." — the sentence is left as it is (with a note) instead
+    source = ("Holiday snaps can be dull. Well one photographer has found an effective - if a little odd - way of "
+              "making them more interesting. He photographs his subjects upside down in a swimming pool in Leeds.")
+    text = ("Well one photographer has found an effective - if a little odd - way of making them more interesting , "
+            "and Smith and Jones headed to watch the derby on Thursday night alongside the striker 's sister Anna .")
+    case, r = _revise(tools, source, text)
+    new = r.text if r.text is not None else text
+    assert not re.search(r"(an effective|[-:;,(])\s*[.!?]?\s*$", new), new
+    assert any(e.get("kind") == "kept" and "would end on" in e.get("why", "") for e in r.edits or []), r.edits
+
+
 def test_a_value_with_its_unit_glued_on_keeps_the_unit_and_takes_the_right_number(tools):
     # the evidence sentence holds two numbers; "58" stands where the text's "60" does ("a total of __lb"), and spaCy
     # reads the text's "60lb" as one value but the evidence's value as "58" followed by "lb"

@@ -206,7 +206,19 @@ def _broken(sent, toks: set[int]) -> str | None:
         return "the deletion would take the sentence's subject"
     if len(left) < 3 and len(content) > len(left):
         return "too little of the sentence would be left"
+    kept = [t for t in sent if t.i not in toks and not t.is_space]
+    while kept and kept[-1].text in _CLOSERS:
+        kept.pop()
+    last = kept[-1] if kept else None
+    if last is not None and any(i > last.i for i in toks) and (
+            last.text in _OPEN_ENDS or last.pos_ in ("DET", "ADP", "CCONJ", "SCONJ")):
+        # the parse can be wrong where the text is not: "has found an effective - [if a little odd - way …]"
+        return f"the sentence would end on {last.text!r}"
     return None
+
+
+_CLOSERS = set(".!?\"'\u201d\u2019)]")  # what may close a sentence
+_OPEN_ENDS = set("-\u2013\u2014:;,(")  # what no sentence ends on
 
 
 def _settle(sent, plan: _Plan, *, allow_drop: bool = True) -> None:

@@ -504,6 +504,26 @@ def _said_on(value: str, lemma: str, region_docs: Sequence[Any]) -> bool:
     return False
 
 
+def _copied_with_words(ent, region_docs: Sequence[Any], reach: int = 3) -> bool:
+    """Does a region doc write the value with the unit's `reach` words right before it, or right after it, a content
+    word among them, word for word ("tremor took place 1.2 miles" in "… the April tremor took place 1.2 miles (2km)
+    away …")? Then it says the unit's value whatever its parse hangs the value on (there "take", in the unit "away")."""
+    doc = ent.doc
+    words = [t.lower_ for t in ent]
+    sides = (doc[max(0, ent.start - reach):ent.start], doc[ent.end:ent.end + reach])
+    needles = []
+    for k, side in enumerate(sides):
+        if len(side) == reach and any(t.is_alpha and not t.is_stop for t in side):
+            ctx = [t.lower_ for t in side]
+            needles.append(ctx + words if k == 0 else words + ctx)
+    for rd in region_docs:
+        seq = [t.lower_ for t in rd if not t.is_space]
+        for needle in needles:
+            if any(seq[i:i + len(needle)] == needle for i in range(len(seq) - len(needle) + 1)):
+                return True
+    return False
+
+
 def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
     """Values of the focus that the region contradicts: the region lacks the value but holds another of the same
     kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
@@ -522,7 +542,8 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
         # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
         if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and anchor_lemma(c) in (None, lemma)
-               for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs):
+               for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs) or \
+                _copied_with_words(ent, region_docs):
             continue
         for rd in region_docs:
             hit = None

@@ -124,7 +124,8 @@ class UnitSignals(RegionFinder):
         f["similarity"] = _clip01((f["similarity_raw"] - b) / (1 - b))
         f["evidence"] = evidence
         focus = focus_ranges(unit)
-        regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc)
+        regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc,
+                                         host=self._host_copy(unit, case.text, pool))
         if located is not None and len(regions) == 1:
             # the evidence shown is the sentence that holds the unit's words (when pooled similarity picked another)
             si, start = located

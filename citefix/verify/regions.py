@@ -27,11 +27,36 @@ class RegionFinder:
         @property
         def idf(self) -> Any: ...
 
-    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None) -> tuple[list[Any], tuple[int, int] | None]:
+        @property
+        def nlp(self) -> Any: ...
+
+    def _host_copy(self, unit: Unit, text: str, pool: _Pool) -> tuple[int, int] | None:
+        """Where the sentence of the checked text that holds the unit stands word for word in a source (source index,
+        offset), or None: every unit cut from a copied sentence ("Smith is 26" from "Smith, 26, already leads …") has
+        its evidence there, wherever its own few words align best."""
+        if unit.start is None or unit.end is None or not text:
+            return None
+        sents = self._text_sentences(text)
+        k = bisect.bisect_right([sp.start for sp in sents], unit.start) - 1
+        if k < 0 or unit.end > sents[k].end:
+            return None  # a unit of several sentences
+        return copy_at(self.nlp.tokenizer(text[sents[k].start:sents[k].end]), pool)
+
+    def _text_sentences(self, text: str) -> list[Any]:
+        """The checked text's sentences (split_sentences), kept for the text checked last."""
+        memo = self.__dict__.get("_sentences_of")
+        if memo is None or memo[0] != text:
+            memo = (text, split_sentences(text))
+            self.__dict__["_sentences_of"] = memo
+        return memo[1]
+
+    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None, host: tuple[int, int] | None = None
+                 ) -> tuple[list[Any], tuple[int, int] | None]:
         """The evidence region(s) of a unit, and the sentence piece that locates it.
 
-        The piece is the one that holds the unit word for word (at least COPY_MIN_WORDS words), else the one whose
-        tokens the unit's words align to best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from another sentence must not pull the region there); the region
+        The piece is the one that holds the unit word for word (at least COPY_MIN_WORDS words), or `host`, where the
+        text's sentence holding the unit stands word for word (``_host_copy``); else the one whose tokens the unit's
+        words align to best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from another sentence must not pull the region there); the region
         is that piece widened by `local.spread` pieces on each side (`local.speaker_spread` for a speaker's unit:
         quotes run on for sentences after their speaker is named). A unit of several sentences gets one region per
         sentence. Without token embeddings the similarity window stands in."""
@@ -44,7 +69,7 @@ class RegionFinder:
         located = None
         # a unit a source holds word for word is located there: its words are their own evidence, wherever the
         # alignment of its words (names left out) points ("Sgt Chris Gaynor told the court" / "Carpenter told the court")
-        copy = copy_at(doc, pool) if doc is not None and len(sents) <= 1 else None
+        copy = (copy_at(doc, pool) if doc is not None else None) or host if len(sents) <= 1 else None
         for sp in (sents if len(sents) > 1 else [None]):
             best = copy or self._best_aligned_piece(unit, tok, pool, doc, within=(sp.start, sp.end) if sp else None)
             if best is None:

@@ -6,6 +6,11 @@ from __future__ import annotations
 import pytest
 from helpers import whole_unit_features
 
+from citefix.decompose.clauses import ClauseDecomposer
+from citefix.evaluate import evaluate
+from citefix.models import Case, Source
+from citefix.refine.feedback import build_strategy
+from citefix.refine.offline import OfflineReviser
 from citefix.verify.offline import OfflineVerifier
 
 TRIAL = (
@@ -66,3 +71,48 @@ def test_a_name_in_a_copied_clause_is_still_a_substitution(verifier):
     source = "The minister, Joe Smith, opened the new bridge over the river on Monday."
     score, f = whole_unit_features(verifier, source, "The minister, Ann Jones, opened the new bridge over the river.")
     assert score <= 0.2, f["structure"]
+
+
+CAPTAIN = (
+    "Jones, 27, already leads the one-day side and will also captain the Twenty20 team in the absence of the injured "
+    "Tom Reed.\n"
+    "Fellow batsman Dan Hart, 29, has been named as Jones's vice-captain.\n"
+    "\"At 27, Sam is a fine young man with extraordinary talent,\" said national selector Rod Marsh.\n"
+    "\"He is highly regarded by the selectors and we congratulate him on being appointed to the role. He should be "
+    "proud.\"\n"
+    "Clarke, 35, confirmed his decision to retire after his side lost the series with a heavy defeat at Lord's.\n"
+    "Jones had already captained the side in three Tests against India last summer, when Clarke was injured.\n"
+    "The New South Welshman has played in 30 Tests for his country, scoring 2,900 runs at an average of 54.6.\n"
+    "Hart has earned the vice-captain's role despite a history of disciplinary problems.\n"
+    "Jones and Hart will lead the side in the limited-overs matches that follow the final Test, which starts on "
+    "20 August."
+)
+TREMOR = (
+    "Drilling was halted after a second tremor. The survey said the May tremor took place 3.1 miles (5km) away from the "
+    "drilling site but said its monitoring instruments were 40 miles (64km) away. Data from two instruments close to "
+    "the site indicate that the event occurred at a depth of approximately 5km (3.1 miles)."
+)
+
+
+@pytest.mark.parametrize("source, text", [
+    # the apposition's unit "Jones is 27" aligns best to "At 27, Sam is …" and Hart's "29"; its sentence is a copy
+    (CAPTAIN, CAPTAIN.split("\n")[0]),
+    # the source's parse hangs "3.1 miles" on "took" (the bracket), the unit's on "away", where the source has "40 miles"
+    (TREMOR, "The survey said the May tremor took place 3.1 miles (5km) away from the drilling site but said its "
+             "monitoring instruments were 40 miles (64km) away."),
+])
+def test_a_sentence_the_source_holds_word_for_word_is_supported_and_left_alone(verifier, source, text):
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    ev = evaluate(case, decomposer=ClauseDecomposer(), verifier=verifier)
+    assert all(v.label == "supported" for v in ev.verdicts), [(u.text, v.score) for u, v in zip(ev.units, ev.verdicts)]
+    out = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+    assert out.text is None or out.text == text, out.text
+
+
+def test_a_changed_value_in_a_copied_frame_is_still_a_conflict(verifier):
+    text = ("The survey said the May tremor took place 4.5 miles (5km) away from the drilling site but said its "
+            "monitoring instruments were 40 miles (64km) away.")
+    case = Case(id="c", sources=[Source(id="1", text=TREMOR)], text=text)
+    ev = evaluate(case, decomposer=ClauseDecomposer(), verifier=verifier)
+    assert any(v.label == "unsupported" and "4.5" in u.text for u, v in zip(ev.units, ev.verdicts)), \
+        [(u.text, v.score) for u, v in zip(ev.units, ev.verdicts)]

@@ -100,7 +100,7 @@ TREMOR = (
     # the source's parse hangs "3.1 miles" on "took" (the bracket), the unit's on "away", where the source has "40 miles"
     (TREMOR, "The survey said the May tremor took place 3.1 miles (5km) away from the drilling site but said its "
              "monitoring instruments were 40 miles (64km) away."),
-])
+], ids=["apposition-aligned-elsewhere", "value-on-another-word"])
 def test_a_sentence_the_source_holds_word_for_word_is_supported_and_left_alone(verifier, source, text):
     case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
     ev = evaluate(case, decomposer=ClauseDecomposer(), verifier=verifier)

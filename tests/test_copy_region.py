@@ -116,3 +116,14 @@ def test_a_changed_value_in_a_copied_frame_is_still_a_conflict(verifier):
     ev = evaluate(case, decomposer=ClauseDecomposer(), verifier=verifier)
     assert any(v.label == "unsupported" and "4.5" in u.text for u, v in zip(ev.units, ev.verdicts)), \
         [(u.text, v.score) for u, v in zip(ev.units, ev.verdicts)]
+
+
+def test_a_value_copied_with_its_lead_in_but_put_on_another_noun_is_still_a_conflict(verifier):
+    source = ("Three vehicles collided on the highway south of the town on Wednesday afternoon. A 40-year-old man with "
+              "chest and shoulder injuries and a five-year-old boy with chest pain were the first patients flown out by "
+              "rescue helicopter. Shortly after, a 27-year-old woman with arm injuries and a six-year-old girl "
+              "suffering from abdominal pain were also being flown out.")
+    text = ("A 40-year-old man with chest and shoulder injuries and a five-year-old girl suffering from abdominal pain "
+            "were also being flown out.")
+    score, f = whole_unit_features(verifier, source, text)
+    assert f["value_conflict"] >= 1, f["structure"]

@@ -504,10 +504,12 @@ def _said_on(value: str, lemma: str, region_docs: Sequence[Any]) -> bool:
     return False
 
 
-def _copied_with_words(ent, region_docs: Sequence[Any], reach: int = 3) -> bool:
+def _copied_with_words(ent, lemma: str, region_docs: Sequence[Any], reach: int = 3) -> bool:
     """Does a region doc write the value with the unit's `reach` words right before it, or right after it, a content
-    word among them, word for word ("tremor took place 1.2 miles" in "… the April tremor took place 1.2 miles (2km)
-    away …")? Then it says the unit's value whatever its parse hangs the value on (there "take", in the unit "away")."""
+    word among them, word for word, and the word the unit hangs the value on (`lemma`) within 2 × `reach` words of it
+    ("tremor took place 1.2 miles (2km) away" for "the April tremor took place 1.2 miles away")? Then it says the
+    unit's value whatever its parse hangs the value on (there "take", in the unit "away"). Not "injuries and a
+    five-year-old boy …" for "… injuries and a five-year-old girl": the value's own noun is another."""
     doc = ent.doc
     words = [t.lower_ for t in ent]
     sides = (doc[max(0, ent.start - reach):ent.start], doc[ent.end:ent.end + reach])
@@ -515,12 +517,18 @@ def _copied_with_words(ent, region_docs: Sequence[Any], reach: int = 3) -> bool:
     for k, side in enumerate(sides):
         if len(side) == reach and any(t.is_alpha and not t.is_stop for t in side):
             ctx = [t.lower_ for t in side]
-            needles.append(ctx + words if k == 0 else words + ctx)
+            needles.append((ctx + words, reach) if k == 0 else (words + ctx, 0))
     for rd in region_docs:
-        seq = [t.lower_ for t in rd if not t.is_space]
-        for needle in needles:
-            if any(seq[i:i + len(needle)] == needle for i in range(len(seq) - len(needle) + 1)):
-                return True
+        toks = [t for t in rd if not t.is_space]
+        seq = [t.lower_ for t in toks]
+        for needle, lead in needles:
+            for i in range(len(seq) - len(needle) + 1):
+                if seq[i:i + len(needle)] != needle:
+                    continue
+                a, b = i + lead, i + lead + len(words)  # the value's own tokens in the region
+                near = toks[max(0, a - 2 * reach):a] + toks[b:b + 2 * reach]  # "(5 km) away": a bracket between
+                if any(t.lemma_.lower() == lemma or t.lower_ == lemma for t in near):
+                    return True
     return False
 
 
@@ -543,7 +551,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
         if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and anchor_lemma(c) in (None, lemma)
                for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs) or \
-                _copied_with_words(ent, region_docs):
+                _copied_with_words(ent, lemma, region_docs):
             continue
         for rd in region_docs:
             hit = None

@@ -56,10 +56,11 @@ class RegionFinder:
 
         The piece is the one that holds the unit word for word (at least COPY_MIN_WORDS words), or `host`, where the
         text's sentence holding the unit stands word for word (``_host_copy``); else the one whose tokens the unit's
-        words align to best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from another sentence must not pull the region there); the region
-        is that piece widened by `local.spread` pieces on each side (`local.speaker_spread` for a speaker's unit:
-        quotes run on for sentences after their speaker is named). A unit of several sentences gets one region per
-        sentence. Without token embeddings the similarity window stands in."""
+        words align to best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from
+        another sentence must not pull the region there). The region is that piece widened by `local.spread` pieces
+        on each side (`local.speaker_spread` for a speaker's unit: quotes run on for sentences after their speaker is
+        named). A unit of several sentences gets one region per sentence (no copy is looked for). Without token
+        embeddings the similarity window stands in."""
         from citefix.verify.local import Region
 
         lp = self.params.get("local", {})
@@ -69,7 +70,9 @@ class RegionFinder:
         located = None
         # a unit a source holds word for word is located there: its words are their own evidence, wherever the
         # alignment of its words (names left out) points ("Sgt Chris Gaynor told the court" / "Carpenter told the court")
-        copy = (copy_at(doc, pool) if doc is not None else None) or host if len(sents) <= 1 else None
+        copy = None
+        if len(sents) <= 1:
+            copy = (copy_at(doc, pool) if doc is not None else None) or host
         for sp in (sents if len(sents) > 1 else [None]):
             best = copy or self._best_aligned_piece(unit, tok, pool, doc, within=(sp.start, sp.end) if sp else None)
             if best is None:

@@ -26,8 +26,8 @@
     2.8-3.8: 78-84% at 6.2-7.3 ms CPU a call, against 76-83% at 6.9-7.5 ms; the OpenAI SDK alone 88-93%. 160 calls
     are 2 s, as noisy as that; `bench/bench_router.py --units 640` times 640 such calls (its "healthy server alone").
     The last line times the same 160 calls through litellm.acompletion alone, on one event loop with no citefix code
-    around them: litellm's own ceiling at that moment. 2 runs on a quiet machine (load 0.4, 2026-11-24): citefix
-    80% / 85%, litellm alone 83% / 83%, the OpenAI SDK alone 91% / 93%.
+    around them: litellm's own ceiling at that moment. 4 runs on a quiet machine (load 0.4-0.8, 2026-11-24): citefix
+    80% / 85% / 84% / 83%, litellm alone 83% / 83% / 80% / 82%, the OpenAI SDK alone 91% / 93% / 92% / 93%.
 """
 
 from __future__ import annotations

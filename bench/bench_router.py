@@ -20,10 +20,12 @@ its price table (citefix/llm/unpriced.py), `bench_router.py --units 640`, 4 runs
 waits for a slot (each deployment has `concurrency` of them): litellm refused none with "max_parallel_requests slots
 in use" in 3 runs counted, so RouterTransport's 20 ms wait-and-ask-again costs nothing in this benchmark.
 A second line times the same calls through litellm.acompletion alone (one event loop, no citefix code: no worker
-threads, prompts, retries or call log), litellm's own ceiling at that moment. 2 runs on a quiet machine (load 0.2,
-2026-11-24): citefix 0.89 / 0.92 of the ideal, litellm alone 0.91 / 0.93, the Router 0.87 / 0.88, 0 lost. A raw
-aiohttp client (no litellm) reaches 0.98 against the same server: litellm's ~5 ms of CPU per call on one core is
-what keeps the plain path under 0.95, not citefix's code.
+threads, prompts, retries or call log), litellm's own ceiling at that moment; a last line does the same through a
+fresh Router built from the same table. 4 runs on a quiet machine (load 0.2-0.7, 2026-11-24): citefix 0.89 / 0.92 /
+0.89 / 0.89 of the ideal, litellm alone 0.91 / 0.93 / 0.89 / 0.89; through the Router citefix 0.87 / 0.88 / 0.84 /
+0.83 and the Router alone (last 2 runs) 0.87 / 0.85, 0 lost. A raw aiohttp client (no litellm) reaches 0.98 against
+the same server: litellm's 5-7 ms of CPU per call on one core, not citefix's code, keeps the plain path under 0.95
+and the Router's under 0.9.
 """
 
 from __future__ import annotations

@@ -98,6 +98,8 @@ class _Pool:
     tok_pos: Any = None  # per row of tok_emb: character offset in that source
     _lower: str | None = None
     _capitalised: frozenset[str] | None = None
+    # where each sentence of the checked text stands word for word in these sources (RegionFinder._host_copy)
+    host_copies: dict[str, tuple[int, int] | None] = field(default_factory=dict)
 
     def capitalised(self) -> frozenset[str]:
         """The words the sources write capitalised inside a sentence (each source's `capitalised`, joined once)."""

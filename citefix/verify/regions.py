@@ -40,7 +40,10 @@ class RegionFinder:
         k = bisect.bisect_right([sp.start for sp in sents], unit.start) - 1
         if k < 0 or unit.end > sents[k].end:
             return None  # a unit of several sentences
-        return copy_at(self.nlp.tokenizer(text[sents[k].start:sents[k].end]), pool)
+        sentence = text[sents[k].start:sents[k].end]
+        if sentence not in pool.host_copies:  # once per sentence, not once per unit cut from it
+            pool.host_copies[sentence] = copy_at(self.nlp.tokenizer(sentence), pool)
+        return pool.host_copies[sentence]
 
     def _text_sentences(self, text: str) -> list[Any]:
         """The checked text's sentences (split_sentences), kept for the text checked last."""

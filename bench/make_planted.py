@@ -164,8 +164,8 @@ def resolve_data_dir(value: str) -> Path:
     return p if p.is_absolute() else (REPO / p).resolve()
 
 
-def load_articles(paths: Sequence[Path]) -> list[Article]:
-    """Distinct article texts of the files, in file order; non-text and empty documents skipped."""
+def load_articles(paths: Sequence[Path], field: str = "document") -> list[Article]:
+    """Distinct article texts (the records' ``field``) of the files, in file order; non-text and empty ones skipped."""
     seen: dict[str, Article] = {}
     for path in paths:
         if not path.exists():
@@ -177,7 +177,7 @@ def load_articles(paths: Sequence[Path]) -> list[Article]:
                 if not raw.strip():
                     continue
                 rec = json.loads(raw)
-                doc = rec.get("document")
+                doc = rec.get(field)
                 if not isinstance(doc, str) or not doc.strip() or doc.strip().lower() == "nan":
                     continue
                 key = doc.strip()
@@ -1098,6 +1098,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "root; default ../shared/data)")
     ap.add_argument("--files", nargs="+", default=list(DEFAULT_FILES),
                     help="JSONL files under --data-dir whose 'document' fields are the articles")
+    ap.add_argument("--text-field", default="document",
+                    help="the records' field holding the article text (default document; citation_text reads the web "
+                         "pages of wice/wice_claim_dev.jsonl, a genre the suites were not drawn from)")
     ap.add_argument("--out", default="out/planted_dev.jsonl", help="output JSONL (relative to the current folder)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--per-type", type=int, default=65, help="statements per error type (default 65)")
@@ -1110,7 +1113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.per_type < 1:
         ap.error("--per-type must be at least 1")
     data = resolve_data_dir(args.data_dir)
-    articles = load_articles([data / f for f in args.files])
+    articles = load_articles([data / f for f in args.files], args.text_field)
     if args.split != "all":
         articles = [a for a in articles if a.split == args.split]
     if not articles:

@@ -12,7 +12,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from citefix.models import Case, Unit
 from citefix.verify.lexical import (
@@ -124,8 +124,8 @@ class UnitSignals(RegionFinder):
         f["similarity"] = _clip01((f["similarity_raw"] - b) / (1 - b))
         f["evidence"] = evidence
         focus = focus_ranges(unit)
-        regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc,
-                                         host=self._host_copy(unit, case.text, pool))
+        host = self._host(unit, case.text, pool)
+        regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc, host=host)
         if located is not None and len(regions) == 1:
             # the evidence shown is the sentence that holds the unit's words (when pooled similarity picked another)
             si, start = located
@@ -143,7 +143,7 @@ class UnitSignals(RegionFinder):
         lex = self._lexical(unit, doc, pool, evidence["text"] if evidence else "", focus)
         groups, content = lex.pop("_entity_groups"), lex.pop("_content")
         f.update(lex)
-        f.update(self._local(unit, doc, pool, regions, focus, groups, content))
+        f.update(self._local(unit, doc, pool, regions, focus, groups, content, host))
         f["copied"] = int(copied(doc, pool))
 
         # (b) alignment, on the unit's own words: against the whole source, and against the evidence region
@@ -195,8 +195,8 @@ class UnitSignals(RegionFinder):
                 out.append(t)
         return out
 
-    def _local(self, unit: Unit, doc, pool: _Pool, regions: list[Any], focus, groups: list, content: list
-               ) -> dict[str, Any]:
+    def _local(self, unit: Unit, doc, pool: _Pool, regions: list[Any], focus, groups: list, content: list,
+               host: tuple[int, int, int, int] | None = None) -> dict[str, Any]:
         """(d) Elements of the unit's focus that the source holds, but not in the evidence region; verbs whose
         polarity or roles the region contradicts."""
         if not regions:
@@ -222,7 +222,7 @@ class UnitSignals(RegionFinder):
         text = unit.text
         out: list[dict[str, Any]] = []
         n_num = n_date = 0
-        anchored = anchored_test(doc, pool)
+        anchored = _or_in_host(anchored_test(doc, pool), unit.text, pool, host)
         for n in find_numbers(text):
             if n.soft or not in_focus(n.start, n.end, focus):
                 continue
@@ -304,7 +304,7 @@ class UnitSignals(RegionFinder):
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it
         taken = {c["start"] for c in conflicts}
         subs = [c for c in name_substitutions(doc, focus, rdocs, known=pool.capitalised())
-                if c["start"] not in taken and not said_with_name(doc, c, pool)]
+                if c["start"] not in taken and not said_with_name(doc, c, pool) and not anchored(c["start"], c["end"])]
         structure += subs
         return structure, n_pol, swaps, conflicts, subs
 
@@ -504,3 +504,19 @@ def _finite(x: float) -> float:
 def _clip01(x: float) -> float:
     x = _finite(x)
     return 0.0 if x < 0 else 1.0 if x > 1 else x
+
+
+def _or_in_host(anchored: Callable[[int, int], bool], text: str, pool: _Pool,
+                host: tuple[int, int, int, int] | None) -> Callable[[int, int], bool]:
+    """`anchored`, or: the stretch of the unit (a name, number or date) stands in the source sentence that the
+    unit's text sentence copies or compresses (RegionFinder._host), where the text took it from."""
+    if host is None:
+        return anchored
+    si, _, a, b = host
+    sentence = " ".join(pool.sources[si].text[a:b].lower().split())
+
+    def test(s: int, e: int) -> bool:
+        piece = " ".join(text[s:e].lower().split())
+        return (bool(piece) and re.search(r"(?<!\w)" + re.escape(piece) + r"(?!\w)", sentence) is not None) or anchored(s, e)
+
+    return test

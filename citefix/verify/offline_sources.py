@@ -44,6 +44,7 @@ class _Source:
     tok_emb: Any = None  # [T, d]
     tok_pos: list[int] = field(default_factory=list)  # per row of tok_emb: its character offset in the text
     piece_starts: list[int] = field(default_factory=list)  # start offset of each sentence piece
+    sentence_starts: list[int] = field(default_factory=list)  # start offset of each sentence (long ones not cut)
     words_at: list[tuple[int, str, str]] = field(default_factory=list)  # (offset, lower, lemma) of each spaCy word
     n_chunks: int = 0
     _joined: str | None = None  # the words, NUL-separated, for word-for-word copy search (built on first use)
@@ -98,8 +99,9 @@ class _Pool:
     tok_pos: Any = None  # per row of tok_emb: character offset in that source
     _lower: str | None = None
     _capitalised: frozenset[str] | None = None
-    # where each sentence of the checked text stands word for word in these sources (RegionFinder._host_copy)
-    host_copies: dict[str, tuple[int, int] | None] = field(default_factory=dict)
+    # where each sentence of the checked text stands in these sources, word for word or with words left out
+    # (RegionFinder._host): (source index, offset of its first word, the source sentence's start and end)
+    host_copies: dict[str, tuple[int, int, int, int] | None] = field(default_factory=dict)
 
     def capitalised(self) -> frozenset[str]:
         """The words the sources write capitalised inside a sentence (each source's `capitalised`, joined once)."""
@@ -216,7 +218,9 @@ class SourceAnalysis:
             info.tok_emb = torch.nn.functional.normalize(raw, dim=-1)
             info.tok_pos = list(starts)
             pieces: list[Span] = []
+            info.sentence_starts = []
             for s in split_sentences(info.text):
+                info.sentence_starts.append(s.start)
                 if word_count(s.text) > p["sentence_piece_words"]:
                     pieces.extend(
                         Span(s.start + c.start, s.start + c.end, c.text) for c in chunk_text(s.text, p["sentence_piece_words"])

@@ -12,7 +12,7 @@ from citefix.models import Unit
 from citefix.verify.lexical import date_words, find_numbers
 from citefix.verify.local import focus_ranges, in_focus, widen
 from citefix.verify.offline_sources import _Pool
-from citefix.verify.source_search import copy_at
+from citefix.verify.source_search import compression_at, copy_at
 
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 
@@ -30,10 +30,12 @@ class RegionFinder:
         @property
         def nlp(self) -> Any: ...
 
-    def _host_copy(self, unit: Unit, text: str, pool: _Pool) -> tuple[int, int] | None:
-        """Where the sentence of the checked text that holds the unit stands word for word in a source (source index,
-        offset), or None: every unit cut from a copied sentence ("Smith is 26" from "Smith, 26, already leads …") has
-        its evidence there, wherever its own few words align best."""
+    def _host(self, unit: Unit, text: str, pool: _Pool) -> tuple[int, int, int, int] | None:
+        """Where the sentence of the checked text that holds the unit stands in a source, word for word or as a
+        compression (``compression_at``: its words in order inside one source sentence, a stretch or two left out):
+        (source index, offset of its first word, that source sentence's start and end), or None. Every unit cut from
+        such a sentence ("Smith is 26" from "Smith, 26, already leads …") has its evidence there, wherever its own few
+        words align best, and the names, numbers and dates it shares with that sentence are the source's own there."""
         if unit.start is None or unit.end is None or not text:
             return None
         sents = self._text_sentences(text)
@@ -42,7 +44,16 @@ class RegionFinder:
             return None  # a unit of several sentences
         sentence = text[sents[k].start:sents[k].end]
         if sentence not in pool.host_copies:  # once per sentence, not once per unit cut from it
-            pool.host_copies[sentence] = copy_at(self.nlp.tokenizer(sentence), pool)
+            doc = self.nlp.tokenizer(sentence)
+            at = copy_at(doc, pool)
+            if at is not None:
+                src = pool.sources[at[0]]
+                starts = src.sentence_starts or [0]
+                s = max(0, bisect.bisect_right(starts, at[1]) - 1)
+                pool.host_copies[sentence] = (at[0], at[1], starts[s],
+                                              starts[s + 1] if s + 1 < len(starts) else len(src.text))
+            else:
+                pool.host_copies[sentence] = compression_at(doc, pool)
         return pool.host_copies[sentence]
 
     def _text_sentences(self, text: str) -> list[Any]:
@@ -53,12 +64,12 @@ class RegionFinder:
             self.__dict__["_sentences_of"] = memo
         return memo[1]
 
-    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None, host: tuple[int, int] | None = None
+    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None, host: tuple[int, int, int, int] | None = None
                  ) -> tuple[list[Any], tuple[int, int] | None]:
         """The evidence region(s) of a unit, and the sentence piece that locates it.
 
         The piece is the one that holds the unit word for word (at least COPY_MIN_WORDS words), or `host`, where the
-        text's sentence holding the unit stands word for word (``_host_copy``); else the one whose tokens the unit's
+        text's sentence holding the unit stands word for word or as a compression (``_host``); else the one whose tokens the unit's
         words align to best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from
         another sentence must not pull the region there). The region is that piece widened by `local.spread` pieces
         on each side (`local.speaker_spread` for a speaker's unit: quotes run on for sentences after their speaker is
@@ -75,7 +86,7 @@ class RegionFinder:
         # alignment of its words (names left out) points ("Sgt Chris Gaynor told the court" / "Carpenter told the court")
         copy = None
         if len(sents) <= 1:
-            copy = (copy_at(doc, pool) if doc is not None else None) or host
+            copy = (copy_at(doc, pool) if doc is not None else None) or (host[:2] if host else None)
         for sp in (sents if len(sents) > 1 else [None]):
             best = copy or self._best_aligned_piece(unit, tok, pool, doc, within=(sp.start, sp.end) if sp else None)
             if best is None:

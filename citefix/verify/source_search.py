@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
+from citefix.verify.lexical import find_numbers
 from citefix.verify.local import CLAUSE_REACH, region_words, source_negated, word_pauses
 from citefix.verify.offline_sources import _Pool
 
@@ -18,6 +19,9 @@ _LIGHT_HEADS = set(
 # A unit whose words stand, word for word and in order, in a source is a copy when it has at least this many: shorter
 # runs ("he said that", "it was the") occur in every text and prove nothing.
 COPY_MIN_WORDS = 5
+# A compression leaves out at most two stretches inside the sentence (a light edit or two, besides whatever it drops
+# before or after); words gathered from more places are a new sentence made of the source's words, not a compression.
+COMPRESSION_RUNS = 3
 
 
 def _piece_at(src: Any, pos: int) -> list[tuple[int, str, str]]:
@@ -90,6 +94,44 @@ def copy_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> tuple[int, int
         if at >= 0:
             return si, src.words_at[hay.count("\0", 0, at)][0]  # the k-th NUL opens the k-th word (from 0)
     return None
+
+
+def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: int = COMPRESSION_RUNS
+                   ) -> tuple[int, int, int, int] | None:
+    """Where the unit's words (punctuation left out; at least `min_words`) all stand, in order, inside one source
+    sentence, in at most `max_runs` unbroken runs, with no number among the words left out between the first and the
+    last: a compression of that sentence ("Whitney Houston took home …" from "Whitney Houston also took home …", "X is
+    seen in this photo" from "X, the second governor, is seen in this photo"). Returns (source index, offset of the
+    first matched word, the sentence's start and end), or None. A word-for-word copy is the one-run case."""
+    words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
+    if len(words) < min_words:
+        return None
+    for si, src in enumerate(pool.sources):
+        wa, starts = src.words_at, src.sentence_starts or [0]
+        for k, (pos, w, _) in enumerate(wa):
+            if w != words[0]:
+                continue
+            s = max(0, bisect.bisect_right(starts, pos) - 1)
+            end = starts[s + 1] if s + 1 < len(starts) else len(src.text)
+            matched = _subsequence(words, wa, k, end)
+            if matched is None:
+                continue
+            runs = 1 + sum(1 for x, y in zip(matched, matched[1:]) if y != x + 1)
+            dropped = " ".join(wa[m][1] for m in range(matched[0], matched[-1] + 1) if m not in set(matched))
+            if runs <= max_runs and not any(not n.soft for n in find_numbers(dropped)):
+                return si, pos, starts[s], end
+    return None
+
+
+def _subsequence(words: list[str], wa: list[tuple[int, str, str]], k: int, end: int) -> list[int] | None:
+    """Indices into `wa` (from k, offsets below `end`) of `words` matched in order, leftmost first, or None."""
+    out, j, m = [k], 1, k + 1
+    while j < len(words) and m < len(wa) and wa[m][0] < end:
+        if wa[m][1] == words[j]:
+            out.append(m)
+            j += 1
+        m += 1
+    return out if j == len(words) else None
 
 
 def anchored_test(doc, pool: _Pool):

@@ -127,3 +127,66 @@ def test_a_value_copied_with_its_lead_in_but_put_on_another_noun_is_still_a_conf
             "were also being flown out.")
     score, f = whole_unit_features(verifier, source, text)
     assert f["value_conflict"] >= 1, f["structure"]
+
+
+AWARDS = (
+    "(meta data) TITLE: Two Pop Stars Big Winners At The Music Awards\n"
+    "# Two Pop Stars Big Winners At The Music Awards\n"
+    "Whitney Houston also took home the International Artist of the Year trophy at the ceremony.\n"
+    "Jan Novak\n"
+    "[artist id=\"1234\"]Taylor Swift[/artist] took home five awards, including Artist of the Year, at the 37th Music "
+    "Awards on Sunday night (November 22), but the evening was dominated by a run of memorable performances.\n"
+)
+RADIO = (
+    "The comedian joins the station's morning lineup with an uncensored daily talk show.\n"
+    "Listeners can hear the new show every weekday morning from 8 am to 10 am ET starting Monday, March 5.\n"
+    "Fans can expect an open conversation about pop culture and the news of the day."
+)
+CONTEST = (
+    "The country debuted in the song contest in 2006 and is yet to win the event.\n"
+    "The country achieved its best placing in the contest in 2008 with Sirusho and in 2014 with Aram, placing 4th.\n"
+    "The 2015 contest is scheduled to take place in May in Vienna."
+)
+
+
+@pytest.mark.parametrize("source, text", [
+    # "also" left out; the units' words other than the name align best to Taylor Swift's sentence
+    (AWARDS, "Whitney Houston took home the International Artist of the Year trophy at the ceremony."),
+    # the date at the end left out; "to 10 am ET" cut from "from 8 am" read as a conflicting time
+    (RADIO, "Listeners can hear the new show every weekday morning from 8 am to 10 am ET starting Monday."),
+    # the trailing "placing 4th" left out; "in 2014 with Aram" read against "in 2008"
+    (CONTEST, "The country achieved its best placing in the contest in 2008 with Sirusho and in 2014 with Aram."),
+], ids=["adverb-left-out", "date-left-out", "trailing-phrase-left-out"])
+def test_a_compression_of_one_source_sentence_is_supported_and_left_alone(verifier, source, text):
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    ev = evaluate(case, decomposer=ClauseDecomposer(), verifier=verifier)
+    assert all(v.label == "supported" for v in ev.verdicts), [(u.text, v.score) for u, v in zip(ev.units, ev.verdicts)]
+    out = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+    assert out.text is None or out.text == text, out.text
+
+
+@pytest.mark.parametrize("text, wrong", [
+    ("Taylor Swift took home the International Artist of the Year trophy at the ceremony.", "Taylor Swift"),
+    ("The country achieved its best placing in the contest in 2008 with Sirusho and in 2012 with Aram.", "2012"),
+], ids=["name-swapped-in", "year-changed"])
+def test_an_error_planted_in_a_compression_is_still_caught(verifier, text, wrong):
+    source = AWARDS + CONTEST
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    ev = evaluate(case, decomposer=ClauseDecomposer(), verifier=verifier)
+    assert any(v.label == "unsupported" and wrong in u.text for u, v in zip(ev.units, ev.verdicts)), \
+        [(u.text, v.score) for u, v in zip(ev.units, ev.verdicts)]
+
+
+def test_compression_at_keeps_runs_and_numbers_left_out_apart(verifier):
+    from citefix.verify.source_search import compression_at
+
+    source = ("The side was led by Freda Humphreys, a teacher, and by Anne Smith from 1999 to 2003, when the club "
+              "folded.\nThe team was coached by Jo Bell in 1991 and by Di Roe from 1999 to 2003.")
+    pool = verifier._pool(["a"], verifier._sources([source]))
+    si, at, a, b = compression_at(verifier.nlp("The side was led by Freda Humphreys and by Anne Smith from 1999 to 2003."),
+                                  pool)
+    assert (si, source[at:at + 8], source[a:b].rstrip()) == (0, "The side", source.split("\n")[0])
+    # a year left out between the kept words: "Jo Bell and by Di Roe from 1999" is no longer the source's
+    assert compression_at(verifier.nlp("The team was coached by Jo Bell and by Di Roe from 1999 to 2003."), pool) is None
+    # words gathered from four stretches are a new sentence, not a compression
+    assert compression_at(verifier.nlp("The side led Humphreys Smith when the club folded."), pool) is None

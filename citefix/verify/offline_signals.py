@@ -222,7 +222,9 @@ class UnitSignals(RegionFinder):
         text = unit.text
         out: list[dict[str, Any]] = []
         n_num = n_date = 0
-        anchored = _or_in_host(anchored_test(doc, pool), unit.text, pool, host)
+        pinned = _in_host(unit.text, pool, host)
+        near = anchored_test(doc, pool)
+        anchored = lambda a, b: pinned(a, b) or near(a, b)  # noqa: E731
         for n in find_numbers(text):
             if n.soft or not in_focus(n.start, n.end, focus):
                 continue
@@ -254,7 +256,7 @@ class UnitSignals(RegionFinder):
         for t in misplaced_words:
             out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
         structure, n_pol, swaps, conflicts, subs = self._structure(unit, doc, pool, focus, (seq, pauses), texts,
-                                                                   anchored)
+                                                                   anchored, pinned)
         return {
             "misplaced": out,
             "misplaced_numbers": n_num,
@@ -270,7 +272,7 @@ class UnitSignals(RegionFinder):
 
     def _structure(self, unit: Unit, doc, pool: _Pool, focus, seq_pauses: tuple[list[tuple[int, str, str]], dict[int, bool]],
                    texts: list[str],
-                   anchored) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
+                   anchored, pinned) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
                                       list[dict[str, Any]]]:
         """What the evidence region contradicts: verb polarity, roles, values on the same word, names in a copy.
         Returns (all of them, the polarity count, role swaps, value conflicts, name substitutions)."""
@@ -304,7 +306,7 @@ class UnitSignals(RegionFinder):
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it
         taken = {c["start"] for c in conflicts}
         subs = [c for c in name_substitutions(doc, focus, rdocs, known=pool.capitalised())
-                if c["start"] not in taken and not said_with_name(doc, c, pool) and not anchored(c["start"], c["end"])]
+                if c["start"] not in taken and not said_with_name(doc, c, pool) and not pinned(c["start"], c["end"])]
         structure += subs
         return structure, n_pol, swaps, conflicts, subs
 
@@ -506,17 +508,16 @@ def _clip01(x: float) -> float:
     return 0.0 if x < 0 else 1.0 if x > 1 else x
 
 
-def _or_in_host(anchored: Callable[[int, int], bool], text: str, pool: _Pool,
-                host: tuple[int, int, int, int] | None) -> Callable[[int, int], bool]:
-    """`anchored`, or: the stretch of the unit (a name, number or date) stands in the source sentence that the
-    unit's text sentence copies or compresses (RegionFinder._host), where the text took it from."""
+def _in_host(text: str, pool: _Pool, host: tuple[int, int, int, int] | None) -> Callable[[int, int], bool]:
+    """A test for a stretch of the unit (a name, number or date): does it stand in the source sentence that the unit's
+    text sentence copies or compresses (RegionFinder._host), where the text took it from?"""
     if host is None:
-        return anchored
+        return lambda s, e: False
     si, _, a, b = host
     sentence = " ".join(pool.sources[si].text[a:b].lower().split())
 
     def test(s: int, e: int) -> bool:
         piece = " ".join(text[s:e].lower().split())
-        return (bool(piece) and re.search(r"(?<!\w)" + re.escape(piece) + r"(?!\w)", sentence) is not None) or anchored(s, e)
+        return bool(piece) and re.search(r"(?<!\w)" + re.escape(piece) + r"(?!\w)", sentence) is not None
 
     return test

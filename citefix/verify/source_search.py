@@ -99,8 +99,8 @@ def copy_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> tuple[int, int
 def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: int = COMPRESSION_RUNS
                    ) -> tuple[int, int, int, int] | None:
     """Where the unit's words (punctuation left out; at least `min_words`) all stand, in order, inside one source
-    sentence, in at most `max_runs` unbroken runs, with no number among the words left out between the first and the
-    last: a compression of that sentence ("Whitney Houston took home …" from "Whitney Houston also took home …", "X is
+    sentence, in at most `max_runs` unbroken runs, with no more words left out between the first and the last than
+    kept, and no number among them: a compression of that sentence ("Whitney Houston took home …" from "Whitney Houston also took home …", "X is
     seen in this photo" from "X, the second governor, is seen in this photo"). Returns (source index, offset of the
     first matched word, the sentence's start and end), or None. A word-for-word copy is the one-run case."""
     words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
@@ -117,8 +117,9 @@ def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: 
             if matched is None:
                 continue
             runs = 1 + sum(1 for x, y in zip(matched, matched[1:]) if y != x + 1)
-            dropped = " ".join(wa[m][1] for m in range(matched[0], matched[-1] + 1) if m not in set(matched))
-            if runs <= max_runs and not any(not n.soft for n in find_numbers(dropped)):
+            dropped = [wa[m][1] for m in range(matched[0], matched[-1] + 1) if m not in set(matched)]
+            if runs <= max_runs and len(dropped) <= len(matched) and not any(
+                    not n.soft for n in find_numbers(" ".join(dropped))):
                 return si, pos, starts[s], end
     return None
 

@@ -147,6 +147,11 @@ RADIO = (
     "Listeners can hear the new show every weekday morning from 8 am to 10 am ET starting Monday, March 5.\n"
     "Fans can expect an open conversation about pop culture and the news of the day."
 )
+FILMS = (
+    "The director said he had chosen the script himself.\n"
+    "My wife Manjeet is not very clued into the film industry, but she likes to watch films.\n"
+    "She has seen all my films."
+)
 CONTEST = (
     "The country debuted in the song contest in 2006 and is yet to win the event.\n"
     "The country achieved its best placing in the contest in 2008 with Sirusho and in 2014 with Aram, placing 4th.\n"
@@ -161,7 +166,9 @@ CONTEST = (
     (RADIO, "Listeners can hear the new show every weekday morning from 8 am to 10 am ET starting Monday."),
     # the trailing "placing 4th" left out; "in 2014 with Aram" read against "in 2008"
     (CONTEST, "The country achieved its best placing in the contest in 2008 with Sirusho and in 2014 with Aram."),
-], ids=["adverb-left-out", "date-left-out", "trailing-phrase-left-out"])
+    # the clause after "but" left out; the unit cut without the apposition read "is not" as a polarity mismatch
+    (FILMS, "My wife Manjeet is not very clued into the film industry."),
+], ids=["adverb-left-out", "date-left-out", "trailing-phrase-left-out", "negation-kept"])
 def test_a_compression_of_one_source_sentence_is_supported_and_left_alone(verifier, source, text):
     _supported_and_left_alone(verifier, source, text)
 
@@ -169,9 +176,11 @@ def test_a_compression_of_one_source_sentence_is_supported_and_left_alone(verifi
 @pytest.mark.parametrize("text, wrong", [
     ("Taylor Swift took home the International Artist of the Year trophy at the ceremony.", "Taylor Swift"),
     ("The country achieved its best placing in the contest in 2008 with Sirusho and in 2012 with Aram.", "2012"),
-], ids=["name-swapped-in", "year-changed"])
+    # a compression that leaves out the sentence's "not" turns its polarity round: not excused
+    ("My wife Manjeet is very clued into the film industry.", "clued"),
+], ids=["name-swapped-in", "year-changed", "negation-left-out"])
 def test_an_error_planted_in_a_compression_is_still_caught(verifier, text, wrong):
-    source = AWARDS + CONTEST
+    source = AWARDS + CONTEST + "\n" + FILMS
     case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
     ev = evaluate(case, decomposer=ClauseDecomposer(), verifier=verifier)
     assert any(v.label == "unsupported" and wrong in u.text for u, v in zip(ev.units, ev.verdicts)), \
@@ -184,7 +193,7 @@ def test_compression_at_keeps_runs_and_numbers_left_out_apart(verifier):
     source = ("The side was led by Freda Humphreys, a teacher, and by Anne Smith from 1999 to 2003, when the club "
               "folded.\nThe team was coached by Jo Bell in 1991 and by Di Roe from 1999 to 2003.")
     pool = verifier._pool(["a"], verifier._sources([source]))
-    si, at, a, b = compression_at(verifier.nlp("The side was led by Freda Humphreys and by Anne Smith from 1999 to 2003."),
+    si, at, a, b, _ = compression_at(verifier.nlp("The side was led by Freda Humphreys and by Anne Smith from 1999 to 2003."),
                                   pool)
     assert (si, source[at:at + 8], source[a:b].rstrip()) == (0, "The side", source.split("\n")[0])
     # a year left out between the kept words: "Jo Bell and by Di Roe from 1999" is no longer the source's

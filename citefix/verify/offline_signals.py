@@ -196,7 +196,7 @@ class UnitSignals(RegionFinder):
         return out
 
     def _local(self, unit: Unit, doc, pool: _Pool, regions: list[Any], focus, groups: list, content: list,
-               host: tuple[int, int, int, int] | None = None) -> dict[str, Any]:
+               host: tuple[int, int, int, int, bool] | None = None) -> dict[str, Any]:
         """(d) Elements of the unit's focus that the source holds, but not in the evidence region; verbs whose
         polarity or roles the region contradicts."""
         if not regions:
@@ -256,7 +256,7 @@ class UnitSignals(RegionFinder):
         for t in misplaced_words:
             out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
         structure, n_pol, swaps, conflicts, subs = self._structure(unit, doc, pool, focus, (seq, pauses), texts,
-                                                                   anchored, pinned)
+                                                                   anchored, pinned, bool(host and host[4]))
         return {
             "misplaced": out,
             "misplaced_numbers": n_num,
@@ -272,7 +272,7 @@ class UnitSignals(RegionFinder):
 
     def _structure(self, unit: Unit, doc, pool: _Pool, focus, seq_pauses: tuple[list[tuple[int, str, str]], dict[int, bool]],
                    texts: list[str],
-                   anchored, pinned) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
+                   anchored, pinned, kept_negations: bool = False) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
                                       list[dict[str, Any]]]:
         """What the evidence region contradicts: verb polarity, roles, values on the same word, names in a copy.
         Returns (all of them, the polarity count, role swaps, value conflicts, name substitutions)."""
@@ -283,14 +283,17 @@ class UnitSignals(RegionFinder):
         # words the source says word for word, negation and all ("they were not threatening"), are neither negated
         # nor turned round by another sentence the region happens to hold ("None of the tweets … are … threatening")
         verbatim = copied(doc, pool, min_words=VERBATIM_WORDS)
+        # nor is a unit cut from a text sentence that copies or compresses one source sentence keeping all its
+        # negations (RegionFinder._host): every "not" of the text is that sentence's, and none of its was left out
+        same_polarity = verbatim or kept_negations
         structure = [c for c in polarity_mismatches(doc, focus, seq, align, pauses)
-                     if not polarity_elsewhere(doc, c, pool)] if not verbatim else []
+                     if not polarity_elsewhere(doc, c, pool)] if not same_polarity else []
         n_pol = len(structure)
         rdocs = self._parse_regions(texts)
         # a predicate whose antonym the region says of the same subject, unless some source sentence states the
         # unit's own word with its other content words (the same guard as polarity)
         opposed = [c for c in antonym_predicates(doc, focus, rdocs, align) if not polarity_elsewhere(doc, c, pool)
-                   ] if self.params.get("local", {}).get("antonyms", True) and not verbatim else []
+                   ] if self.params.get("local", {}).get("antonyms", True) and not same_polarity else []
         structure += opposed
         n_pol += len(opposed)
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) and not verbatim else []
@@ -508,12 +511,12 @@ def _clip01(x: float) -> float:
     return 0.0 if x < 0 else 1.0 if x > 1 else x
 
 
-def _in_host(text: str, pool: _Pool, host: tuple[int, int, int, int] | None) -> Callable[[int, int], bool]:
+def _in_host(text: str, pool: _Pool, host: tuple[int, int, int, int, bool] | None) -> Callable[[int, int], bool]:
     """A test for a stretch of the unit (a name, number or date): does it stand in the source sentence that the unit's
     text sentence copies or compresses (RegionFinder._host), where the text took it from?"""
     if host is None:
         return lambda s, e: False
-    si, _, a, b = host
+    si, _, a, b, _ = host
     sentence = " ".join(pool.sources[si].text[a:b].lower().split())
 
     def test(s: int, e: int) -> bool:

@@ -100,8 +100,9 @@ class _Pool:
     _lower: str | None = None
     _capitalised: frozenset[str] | None = None
     # where each sentence of the checked text stands in these sources, word for word or with words left out
-    # (RegionFinder._host): (source index, offset of its first word, the source sentence's start and end)
-    host_copies: dict[str, tuple[int, int, int, int] | None] = field(default_factory=dict)
+    # (RegionFinder._host): (source index, offset of its first word, the source sentence's start and end, whether it
+    # keeps every negation of that sentence)
+    host_copies: dict[str, tuple[int, int, int, int, bool] | None] = field(default_factory=dict)
 
     def capitalised(self) -> frozenset[str]:
         """The words the sources write capitalised inside a sentence (each source's `capitalised`, joined once)."""

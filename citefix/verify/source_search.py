@@ -8,7 +8,7 @@ import bisect
 from typing import Any
 
 from citefix.verify.lexical import find_numbers
-from citefix.verify.local import CLAUSE_REACH, region_words, source_negated, word_pauses
+from citefix.verify.local import CLAUSE_REACH, NEG_WORDS, region_words, source_negated, word_pauses
 from citefix.verify.offline_sources import _Pool
 
 # Heads too common to anchor a name or number to a sentence (light verbs and verbs of saying).
@@ -97,12 +97,13 @@ def copy_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> tuple[int, int
 
 
 def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: int = COMPRESSION_RUNS
-                   ) -> tuple[int, int, int, int] | None:
+                   ) -> tuple[int, int, int, int, bool] | None:
     """Where the unit's words (punctuation left out; at least `min_words`) all stand, in order, inside one source
     sentence, in at most `max_runs` unbroken runs, with no more words left out between the first and the last than
     kept, and no number among them: a compression of that sentence ("Whitney Houston took home …" from "Whitney Houston also took home …", "X is
     seen in this photo" from "X, the second governor, is seen in this photo"). Returns (source index, offset of the
-    first matched word, the sentence's start and end), or None. A word-for-word copy is the one-run case."""
+    first matched word, the sentence's start and end, and whether every negation of the sentence is among the words
+    kept: ``keeps_negations``), or None. A word-for-word copy is the one-run case."""
     words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
     if len(words) < min_words:
         return None
@@ -120,8 +121,15 @@ def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: 
             dropped = [wa[m][1] for m in range(matched[0], matched[-1] + 1) if m not in set(matched)]
             if runs <= max_runs and len(dropped) <= len(matched) and not any(
                     not n.soft for n in find_numbers(" ".join(dropped))):
-                return si, pos, starts[s], end
+                return si, pos, starts[s], end, keeps_negations(src, starts[s], end, matched)
     return None
+
+
+def keeps_negations(src: Any, a: int, b: int, kept: list[int]) -> bool:
+    """Are all the negation words of the source sentence [a, b) among the words kept (indices into src.words_at)?
+    Then a copy or compression of it cannot have turned a predicate's polarity round."""
+    keep = set(kept)
+    return not any(w in NEG_WORDS for k, (pos, w, _) in enumerate(src.words_at) if a <= pos < b and k not in keep)
 
 
 def _subsequence(words: list[str], wa: list[tuple[int, str, str]], k: int, end: int) -> list[int] | None:

@@ -193,10 +193,13 @@ def test_compression_at_keeps_runs_and_numbers_left_out_apart(verifier):
     source = ("The side was led by Freda Humphreys, a teacher, and by Anne Smith from 1999 to 2003, when the club "
               "folded.\nThe team was coached by Jo Bell in 1991 and by Di Roe from 1999 to 2003.")
     pool = verifier._pool(["a"], verifier._sources([source]))
-    si, at, a, b, _ = compression_at(verifier.nlp("The side was led by Freda Humphreys and by Anne Smith from 1999 to 2003."),
-                                  pool)
-    assert (si, source[at:at + 8], source[a:b].rstrip()) == (0, "The side", source.split("\n")[0])
-    # a year left out between the kept words: "Jo Bell and by Di Roe from 1999" is no longer the source's
-    assert compression_at(verifier.nlp("The team was coached by Jo Bell and by Di Roe from 1999 to 2003."), pool) is None
+    host = compression_at(verifier.nlp("The side was led by Freda Humphreys and by Anne Smith from 1999 to 2003."), pool)
+    assert (host.source, source[host.at:host.at + 8], source[host.start:host.end].rstrip()) == (
+        0, "The side", source.split("\n")[0])
+    assert host.keeps_numbers and host.keeps_negations
+    # a year left out between the kept words: the sentence still locates the units, but "Jo Bell and by Di Roe from
+    # 1999" no longer says whose years those are, so its values are not taken as the source's
+    host = compression_at(verifier.nlp("The team was coached by Jo Bell and by Di Roe from 1999 to 2003."), pool)
+    assert host is not None and not host.keeps_numbers
     # words gathered from four stretches are a new sentence, not a compression
     assert compression_at(verifier.nlp("The side led Humphreys Smith when the club folded."), pool) is None

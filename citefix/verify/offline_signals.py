@@ -36,7 +36,7 @@ from citefix.verify.local import (
     word_pauses,
 )
 from citefix.verify.names import name_substitutions
-from citefix.verify.offline_sources import _Pool
+from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.regions import _ENT_LABELS, RegionFinder
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
 
@@ -196,7 +196,7 @@ class UnitSignals(RegionFinder):
         return out
 
     def _local(self, unit: Unit, doc, pool: _Pool, regions: list[Any], focus, groups: list, content: list,
-               host: tuple[int, int, int, int, bool] | None = None) -> dict[str, Any]:
+               host: Host | None = None) -> dict[str, Any]:
         """(d) Elements of the unit's focus that the source holds, but not in the evidence region; verbs whose
         polarity or roles the region contradicts."""
         if not regions:
@@ -256,7 +256,7 @@ class UnitSignals(RegionFinder):
         for t in misplaced_words:
             out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
         structure, n_pol, swaps, conflicts, subs = self._structure(unit, doc, pool, focus, (seq, pauses), texts,
-                                                                   anchored, pinned, bool(host and host[4]))
+                                                                   anchored, pinned, bool(host and host.keeps_negations))
         return {
             "misplaced": out,
             "misplaced_numbers": n_num,
@@ -511,13 +511,14 @@ def _clip01(x: float) -> float:
     return 0.0 if x < 0 else 1.0 if x > 1 else x
 
 
-def _in_host(text: str, pool: _Pool, host: tuple[int, int, int, int, bool] | None) -> Callable[[int, int], bool]:
+def _in_host(text: str, pool: _Pool, host: Host | None) -> Callable[[int, int], bool]:
     """A test for a stretch of the unit (a name, number or date): does it stand in the source sentence that the unit's
-    text sentence copies or compresses (RegionFinder._host), where the text took it from?"""
-    if host is None:
+    text sentence copies or compresses (RegionFinder._host), where the text took it from? Not when the compression
+    left a number out between its words ("Freda Humphreys [in 1991] and Anne Smith 1999 – 2003": whose years those
+    are has changed)."""
+    if host is None or not host.keeps_numbers:
         return lambda s, e: False
-    si, _, a, b, _ = host
-    sentence = " ".join(pool.sources[si].text[a:b].lower().split())
+    sentence = " ".join(pool.sources[host.source].text[host.start:host.end].lower().split())
 
     def test(s: int, e: int) -> bool:
         piece = " ".join(text[s:e].lower().split())

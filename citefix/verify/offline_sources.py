@@ -13,7 +13,7 @@ import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from citefix.chunking import Span, chunk_text, split_sentences, word_count
 from citefix.models import Case
@@ -82,6 +82,18 @@ class _Source:
         return n + 8 * len(self.tok_pos)
 
 
+class Host(NamedTuple):
+    """Where a sentence of the checked text stands in a source, word for word or as a compression
+    (source_search.compression_at; RegionFinder._host)."""
+
+    source: int  # index in the pool's sources
+    at: int  # offset of its first word there
+    start: int  # that source sentence's start and end
+    end: int
+    keeps_negations: bool  # every negation word of that sentence is among the words kept
+    keeps_numbers: bool  # no number of that sentence was left out between the first word kept and the last
+
+
 @dataclass
 class _Pool:
     """The union of a unit's target sources."""
@@ -100,9 +112,8 @@ class _Pool:
     _lower: str | None = None
     _capitalised: frozenset[str] | None = None
     # where each sentence of the checked text stands in these sources, word for word or with words left out
-    # (RegionFinder._host): (source index, offset of its first word, the source sentence's start and end, whether it
-    # keeps every negation of that sentence)
-    host_copies: dict[str, tuple[int, int, int, int, bool] | None] = field(default_factory=dict)
+    # (RegionFinder._host)
+    host_copies: dict[str, Host | None] = field(default_factory=dict)
 
     def capitalised(self) -> frozenset[str]:
         """The words the sources write capitalised inside a sentence (each source's `capitalised`, joined once)."""

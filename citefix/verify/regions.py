@@ -11,7 +11,7 @@ from citefix.chunking import split_sentences
 from citefix.models import Unit
 from citefix.verify.lexical import date_words, find_numbers
 from citefix.verify.local import focus_ranges, in_focus, widen
-from citefix.verify.offline_sources import _Pool
+from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.source_search import compression_at, copy_at, keeps_negations
 
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
@@ -30,11 +30,10 @@ class RegionFinder:
         @property
         def nlp(self) -> Any: ...
 
-    def _host(self, unit: Unit, text: str, pool: _Pool) -> tuple[int, int, int, int, bool] | None:
+    def _host(self, unit: Unit, text: str, pool: _Pool) -> Host | None:
         """Where the sentence of the checked text that holds the unit stands in a source, word for word or as a
         compression (``compression_at``: its words in order inside one source sentence, a stretch or two left out):
-        (source index, offset of its first word, that source sentence's start and end, whether it keeps every negation of
-        that sentence), or None. Every unit cut from
+        a ``Host``, or None. Every unit cut from
         such a sentence ("Smith is 26" from "Smith, 26, already leads …") has its evidence there, wherever its own few
         words align best, and the names, numbers and dates it shares with that sentence are the source's own there."""
         if unit.start is None or unit.end is None or not text:
@@ -54,8 +53,8 @@ class RegionFinder:
                 end = starts[s + 1] if s + 1 < len(starts) else len(src.text)
                 first = next(k for k, w in enumerate(src.words_at) if w[0] == at[1])
                 n = sum(1 for t in doc if not (t.is_space or t.is_punct))
-                pool.host_copies[sentence] = (at[0], at[1], starts[s], end,
-                                              keeps_negations(src, starts[s], end, list(range(first, first + n))))
+                pool.host_copies[sentence] = Host(at[0], at[1], starts[s], end,
+                                                  keeps_negations(src, starts[s], end, list(range(first, first + n))), True)
             else:
                 pool.host_copies[sentence] = compression_at(doc, pool)
         return pool.host_copies[sentence]
@@ -68,7 +67,7 @@ class RegionFinder:
             self.__dict__["_sentences_of"] = memo
         return memo[1]
 
-    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None, host: tuple[int, int, int, int, bool] | None = None
+    def _regions(self, unit: Unit, tok, pool: _Pool, pick, doc=None, host: Host | None = None
                  ) -> tuple[list[Any], tuple[int, int] | None]:
         """The evidence region(s) of a unit, and the sentence piece that locates it.
 
@@ -90,7 +89,7 @@ class RegionFinder:
         # alignment of its words (names left out) points ("Sgt Chris Gaynor told the court" / "Carpenter told the court")
         copy = None
         if len(sents) <= 1:
-            copy = (copy_at(doc, pool) if doc is not None else None) or (host[:2] if host else None)
+            copy = (copy_at(doc, pool) if doc is not None else None) or ((host.source, host.at) if host else None)
         for sp in (sents if len(sents) > 1 else [None]):
             best = copy or self._best_aligned_piece(unit, tok, pool, doc, within=(sp.start, sp.end) if sp else None)
             if best is None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from citefix.verify.lexical import find_numbers
 from citefix.verify.local import CLAUSE_REACH, NEG_WORDS, region_words, source_negated, word_pauses
-from citefix.verify.offline_sources import _Pool
+from citefix.verify.offline_sources import Host, _Pool
 
 # Heads too common to anchor a name or number to a sentence (light verbs and verbs of saying).
 _LIGHT_HEADS = set(
@@ -97,13 +97,13 @@ def copy_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> tuple[int, int
 
 
 def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: int = COMPRESSION_RUNS
-                   ) -> tuple[int, int, int, int, bool] | None:
+                   ) -> Host | None:
     """Where the unit's words (punctuation left out; at least `min_words`) all stand, in order, inside one source
     sentence, in at most `max_runs` unbroken runs, with no more words left out between the first and the last than
-    kept, and no number among them: a compression of that sentence ("Whitney Houston took home …" from "Whitney Houston also took home …", "X is
-    seen in this photo" from "X, the second governor, is seen in this photo"). Returns (source index, offset of the
-    first matched word, the sentence's start and end, and whether every negation of the sentence is among the words
-    kept: ``keeps_negations``), or None. A word-for-word copy is the one-run case."""
+    kept: a compression of that sentence ("Whitney Houston took home …" from "Whitney Houston also took home …", "X is
+    seen in this photo" from "X, the second governor, is seen in this photo"), or None. The Host says too whether every
+    negation of the sentence is among the words kept, and whether no number was left out between the first word kept
+    and the last. A word-for-word copy is the one-run case."""
     words = [t.lower_ for t in doc if not (t.is_space or t.is_punct)]
     if len(words) < min_words:
         return None
@@ -119,9 +119,9 @@ def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: 
                 continue
             runs = 1 + sum(1 for x, y in zip(matched, matched[1:]) if y != x + 1)
             dropped = [wa[m][1] for m in range(matched[0], matched[-1] + 1) if m not in set(matched)]
-            if runs <= max_runs and len(dropped) <= len(matched) and not any(
-                    not n.soft for n in find_numbers(" ".join(dropped))):
-                return si, pos, starts[s], end, keeps_negations(src, starts[s], end, matched)
+            if runs <= max_runs and len(dropped) <= len(matched):
+                return Host(si, pos, starts[s], end, keeps_negations(src, starts[s], end, matched),
+                            not any(not n.soft for n in find_numbers(" ".join(dropped))))
     return None
 
 

@@ -22,7 +22,7 @@ of whose content words (numbers, names, nouns, adjectives) the source does not c
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any, Collection, cast
 
 from citefix.models import Case, Evaluation, Unit, Verdict
 from citefix.refine.feedback import Feedback
@@ -107,14 +107,20 @@ class OfflineReviser:
         edits: list[dict[str, Any]] = []
         mark_edits: dict[tuple[int, int], str] = {}  # original (start, end) of a mark run → replacement
         corrections: list = []
+        # a flagged unit whose sentence stands in a source sentence as written, or with a few words left out (its
+        # negations and numbers kept: the offline verifier's `stands_in_source`), is left alone: no edit can bring it
+        # closer to the source
+        standing = {u.id for u in feedback.units if _stands_in_source(feedback.verdicts.get(u.id))}
+        edits += [{"unit": k, "kind": "kept", "text": "", "why": "its sentence stands in the source as written (a few "
+                   "words left out at most): not changed"} for k in sorted(standing)]
         if feedback.units and self.correct:
-            corrections = self._corrections(case, tx, feedback)
+            corrections = self._corrections(case, tx, feedback, skip=standing)
             edits += [c.edit() for c in corrections]
         fixed = {c.unit for c in corrections}
         if feedback.units:
             supported = [u for u in evaluation.units if (v := evaluation.verdict_for(u.id)) is not None and v.label == "supported"]
             for u in feedback.units:
-                if u.id in fixed:
+                if u.id in fixed or u.id in standing:
                     continue
                 v = feedback.verdicts.get(u.id)
                 if v is not None and v.label == "partial":
@@ -145,7 +151,7 @@ class OfflineReviser:
 
     # --- planning: corrections from the source ------------------------------------------------------------------------
 
-    def _corrections(self, case: Case, tx: _Text, feedback: Feedback) -> list:
+    def _corrections(self, case: Case, tx: _Text, feedback: Feedback, skip: Collection[str] = ()) -> list:
         from citefix.refine.correct import Corrector
 
         vocab = {w.lower() for w in re.findall(r"[A-Za-z]+", tx.original + "\n" + "\n".join(s.text for s in case.sources))}
@@ -153,7 +159,7 @@ class OfflineReviser:
         def to_orig(a: int, b: int) -> tuple[int, int]:
             return tx.orig_of[a], tx.orig_of[max(a, b - 1)] + 1
 
-        return Corrector(self.nlp).plan(case, tx.doc, list(feedback.units), feedback.verdicts, to_orig,
+        return Corrector(self.nlp).plan(case, tx.doc, [u for u in feedback.units if u.id not in skip], feedback.verdicts, to_orig,
                                         lambda w: w.lower() in vocab)
 
     # --- planning: flagged units -------------------------------------------------------------------------------------
@@ -355,3 +361,9 @@ class OfflineReviser:
 
 
 __all__ = ["OfflineReviser"]
+
+
+def _stands_in_source(v: Verdict | None) -> bool:
+    """Did the offline verifier find the unit's sentence standing in one source sentence (word for word or with a few
+    words left out, negations and numbers kept)?"""
+    return bool(v is not None and v.label != "supported" and (v.details or {}).get("stands_in_source"))

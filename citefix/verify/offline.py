@@ -390,6 +390,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             "misplaced": [m["text"] for m in f.get("misplaced", [])],
             "invented": [m["text"] for m in f.get("invented", [])],
             "structure": [f"{m['kind']}: {m['text']}" for m in f.get("structure", [])],
+            "stands_in_source": bool(f.get("stands_in_source")),
             "features": {k: f[k] for k in _FEATURE_KEYS + _LOCAL_KEYS if k in f},
         }
         ev = f.get("evidence")

@@ -125,6 +125,9 @@ class UnitSignals(RegionFinder):
         f["evidence"] = evidence
         focus = focus_ranges(unit)
         host = self._host(unit, case.text, pool)
+        # the unit's sentence stands in one source sentence, word for word or with a few words left out, keeping its
+        # negations and numbers: the offline reviser leaves it as written (cutting cannot bring it closer)
+        f["stands_in_source"] = bool(host and host.keeps_negations and host.keeps_numbers)
         regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc, host=host)
         if located is not None and len(regions) == 1:
             # the evidence shown is the sentence that holds the unit's words (when pooled similarity picked another)

@@ -124,21 +124,11 @@ class UnitSignals(RegionFinder):
         f["similarity"] = _clip01((f["similarity_raw"] - b) / (1 - b))
         f["evidence"] = evidence
         focus = focus_ranges(unit)
-        host = self._host(unit, case.text, pool)
-        # the unit's sentence stands in one source sentence, word for word or with a few words left out, keeping its
-        # negations and numbers: the offline reviser leaves it as written (cutting cannot bring it closer)
-        f["stands_in_source"] = bool(host and host.keeps_negations and host.keeps_numbers)
+        host = self._host(unit, case.text, pool)  # its sentence copied or compressed from one source sentence
+        f["stands_in_source"] = bool(host and host.keeps_negations and host.keeps_numbers)  # (the offline reviser)
         regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc, host=host)
         if located is not None and len(regions) == 1:
-            # the evidence shown is the sentence that holds the unit's words (when pooled similarity picked another)
-            si, start = located
-            src = pool.sources[si]
-            k = bisect.bisect_right(src.piece_starts, start) - 1
-            piece = src.windows[k] if 0 <= k < src.n_pieces else None
-            if piece is not None and not (evidence and evidence["source_id"] == pool.ids[si]
-                                          and evidence["start"] <= piece.start < evidence["end"]):
-                evidence = {"source_id": pool.ids[si], "start": piece.start, "end": piece.end, "text": piece.text}
-                f["evidence"] = evidence
+            evidence = f["evidence"] = _located_evidence(pool, located, evidence)
 
         f["_region_text"] = " ".join(pool.sources[r.source].text[r.start:r.end] for r in regions) if regions else (
             evidence["text"] if evidence else "")
@@ -528,3 +518,16 @@ def _in_host(text: str, pool: _Pool, host: Host | None) -> Callable[[int, int], 
         return bool(piece) and re.search(r"(?<!\w)" + re.escape(piece) + r"(?!\w)", sentence) is not None
 
     return test
+
+
+def _located_evidence(pool: _Pool, located: tuple[int, int], evidence: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The evidence shown: the sentence piece that holds the unit's words (`located`), when pooled similarity picked
+    another."""
+    si, start = located
+    src = pool.sources[si]
+    k = bisect.bisect_right(src.piece_starts, start) - 1
+    piece = src.windows[k] if 0 <= k < src.n_pieces else None
+    if piece is not None and not (evidence and evidence["source_id"] == pool.ids[si]
+                                  and evidence["start"] <= piece.start < evidence["end"]):
+        return {"source_id": pool.ids[si], "start": piece.start, "end": piece.end, "text": piece.text}
+    return evidence

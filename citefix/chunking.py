@@ -18,11 +18,11 @@ class Span:
     text: str
 
 
-_ABBREV = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Gen|Col|Lt|Sgt|Rev|Gov|Sen|Rep|No|vs|etc|Inc|Ltd|Co|Corp|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|e\.g|i\.e)|\b[A-Z](?:\.[A-Z])*)\.$")
+_ABBREV = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Gen|Col|Lt|Sgt|Rev|Gov|Sen|Rep|No|v|vs|etc|Inc|Ltd|Co|Corp|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|e\.g|i\.e)|\b[A-Z](?:\.[A-Z])*)\.$")
 
 
 def split_sentences(text: str) -> list[Span]:
-    """Cheap, offset-keeping sentence split (no model). Empty pieces are dropped; 'Dr. Smith' stays whole."""
+    """Cheap, offset-keeping sentence split (no model). Empty pieces are dropped; 'Dr. Smith' and 'Roe v. Wade' stay whole."""
     spans: list[Span] = []
     pos = 0
     for m in _BOUNDARY.finditer(text):

@@ -152,6 +152,13 @@ FILMS = (
     "My wife Manjeet is not very clued into the film industry, but she likes to watch films.\n"
     "She has seen all my films."
 )
+COURT = (
+    "This landmark piece of civil rights legislation was followed by the Voting Rights Act of 1965.\n"
+    "In 1976, the Supreme Court issued another landmark decision in Runyon v. McCrary, ruling that even private, "
+    "nonsectarian schools that denied admission to students on the basis of race violated federal civil rights laws.\n"
+    "By overturning the \"separate but equal\" doctrine, the Court's decision in Brown v. Board of Education had set "
+    "the legal precedent that would be used to overturn laws enforcing segregation in other public facilities.\n"
+)
 CONTEST = (
     "The country debuted in the song contest in 2006 and is yet to win the event.\n"
     "The country achieved its best placing in the contest in 2008 with Sirusho and in 2014 with Aram, placing 4th.\n"
@@ -168,7 +175,9 @@ CONTEST = (
     (CONTEST, "The country achieved its best placing in the contest in 2008 with Sirusho and in 2014 with Aram."),
     # the clause after "but" left out; the unit cut without the apposition read "is not" as a polarity mismatch
     (FILMS, "My wife Manjeet is not very clued into the film industry."),
-], ids=["adverb-left-out", "date-left-out", "trailing-phrase-left-out", "negation-kept"])
+    # the trailing clause left out; "v." had ended a sentence, so the unit "… in Runyon" crossed two and had no host
+    (COURT, "In 1976, the Supreme Court issued another landmark decision in Runyon v. McCrary."),
+], ids=["adverb-left-out", "date-left-out", "trailing-phrase-left-out", "negation-kept", "case-name-with-v"])
 def test_a_compression_of_one_source_sentence_is_supported_and_left_alone(verifier, source, text):
     _supported_and_left_alone(verifier, source, text)
 

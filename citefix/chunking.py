@@ -22,7 +22,8 @@ _ABBREV = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Gen|Col|Lt|Sgt|Rev|Gov
 
 
 def split_sentences(text: str) -> list[Span]:
-    """Cheap, offset-keeping sentence split (no model). Empty pieces are dropped; 'Dr. Smith' and 'Roe v. Wade' stay whole."""
+    """Cheap, offset-keeping sentence split (no model). Empty pieces are dropped; 'Dr. Smith' and 'Roe v. Wade' stay
+    whole."""
     spans: list[Span] = []
     pos = 0
     for m in _BOUNDARY.finditer(text):

@@ -33,9 +33,9 @@ class RegionFinder:
     def _host(self, unit: Unit, text: str, pool: _Pool) -> Host | None:
         """Where the sentence of the checked text that holds the unit stands in a source, word for word or as a
         compression (``compression_at``: its words in order inside one source sentence, a stretch or two left out):
-        a ``Host``, or None. Every unit cut from
-        such a sentence ("Smith is 26" from "Smith, 26, already leads …") has its evidence there, wherever its own few
-        words align best, and the names, numbers and dates it shares with that sentence are the source's own there."""
+        a ``Host``, or None. Every unit cut from such a sentence ("Smith is 26" from "Smith, 26, already leads …") has
+        its evidence there, wherever its own few words align best, and the names, numbers and dates it shares with
+        that sentence are the source's own there."""
         if unit.start is None or unit.end is None or not text:
             return None
         sents = self._text_sentences(text)
@@ -72,8 +72,8 @@ class RegionFinder:
         """The evidence region(s) of a unit, and the sentence piece that locates it.
 
         The piece is the one that holds the unit word for word (at least COPY_MIN_WORDS words), or `host`, where the
-        text's sentence holding the unit stands word for word or as a compression (``_host``); else the one whose tokens the unit's
-        words align to best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from
+        text's sentence holding the unit stands word for word or as a compression (``_host``); else the one whose
+        tokens the unit's words align to best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from
         another sentence must not pull the region there). The region is that piece widened by `local.spread` pieces
         on each side (`local.speaker_spread` for a speaker's unit: quotes run on for sentences after their speaker is
         named). A unit of several sentences gets one region per sentence (no copy is looked for). Without token

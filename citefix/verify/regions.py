@@ -12,7 +12,7 @@ from citefix.models import Unit
 from citefix.verify.lexical import date_words, find_numbers
 from citefix.verify.local import focus_ranges, in_focus, widen
 from citefix.verify.offline_sources import Host, _Pool
-from citefix.verify.source_search import compression_at, copy_at, keeps_negations
+from citefix.verify.source_search import compression_at, copy_at, copy_host
 
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 
@@ -45,18 +45,7 @@ class RegionFinder:
         sentence = text[sents[k].start:sents[k].end]
         if sentence not in pool.host_copies:  # once per sentence, not once per unit cut from it
             doc = self.nlp.tokenizer(sentence)
-            at = copy_at(doc, pool)
-            if at is not None:
-                src = pool.sources[at[0]]
-                starts = src.sentence_starts or [0]
-                s = max(0, bisect.bisect_right(starts, at[1]) - 1)
-                end = starts[s + 1] if s + 1 < len(starts) else len(src.text)
-                first = next(k for k, w in enumerate(src.words_at) if w[0] == at[1])
-                n = sum(1 for t in doc if not (t.is_space or t.is_punct))
-                pool.host_copies[sentence] = Host(at[0], at[1], starts[s], end,
-                                                  keeps_negations(src, starts[s], end, list(range(first, first + n))), True)
-            else:
-                pool.host_copies[sentence] = compression_at(doc, pool)
+            pool.host_copies[sentence] = copy_host(doc, pool) or compression_at(doc, pool)
         return pool.host_copies[sentence]
 
     def _text_sentences(self, text: str) -> list[Any]:

@@ -5,7 +5,7 @@ copied word for word). Used by citefix.verify.offline_signals."""
 from __future__ import annotations
 
 import bisect
-from typing import Any
+from typing import Any, Iterable
 
 from citefix.verify.lexical import find_numbers
 from citefix.verify.local import CLAUSE_REACH, NEG_WORDS, region_words, source_negated, word_pauses
@@ -96,6 +96,19 @@ def copy_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> tuple[int, int
     return None
 
 
+def copy_host(doc, pool: _Pool) -> Host | None:
+    """``copy_at`` as a Host: the source sentence holding the copy's first word (a copy may run on past it) and whether
+    the copy keeps that sentence's negations; a copy leaves no number out."""
+    at = copy_at(doc, pool)
+    if at is None:
+        return None
+    src = pool.sources[at[0]]
+    a, b = _sentence_of(src, at[1])
+    first = bisect.bisect_left(src.words_at, at[1], key=lambda w: w[0])
+    n = sum(1 for t in doc if not (t.is_space or t.is_punct))
+    return Host(at[0], at[1], a, b, keeps_negations(src, a, b, range(first, first + n)), True)
+
+
 def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: int = COMPRESSION_RUNS
                    ) -> Host | None:
     """Where the unit's words (punctuation left out; at least `min_words`) all stand, in order, inside one source
@@ -108,28 +121,38 @@ def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: 
     if len(words) < min_words:
         return None
     for si, src in enumerate(pool.sources):
-        wa, starts = src.words_at, src.sentence_starts or [0]
+        wa = src.words_at
         for k, (pos, w, _) in enumerate(wa):
             if w != words[0]:
                 continue
-            s = max(0, bisect.bisect_right(starts, pos) - 1)
-            end = starts[s + 1] if s + 1 < len(starts) else len(src.text)
-            matched = _subsequence(words, wa, k, end)
+            a, b = _sentence_of(src, pos)
+            matched = _subsequence(words, wa, k, b)
             if matched is None:
                 continue
             runs = 1 + sum(1 for x, y in zip(matched, matched[1:]) if y != x + 1)
-            dropped = [wa[m][1] for m in range(matched[0], matched[-1] + 1) if m not in set(matched)]
+            kept = set(matched)
+            dropped = [wa[m][1] for m in range(matched[0], matched[-1] + 1) if m not in kept]
             if runs <= max_runs and len(dropped) <= len(matched):
-                return Host(si, pos, starts[s], end, keeps_negations(src, starts[s], end, matched),
+                return Host(si, pos, a, b, keeps_negations(src, a, b, kept),
                             not any(not n.soft for n in find_numbers(" ".join(dropped))))
     return None
 
 
-def keeps_negations(src: Any, a: int, b: int, kept: list[int]) -> bool:
+def _sentence_of(src: Any, pos: int) -> tuple[int, int]:
+    """Start and end of the source sentence (``sentence_starts``) holding offset `pos`."""
+    starts = src.sentence_starts or [0]
+    s = max(0, bisect.bisect_right(starts, pos) - 1)
+    return starts[s], starts[s + 1] if s + 1 < len(starts) else len(src.text)
+
+
+def keeps_negations(src: Any, a: int, b: int, kept: Iterable[int]) -> bool:
     """Are all the negation words of the source sentence [a, b) among the words kept (indices into src.words_at)?
     Then a copy or compression of it cannot have turned a predicate's polarity round."""
     keep = set(kept)
-    return not any(w in NEG_WORDS for k, (pos, w, _) in enumerate(src.words_at) if a <= pos < b and k not in keep)
+    wa = src.words_at
+    lo = bisect.bisect_left(wa, a, key=lambda w: w[0])
+    hi = bisect.bisect_left(wa, b, key=lambda w: w[0])
+    return not any(wa[k][1] in NEG_WORDS for k in range(lo, hi) if k not in keep)
 
 
 def _subsequence(words: list[str], wa: list[tuple[int, str, str]], k: int, end: int) -> list[int] | None:

@@ -133,7 +133,7 @@ class UnitSignals(RegionFinder):
         f["_region_text"] = " ".join(pool.sources[r.source].text[r.start:r.end] for r in regions) if regions else (
             evidence["text"] if evidence else "")
         # (a) lexical, on the unit's own words; (d) the same elements against the evidence region
-        lex = self._lexical(unit, doc, pool, evidence["text"] if evidence else "", focus)
+        lex = self._lexical(unit, doc, pool, evidence["text"] if evidence else "", focus, f["_region_text"])
         groups, content = lex.pop("_entity_groups"), lex.pop("_content")
         f.update(lex)
         f.update(self._local(unit, doc, pool, regions, focus, groups, content, host))
@@ -345,7 +345,7 @@ class UnitSignals(RegionFinder):
         return out
 
     def _lexical(self, unit: Unit, doc, pool: _Pool, evidence_text: str,
-                 focus: list[tuple[int, int]] | None = None) -> dict[str, Any]:
+                 focus: list[tuple[int, int]] | None = None, region_text: str | None = None) -> dict[str, Any]:
         w = self.params["lexical"]
         text = unit.text
         focus = focus or [(0, len(text))]
@@ -378,6 +378,8 @@ class UnitSignals(RegionFinder):
         # negation: a cue in the unit and none in the evidence, or the other way round
         neg_u = negations(" ".join(text[a:b] for a, b in focus)) > 0
         neg_s = negations(evidence_text) > 0 if evidence_text else False
+        # a negation of the unit's own is looked for in the regions its sentences align to, each of which may hold it
+        neg_r = negations(region_text) > 0 if region_text else neg_s
         feats: dict[str, Any] = {
             "n_numbers": len(nums),
             "missing_numbers": len(miss_num),
@@ -387,7 +389,7 @@ class UnitSignals(RegionFinder):
             "missing_entities": round(ent_missing, 4),
             "n_words": len(content),
             "missing_word_frac": round(word_frac, 4),
-            "neg_unit_only": int(neg_u and not neg_s),
+            "neg_unit_only": int(neg_u and not neg_r),
             "neg_source_only": int(neg_s and not neg_u),
         }
         feats["lexical_log"] = -(

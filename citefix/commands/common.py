@@ -21,6 +21,9 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per model call before it is retried (default 60)")
     p.add_argument("--llm-attempts", type=int, metavar="N", help="attempts per model call on transient faults (default 5)")
     p.add_argument("--llm-backoff-max", type=float, metavar="S", help="longest wait between attempts (default 20)")
+    p.add_argument("--llm-transport", metavar="NAME",
+                   help="litellm (default) | direct: send each call straight to the OpenAI-compatible server at "
+                        "OPENAI_API_BASE (vLLM, Ollama's /v1, llama.cpp), without litellm")
     p.add_argument("--run-deadline", type=float, metavar="S",
                    help="seconds a run may spend on model calls before it stops with llm_error (default: no limit)")
     add_device_option(p)
@@ -33,9 +36,10 @@ def add_device_option(p: argparse.ArgumentParser) -> None:
 
 
 def llm_options(args, saved: dict | None = None) -> dict:
-    """The model-fault settings given on the command line (or stored with a resumed run), for load_settings."""
+    """The model-call settings (faults, deadline, device, transport) given on the command line (or stored with a
+    resumed run), for load_settings."""
     saved = saved or {}
-    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline", "device")
+    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline", "device", "llm_transport")
     return {n: getattr(args, n, None) if getattr(args, n, None) is not None else saved.get(n) for n in names}
 
 

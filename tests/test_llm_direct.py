@@ -238,6 +238,18 @@ def test_a_router_model_keeps_the_router(monkeypatch):
     assert getattr(build_llm("qwen", settings).transport, "router_digest", None)  # no base URL needed, no error
 
 
+def test_max_cost_with_direct_says_that_no_cost_is_counted(capsys):
+    """The direct transport prices nothing, so --max-cost cannot stop it, even for a model litellm has a price for."""
+    from types import SimpleNamespace
+
+    from citefix.commands.common import apply_budget
+
+    apply_budget(SimpleNamespace(max_cost=1.0), Settings(llm="openai/gpt-4o-mini", llm_transport="direct"))
+    assert "llm_transport 'direct' records no cost for 'openai/gpt-4o-mini'" in capsys.readouterr().err
+    apply_budget(SimpleNamespace(max_cost=1.0), Settings(llm="openai/gpt-4o-mini"))
+    assert capsys.readouterr().err == ""  # through litellm it has a price: counted, nothing to say
+
+
 def test_the_cache_is_shared_with_litellm_for_the_same_server(server, store, monkeypatch):
     """The same request to the same server: an answer cached through litellm answers the direct transport."""
     monkeypatch.setenv("OPENAI_API_BASE", server.base_url)

@@ -63,7 +63,19 @@ def apply_budget(args, settings):
     from citefix.estimate import price
 
     for model in dict.fromkeys(m for m in (settings.llm, settings.judge_llm) if m):
-        if price(model, 1000, 100) is None:
+        if _sent_direct(model, settings):
+            print(f"citefix: note: llm_transport 'direct' records no cost for {model!r}; --max-cost cannot count its "
+                  "calls", file=sys.stderr)
+        elif price(model, 1000, 100) is None:
             print(f"citefix: note: litellm's price table has no price for {model!r}; --max-cost cannot count its "
                   "calls", file=sys.stderr)
     return settings.budget
+
+
+def _sent_direct(model: str, settings) -> bool:
+    """Whether the model's calls go through the direct transport, which prices nothing (a Router's model does not)."""
+    if getattr(settings, "llm_transport", "litellm") != "direct":
+        return False
+    from citefix.llm.router import model_names
+
+    return model not in model_names(settings.router)

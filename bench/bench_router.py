@@ -117,6 +117,7 @@ def main() -> int:
     from loopback import fetch_stats
 
     from citefix.llm.client import LLMClient, litellm_transport
+    from citefix.llm.direct import openai_compatible_transport
     from citefix.llm.router import router_transport, validate_router
     from citefix.models import Case, Source, Unit
 
@@ -134,6 +135,11 @@ def main() -> int:
         rate, elapsed, lost, _, cpu_ms = measure(alone, units, case, args.units, conc)
         print(f"healthy server alone: {args.units} ACUs in {elapsed:.2f} s = {rate:.1f}/s   ideal {ideal:.0f}/s   "
               f"{rate / ideal:.2f} of ideal   lost {lost}   ({cpu_ms:.1f} ms CPU per call in this process)")
+        direct = LLMClient("openai/bench-model", transport=openai_compatible_transport(good_url), concurrency=conc)
+        rate, elapsed, lost, _, cpu_ms = measure(direct, units, case, args.units, conc)
+        print(f"healthy server alone through the direct transport (citefix/llm/direct.py, no litellm): {args.units} "
+              f"ACUs in {elapsed:.2f} s = {rate:.1f}/s   {rate / ideal:.2f} of ideal   lost {lost}   ({cpu_ms:.1f} ms "
+              "CPU per call)   [goal >= 0.95]")
         from bench_check import litellm_alone  # the same calls with no citefix code: litellm's own ceiling now
 
         top, top_cpu = litellm_alone(good_url, args.units, conc)

@@ -103,7 +103,7 @@ def test_calls_in_flight_share_one_session_and_overlap(server):
     elapsed = time.perf_counter() - started
     assert [a.text for a in answers] == ["Yes"] * 16
     assert server.max_in_flight == 8 and elapsed < 1.2  # 16 calls of 0.2 s one after another would take 3.2 s
-    assert len([s for s in direct._SESSIONS.values() if not s.closed]) == 1
+    assert len([s for _, s in direct._SESSIONS.values() if not s.closed]) == 1
 
 
 # -- faults: retried or not, logged with litellm's classes -------------------------------------------------------------

@@ -151,27 +151,28 @@ async def _post(url: str, body: dict[str, Any], headers: dict[str, str], timeout
 
 
 # One session per event loop: its connection pool keeps the connections to the server open from call to call (a new
-# session per call would open a connection per call). It is only touched on its loop's thread.
-_SESSIONS: dict[asyncio.AbstractEventLoop, aiohttp.ClientSession] = {}
+# session per call would open a connection per call). Each is only touched on its loop's thread, and kept with the id
+# of the process that made it (a forked child inherits the dict, not the threads that run its loops).
+_SESSIONS: dict[asyncio.AbstractEventLoop, tuple[int, aiohttp.ClientSession]] = {}
 
 
 def _session() -> aiohttp.ClientSession:
     """The running loop's session, made on first use. No connection limit of its own (aiohttp's default is 100):
     the clients' `concurrency` bounds the calls in flight. Proxy variables are honoured, as litellm honours them."""
     loop = asyncio.get_running_loop()
-    session = _SESSIONS.get(loop)
-    if session is None or session.closed:
+    pid, session = _SESSIONS.get(loop, (None, None))
+    if session is None or session.closed or pid != os.getpid():
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0), trust_env=True)
-        _SESSIONS[loop] = session
+        _SESSIONS[loop] = (os.getpid(), session)
     return session
 
 
 @atexit.register
 def _close_sessions() -> None:
-    """Close the sessions whose loop still runs (its daemon thread lives until after the exit handlers), so that
-    aiohttp prints no "Unclosed client session" as the interpreter shuts down."""
-    for loop, session in list(_SESSIONS.items()):
-        if not session.closed and loop.is_running():
+    """Close this process's sessions whose loop still runs (its daemon thread lives until after the exit handlers),
+    so that aiohttp prints no "Unclosed client session" as the interpreter shuts down."""
+    for loop, (pid, session) in list(_SESSIONS.items()):
+        if pid == os.getpid() and not session.closed and loop.is_running():
             try:
                 asyncio.run_coroutine_threadsafe(session.close(), loop).result(timeout=2)
             except Exception:  # noqa: BLE001 - leaving anyway

@@ -114,7 +114,7 @@ def chat_url(api_base: str) -> str:
     """`{api_base}/chat/completions`, once the base is checked to be an http(s) URL with a host."""
     parsed = urlparse(api_base)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise ConfigError(f"the base URL {api_base!r} (OPENAI_API_BASE) is not an http(s) URL; give the server's "
+        raise ConfigError(f"the base URL {api_base!r} is not an http(s) URL; set OPENAI_API_BASE to the server's "
                           "OpenAI-compatible base, e.g. http://127.0.0.1:8000/v1")
     return api_base.rstrip("/") + "/chat/completions"
 

@@ -25,12 +25,14 @@ ENV = {
     "run_deadline": "CITEFIX_RUN_DEADLINE",
     "acu_granularity": "CITEFIX_ACU_GRANULARITY",
     "aggregation": "CITEFIX_AGGREGATION",
+    "llm_transport": "CITEFIX_LLM_TRANSPORT",
 }
 
 GRANULARITIES = ("sentence", "text")
 DEFAULT_ROUNDS = 3  # a refinement's revision rounds, unless given (citefix.pipeline.RunSettings)
 DEFAULT_PATIENCE = 2  # rounds without a better score before a refinement stops
 AGGREGATIONS = ("mean", "all_supported", "min")
+LLM_TRANSPORTS = ("litellm", "direct")  # a model call sent through litellm, or straight to an OpenAI-compatible server
 
 
 @dataclass
@@ -52,6 +54,7 @@ class Settings:
     llm_attempts: int = 5  # attempts per model call on transient faults (rate limit, timeout, 5xx, malformed 200)
     llm_backoff_max: float = 20.0  # longest wait between attempts, in seconds (a Retry-After up to 60 s is honoured)
     run_deadline: float = 0.0  # seconds a run may spend on model calls before it stops with llm_error; 0: no limit
+    llm_transport: str = "litellm"  # litellm | direct: straight to the OpenAI-compatible server at OPENAI_API_BASE
     router: dict | None = None  # the config file's [router] table (litellm Router), checked; see citefix.llm.router
 
     def replace(self, **overrides: Any) -> "Settings":
@@ -111,6 +114,10 @@ def load_settings(**cli: Any) -> Settings:
     if values.get("acu_granularity", "sentence") not in GRANULARITIES:
         raise ConfigError(f"acu_granularity {values['acu_granularity']!r} (from {origin.get('acu_granularity')}): use "
                           f"{' or '.join(GRANULARITIES)}")
+    if values.get("llm_transport", "litellm") not in LLM_TRANSPORTS:
+        raise ConfigError(f"llm_transport {values['llm_transport']!r} (from {origin.get('llm_transport')}): use "
+                          "litellm (the default) or direct (an OpenAI-compatible server at OPENAI_API_BASE, without "
+                          "litellm)")
     if values.get("aggregation", "mean") not in AGGREGATIONS:
         raise ConfigError(f"aggregation {values['aggregation']!r} (from {origin.get('aggregation')}): use one of "
                           f"{', '.join(AGGREGATIONS)}")

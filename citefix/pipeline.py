@@ -37,6 +37,10 @@ def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLM
 
         if model in model_names(settings.router):  # a model_name of the config's [router]: litellm's Router sends it
             transport = router_transport(cast(dict, settings.router))  # set: checked above
+    if transport is None and settings.llm_transport == "direct":  # a Router's model name keeps the Router (above)
+        from citefix.llm.direct import direct_transport_from_settings
+
+        transport = direct_transport_from_settings()
     client = LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency,
                        timeout=settings.llm_timeout, max_attempts=settings.llm_attempts,
                        backoff_max=settings.llm_backoff_max, run_deadline=settings.run_deadline or None)

@@ -21,6 +21,9 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per model call before it is retried (default 60)")
     p.add_argument("--llm-attempts", type=int, metavar="N", help="attempts per model call on transient faults (default 5)")
     p.add_argument("--llm-backoff-max", type=float, metavar="S", help="longest wait between attempts (default 20)")
+    p.add_argument("--llm-transport", metavar="NAME",
+                   help="litellm (default) | direct: send each call straight to the OpenAI-compatible server at "
+                        "OPENAI_API_BASE (vLLM, Ollama's /v1, llama.cpp), without litellm")
     p.add_argument("--run-deadline", type=float, metavar="S",
                    help="seconds a run may spend on model calls before it stops with llm_error (default: no limit)")
     add_device_option(p)
@@ -33,9 +36,10 @@ def add_device_option(p: argparse.ArgumentParser) -> None:
 
 
 def llm_options(args, saved: dict | None = None) -> dict:
-    """The model-fault settings given on the command line (or stored with a resumed run), for load_settings."""
+    """The model-call settings (faults, deadline, device, transport) given on the command line (or stored with a
+    resumed run), for load_settings."""
     saved = saved or {}
-    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline", "device")
+    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline", "device", "llm_transport")
     return {n: getattr(args, n, None) if getattr(args, n, None) is not None else saved.get(n) for n in names}
 
 
@@ -59,7 +63,19 @@ def apply_budget(args, settings):
     from citefix.estimate import price
 
     for model in dict.fromkeys(m for m in (settings.llm, settings.judge_llm) if m):
-        if price(model, 1000, 100) is None:
+        if _sent_direct(model, settings):
+            print(f"citefix: note: llm_transport 'direct' records no cost for {model!r}; --max-cost cannot count its "
+                  "calls", file=sys.stderr)
+        elif price(model, 1000, 100) is None:
             print(f"citefix: note: litellm's price table has no price for {model!r}; --max-cost cannot count its "
                   "calls", file=sys.stderr)
     return settings.budget
+
+
+def _sent_direct(model: str, settings) -> bool:
+    """Whether the model's calls go through the direct transport, which prices nothing (a Router's model does not)."""
+    if getattr(settings, "llm_transport", "litellm") != "direct":
+        return False
+    from citefix.llm.router import model_names
+
+    return model not in model_names(settings.router)

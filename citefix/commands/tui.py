@@ -26,8 +26,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from citefix.config import load_settings
-
     if args.path and args.run is not None:
         raise InputError("give a case file or --run RUN, not both")
     if args.case is not None and args.case < 1:
@@ -37,9 +35,13 @@ def run(args) -> int:
         from citefix.inputs import example_path
 
         path = example_path(args.example)
-    settings = load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer, strategy=args.strategy,
-                             judge_llm=args.judge_llm, concurrency=args.concurrency, db=args.db,
-                             cache=False if args.no_cache else None)
+    if getattr(args, "dry_run", False):
+        raise InputError("--dry-run counts the model calls of `citefix check` and `citefix refine`; the TUI makes its "
+                         "calls one job at a time: run `citefix check CASE --dry-run` (or refine) to count them")
+    settings = tui_settings(args)
+    from citefix.commands.common import apply_budget
+
+    apply_budget(args, settings)  # --max-cost: a job that would pass it stops with the message, its rounds kept
     from citefix.tui.app import CitefixApp  # Textual loads here, never at `citefix --help`
 
     # the store opens in a worker after the first paint (the app reports a bad --db as a notification)
@@ -48,6 +50,18 @@ def run(args) -> int:
     rc = int(app.return_code or 0)
     leave_at_once(app, rc)
     return rc
+
+
+def tui_settings(args):
+    """The settings the TUI opens with: every option it shares with check and refine (the model-call settings,
+    granularity and aggregation as well), over the environment and the config file."""
+    from citefix.commands.common import llm_options
+    from citefix.config import load_settings
+
+    return load_settings(llm=args.llm, verifier=args.verifier, decomposer=args.decomposer, strategy=args.strategy,
+                         judge_llm=args.judge_llm, concurrency=args.concurrency, db=args.db,
+                         cache=False if args.no_cache else None, acu_granularity=args.acu_granularity,
+                         aggregation=args.aggregation, **llm_options(args))
 
 
 def leave_at_once(app, rc: int) -> None:

@@ -9,7 +9,8 @@ window widened by one sentence on each side, parsed with spaCy) and tries, in th
   eighteen months": both are durations of "take"); a name is replaced only by a name of the same type in the same
   role of the same verb;
 * **name** — a name standing, word for word, where the evidence sentence has another name (the verifier's name
-  substitution) gets the evidence's name;
+  substitution) gets the evidence's name; a number or date standing so where the evidence has another value gets the
+  evidence's value (recorded as a value correction);
 * **negation** — a verb whose polarity the evidence contradicts gets the evidence's verb group ("approved" → "did not
   approve", "was not elected" → "was elected"), loses its "not" / "n't" / "never" where the evidence's same verb has
   none ("is not head of" → "is head of", "had not repeatedly offered" → "had repeatedly offered"), or takes the
@@ -39,7 +40,7 @@ from citefix.verify.local import (
 )
 from citefix.verify.local import anchor as _anchor
 from citefix.verify.local import arg_role as _role
-from citefix.verify.names import name_substitutions
+from citefix.verify.names import name_substitutions, value_substitutions
 
 _NEG = {"not", "n't", "never", "no"}
 
@@ -190,8 +191,8 @@ class Corrector:
     # --- names ----------------------------------------------------------------------------------------------------
 
     def _names(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int, known) -> list[Correction]:
-        """A name the verifier found standing where the evidence sentence, copied word for word, has another name
-        (a name substitution, or a name conflict the copy pins) gets the evidence's name back."""
+        """A name (or a number or date) the verifier found standing where the evidence sentence, copied word for
+        word, has another (a substitution, or a conflict the copy pins) gets the evidence's back."""
         flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", [])
                    if s.startswith(("substitution: ", "conflict: "))}
         if not flagged:
@@ -199,11 +200,13 @@ class Corrector:
         doc = toks[0].doc
         span = [(toks[0].idx, toks[-1].idx + len(toks[-1].text))]
         out = []
-        for sub in name_substitutions(doc, span, [rdoc]):
+        # a number or date the same copy pins (names.value_substitutions) gets the evidence's value the same way
+        for sub in name_substitutions(doc, span, [rdoc]) + value_substitutions(doc, span, [rdoc]):
             if sub["text"] not in flagged or not all(known(w) for w in re.findall(r"[A-Za-z]+", sub["evidence"])):
                 continue
             ev = _ev(sid, off, sub["evidence_start"], sub["evidence_end"], sub["evidence"])
-            out.append(Correction(u.id, "name", sub["start"], sub["end"], sub["text"], sub["evidence"], ev))
+            kind = "value" if sub.get("value_kind") else "name"
+            out.append(Correction(u.id, kind, sub["start"], sub["end"], sub["text"], sub["evidence"], ev))
         return out
 
     # --- negation -------------------------------------------------------------------------------------------------

@@ -150,6 +150,29 @@ def _in_parentheses(toks: Sequence[Any], j: int) -> bool:
     return depth > 0
 
 
+def _copy_slots(utoks: Sequence[Any], region_docs: Sequence[Any], context: int):
+    """(sentence tokens, opcodes, k) for each replaced stretch k of the unit's words against a region sentence
+    (difflib on lower-cased tokens) that the copy pins: the words next to it on each side copied unchanged (a sentence
+    edge counts as a side, not both), and at least `context` copied words around it, one a content word."""
+    uw = [t.lower_ for t in utoks]
+    for rd in region_docs:
+        for sent in getattr(rd, "sents", [rd]):
+            stoks = [t for t in sent if not t.is_space]
+            ops = difflib.SequenceMatcher(a=uw, b=[t.lower_ for t in stoks], autojunk=False).get_opcodes()
+            for k, op in enumerate(ops):
+                left = ops[k - 1] if k > 0 else None
+                right = ops[k + 1] if k + 1 < len(ops) else None
+                if op[0] != "replace" or (left is None and right is None) or any(
+                        n is not None and n[0] != "equal" for n in (left, right)):
+                    continue
+                # enough words (punctuation is no word: "their son, Bear, was" / "and a son, Joe, with" copies "son"
+                # alone), and a content word among them ("of … at the" is in every other sentence: "Curator of
+                # Chinese Art at the Freer" / "Keeper of Asia (…) at the British")
+                ctx = [i for i in _copied_around(ops, k) if not utoks[i].is_punct]  # words: commas pin nothing
+                if len(ctx) >= context and any(utoks[i].is_alpha and not utoks[i].is_stop for i in ctx):
+                    yield stoks, ops, k
+
+
 def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
                        context: int = SUBSTITUTION_CONTEXT, known: Container[str] = frozenset()) -> list[dict]:
     """Names of the focus that stand where a region sentence, copied word for word around them, has another name.
@@ -170,59 +193,91 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     # words the evidence writes as names (`known`: the ones the source capitalises inside a sentence)
     in_region = {t.text for rd in region_docs for t in rd if t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS}
     names_known = (in_region, known)
-    for rd in region_docs:
-        for sent in getattr(rd, "sents", [rd]):
-            stoks = [t for t in sent if not t.is_space]
-            ops = difflib.SequenceMatcher(a=uw, b=[t.lower_ for t in stoks], autojunk=False).get_opcodes()
-            for k, (tag, i1, i2, j1, j2) in enumerate(ops):
-                if tag != "replace":
-                    continue
-                left = ops[k - 1] if k > 0 else None
-                right = ops[k + 1] if k + 1 < len(ops) else None
-                if left is not None and (left[0] != "equal"):
-                    continue
-                if right is not None and (right[0] != "equal"):
-                    continue
-                if left is None and right is None:
-                    continue
-                # the copy must pin the slot: enough words (punctuation is no word: "their son, Bear, was" / "and a
-                # son, Joe, with" copies "son" alone), and a content word among them ("of … at the" is in every other
-                # sentence: "Curator of Chinese Art at the Freer" / "Keeper of Asia (…) at the British")
-                ctx = [i for i in _copied_around(ops, k) if not utoks[i].is_punct]  # words: commas pin nothing
-                if len(ctx) < context or not any(utoks[i].is_alpha and not utoks[i].is_stop for i in ctx):
-                    continue
-                # an aside after the evidence's name, which the unit left out ("Nick Brown, London Underground's
-                # chief operating officer, said" / "Val Shawcross said"): the name is the slot, unless the unit's
-                # name is the one the aside gives ("London Underground said")
-                kept = _drop_aside(stoks[j1:j2])
-                if len(kept) < j2 - j1:
-                    if _name_words(utoks[i1:i2]) & _name_words(stoks[j1 + len(kept):j2]):
-                        continue
-                    j2 = j1 + len(kept)
-                # a unit cut off right after (or before) the name: the sentence goes on past its name, so only the
-                # name next to the copied words is the slot ("… between Holyhead and Wrexham" / "… and Dublin due to")
-                if right is None and i2 == len(uw):
-                    j2 = j1 + len(_name_run(stoks[j1:j2]))
-                elif left is None and i1 == 0:
-                    j1 = j2 - len(_name_run(stoks[j1:j2][::-1]))
-                elif _all_copied_but(ops, k):
-                    # the summary left out what follows the evidence's name ("Senator [John Kerry] as US secretary
-                    # of state, Sheikh Salman said" / "Senator Hamad Sheikh Salman said"): the name is the slot
-                    j2 = j1 + len(_name_run(stoks[j1:j2]))
-                a, b = utoks[i1:i2], stoks[j1:j2]
-                if _in_parentheses(stoks, j1):
-                    continue  # the evidence's slot is an aside in brackets the unit left out ("Verve Records (Richie …)")
-                if not (_is_name(a, names_known) and _is_name(b)) or _letters(a) == _letters(b):
-                    continue  # not two names, or one name written two ways ("u.s." / "U.S.")
-                # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
-                wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)
-                if _same_name(wa, wb):
-                    continue
-                start, end = a[0].idx, a[-1].idx + len(a[-1].text)
-                if start in seen or not in_focus(start, end, focus):
-                    continue
-                seen.add(start)
-                es, ee = b[0].idx, b[-1].idx + len(b[-1].text)  # in the region doc's text
-                out.append({"kind": "substitution", "text": doc.text[start:end], "start": start, "end": end,
-                            "evidence": b[0].doc.text[es:ee], "evidence_start": es, "evidence_end": ee})
+    for stoks, ops, k in _copy_slots(utoks, region_docs, context):
+        tag, i1, i2, j1, j2 = ops[k]
+        left = ops[k - 1] if k > 0 else None
+        right = ops[k + 1] if k + 1 < len(ops) else None
+        # an aside after the evidence's name, which the unit left out ("Nick Brown, London Underground's
+        # chief operating officer, said" / "Val Shawcross said"): the name is the slot, unless the unit's
+        # name is the one the aside gives ("London Underground said")
+        kept = _drop_aside(stoks[j1:j2])
+        if len(kept) < j2 - j1:
+            if _name_words(utoks[i1:i2]) & _name_words(stoks[j1 + len(kept):j2]):
+                continue
+            j2 = j1 + len(kept)
+        # a unit cut off right after (or before) the name: the sentence goes on past its name, so only the
+        # name next to the copied words is the slot ("… between Holyhead and Wrexham" / "… and Dublin due to")
+        if right is None and i2 == len(uw):
+            j2 = j1 + len(_name_run(stoks[j1:j2]))
+        elif left is None and i1 == 0:
+            j1 = j2 - len(_name_run(stoks[j1:j2][::-1]))
+        elif _all_copied_but(ops, k):
+            # the summary left out what follows the evidence's name ("Senator [John Kerry] as US secretary
+            # of state, Sheikh Salman said" / "Senator Hamad Sheikh Salman said"): the name is the slot
+            j2 = j1 + len(_name_run(stoks[j1:j2]))
+        a, b = utoks[i1:i2], stoks[j1:j2]
+        if _in_parentheses(stoks, j1):
+            continue  # the evidence's slot is an aside in brackets the unit left out ("Verve Records (Richie …)")
+        if not (_is_name(a, names_known) and _is_name(b)) or _letters(a) == _letters(b):
+            continue  # not two names, or one name written two ways ("u.s." / "U.S.")
+        # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
+        wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)
+        if _same_name(wa, wb):
+            continue
+        start, end = a[0].idx, a[-1].idx + len(a[-1].text)
+        if start in seen or not in_focus(start, end, focus):
+            continue
+        seen.add(start)
+        es, ee = b[0].idx, b[-1].idx + len(b[-1].text)  # in the region doc's text
+        out.append({"kind": "substitution", "text": doc.text[start:end], "start": start, "end": end,
+                    "evidence": b[0].doc.text[es:ee], "evidence_start": es, "evidence_end": ee})
+    return out
+
+
+_MAX_VALUE_WORDS = 3  # a value's slot: "five", "11", "September", "$4.5 million"
+
+
+def _value_kind(toks: Sequence[Any]) -> str | None:
+    """"date" when every word of the stretch names a month or a weekday, "number" when every word is a number (digits,
+    number or ordinal words, with a currency or per-cent sign); else None (a stretch of more than a value)."""
+    words = [t for t in toks if not t.is_punct]
+    if not 0 < len(words) <= _MAX_VALUE_WORDS:
+        return None
+    text = words[0].doc.text[words[0].idx : words[-1].idx + len(words[-1].text)]
+    from citefix.verify.lexical import date_words
+
+    if len(date_words(text)) == len(words):
+        return "date"
+    if any(t.like_num for t in words) and all(t.like_num or t.is_currency or t.text == "%" for t in words):
+        return "number"
+    return None
+
+
+def value_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
+                        context: int = SUBSTITUTION_CONTEXT) -> list[dict]:
+    """Numbers and dates of the focus that stand where a region sentence, copied word for word around them, has
+    another value of the same kind: "won him six England caps" / "which won him five England caps", "over 13 years" /
+    "over 11 years", "Friday, September 14" / "Friday, August 14". The same copy as for names (``_copy_slots``) pins
+    the slot, so the parse need not hang both values on the same word (the tagger read "six England caps" as a
+    compound, "five" as the number of "caps"), which the value-conflict check needs. One value written two ways
+    ("5" / "five") is no substitution. Reported as a conflict with the evidence's value."""
+    from citefix.verify.local import same_value
+
+    utoks = [t for t in doc if not t.is_space]
+    out: list[dict] = []
+    seen: set[int] = set()
+    for stoks, ops, k in _copy_slots(utoks, region_docs, context):
+        _, i1, i2, j1, j2 = ops[k]
+        a, b = utoks[i1:i2], stoks[j1:j2]
+        kind = _value_kind(a)
+        if kind is None or _value_kind(b) != kind:
+            continue
+        start, end = a[0].idx, a[-1].idx + len(a[-1].text)
+        es, ee = b[0].idx, b[-1].idx + len(b[-1].text)  # in the region doc's text
+        old, new = doc.text[start:end], b[0].doc.text[es:ee]
+        if start in seen or not in_focus(start, end, focus) or same_value(old, new):
+            continue
+        seen.add(start)
+        out.append({"kind": "conflict", "value_kind": kind, "text": old, "start": start, "end": end,
+                    "evidence": new, "evidence_start": es, "evidence_end": ee})
     return out

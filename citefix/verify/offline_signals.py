@@ -35,7 +35,7 @@ from citefix.verify.local import (
     value_conflicts,
     word_pauses,
 )
-from citefix.verify.names import name_substitutions
+from citefix.verify.names import name_substitutions, value_substitutions
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.regions import _ENT_LABELS, RegionFinder
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
@@ -294,9 +294,16 @@ class UnitSignals(RegionFinder):
         # a value the source states on the same word elsewhere (an age, a figure or a name the summary gathered from
         # another sentence), or in a unit the source says word for word, is not contradicted by this region; nor is a
         # value whose words the decomposer took from two places ("at the age [of 15] in 2001")
+        # a number or date put where the region sentence, copied word for word around it, has another counts too
+        # (names.value_substitutions: the copy pins the slot where the parse hangs the two on different words),
+        # unless a source sentence says the unit's words with its value
         conflicts = [c for c in value_conflicts(doc, focus, rdocs) if not anchored(c["start"], c["end"])
                      and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))
                      ] if not verbatim else []
+        found = {c["start"] for c in conflicts}
+        conflicts += [c for c in value_substitutions(doc, focus, rdocs) if c["start"] not in found and not verbatim
+                      and not anchored(c["start"], c["end"]) and not said_with_name(doc, c, pool)
+                      and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))]
         structure += conflicts
         # a name in a word-for-word copy of a region sentence where that sentence has another name: the copy pins
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it

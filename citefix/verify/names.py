@@ -6,6 +6,7 @@ offline verifier (citefix.verify.local); pure functions over spaCy docs.
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 from typing import Any, Container, Sequence
 
 from citefix.verify.local import in_focus
@@ -150,6 +151,13 @@ def _in_parentheses(toks: Sequence[Any], j: int) -> bool:
     return depth > 0
 
 
+@lru_cache(maxsize=4096)
+def _opcodes(a: tuple[str, ...], b: tuple[str, ...]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes of two word sequences, kept: the name and the value checks of a unit align it to the same
+    region sentences."""
+    return difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+
+
 def _copy_slots(utoks: Sequence[Any], region_docs: Sequence[Any], context: int):
     """(sentence tokens, opcodes, k) for each replaced stretch k of the unit's words against a region sentence
     (difflib on lower-cased tokens) that the copy pins: the words next to it on each side copied unchanged (a sentence
@@ -158,7 +166,7 @@ def _copy_slots(utoks: Sequence[Any], region_docs: Sequence[Any], context: int):
     for rd in region_docs:
         for sent in getattr(rd, "sents", [rd]):
             stoks = [t for t in sent if not t.is_space]
-            ops = difflib.SequenceMatcher(a=uw, b=[t.lower_ for t in stoks], autojunk=False).get_opcodes()
+            ops = _opcodes(tuple(uw), tuple(t.lower_ for t in stoks))
             for k, op in enumerate(ops):
                 left = ops[k - 1] if k > 0 else None
                 right = ops[k + 1] if k + 1 < len(ops) else None

@@ -152,7 +152,7 @@ def _in_parentheses(toks: Sequence[Any], j: int) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _opcodes(a: tuple[str, ...], b: tuple[str, ...]) -> list[tuple[str, int, int, int, int]]:
+def _opcodes(a: tuple[str, ...], b: tuple[str, ...]) -> Sequence[tuple[str, int, int, int, int]]:
     """difflib's opcodes of two word sequences, kept: the name and the value checks of a unit align it to the same
     region sentences."""
     return difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()

@@ -264,3 +264,14 @@ def test_words_the_source_says_word_for_word_are_not_negated_by_another_sentence
     # a negation the source does not have is still caught
     verdicts = _check(tools, source, "Critics said the claim was not true.")
     assert any(_polarity(v) for v in verdicts.values())
+
+
+def test_an_abbreviation_is_an_argument_of_its_verb(tools):
+    """"his B.S." has letters and stops, no alphabetic word: it still fills its role, so the swap is seen."""
+    source = ("Larry Page received his B.S. in computer engineering from the University of Michigan. He later "
+              "earned a master's degree at Stanford.")
+    out = _check(tools, source, "His B.S. received Larry Page in computer engineering.")
+    assert any(s.startswith("role: received") for v in out.values() for s in v.details["structure"]), \
+        {k: v.details["structure"] for k, v in out.items()}
+    out = _check(tools, source, "Larry Page received his B.S. in computer engineering.")
+    assert not any(s.startswith("role") for v in out.values() for s in v.details["structure"])

@@ -319,7 +319,8 @@ def _names(tok) -> set[str]:
     strauss}); the form too, since the tagger lemmatises one name two ways ("the Soviets": "soviet" or "soviets")."""
     parts = [tok] + [c for c in tok.children if c.dep_ in ("compound", "flat")]
     out = {t.lemma_.lower() for t in parts} | {t.lower_ for t in parts}
-    return {w for w in out if w.isalpha() and len(w) > 1}
+    # an abbreviation names an argument too ("his B.S.", "the U.N."): its letters without the stops
+    return {w for w in out if w.replace(".", "").isalpha() and len(w.replace(".", "")) > 1}
 
 
 ARG_POS = {"NOUN", "PROPN"}

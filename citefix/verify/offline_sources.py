@@ -49,6 +49,24 @@ class _Source:
     n_chunks: int = 0
     _joined: str | None = None  # the words, NUL-separated, for word-for-word copy search (built on first use)
     _capitalised: frozenset[str] | None = None  # words written capitalised inside a sentence (built on first use)
+    _sentence_words: list[tuple[int, int, frozenset[str]]] | None = None  # (start, end, content words) per sentence
+
+    def sentence_words(self) -> list[tuple[int, int, frozenset[str]]]:
+        """Each sentence's start, end and content words (lower-cased, stop words left out), built on first use."""
+        if self._sentence_words is None:
+            from spacy.lang.en.stop_words import STOP_WORDS
+
+            starts = self.sentence_starts or [0]
+            bounds = list(zip(starts, [*starts[1:], len(self.text)]))
+            per: list[set[str]] = [set() for _ in bounds]
+            k = 0
+            for pos, w, _ in self.words_at:
+                while k + 1 < len(bounds) and pos >= bounds[k + 1][0]:
+                    k += 1
+                if w not in STOP_WORDS:
+                    per[k].add(w)
+            self._sentence_words = [(a, b, frozenset(ws)) for (a, b), ws in zip(bounds, per)]
+        return self._sentence_words
 
     def capitalised(self) -> frozenset[str]:
         """The words this source writes with a capital letter inside a sentence (not after . ! ? : ; a quote or a

@@ -12,7 +12,7 @@ from citefix.models import Unit
 from citefix.verify.lexical import date_words, find_numbers
 from citefix.verify.local import focus_ranges, in_focus, widen
 from citefix.verify.offline_sources import Host, _Pool
-from citefix.verify.source_search import compression_at, copy_at, copy_host
+from citefix.verify.source_search import bag_host, compression_at, copy_at, copy_host
 
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 
@@ -45,7 +45,7 @@ class RegionFinder:
         sentence = text[sents[k].start:sents[k].end]
         if sentence not in pool.host_copies:  # once per sentence, not once per unit cut from it
             doc = self.nlp.tokenizer(sentence)
-            pool.host_copies[sentence] = copy_host(doc, pool) or compression_at(doc, pool)
+            pool.host_copies[sentence] = copy_host(doc, pool) or compression_at(doc, pool) or bag_host(doc, pool)
         return pool.host_copies[sentence]
 
     def _text_sentences(self, text: str) -> list[Any]:

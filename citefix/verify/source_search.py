@@ -138,6 +138,34 @@ def compression_at(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, max_runs: 
     return None
 
 
+BAG_SHARE = 0.8  # of a text sentence's content words that one source sentence must hold to locate it
+
+
+def bag_host(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, share: float = BAG_SHARE) -> Host | None:
+    """The one source sentence that holds nearly all (`share`) of the content words of the unit's text sentence
+    (names included; at least `min_words`), in any order ("Stanford attended Cofounder Jon Kraft and holds a B.A. in
+    human biology." / "Cofounder Jon Kraft also attended Stanford and holds …"), when no other holds as many: a Host
+    that locates the units cut from that text sentence there, where their own few words ("attended", names left out)
+    align as well to any sentence that says "attended". It vouches for nothing: the order of the words, and so who did
+    what, may be the very change the checks of that sentence are there to find (keeps_negations, keeps_numbers
+    False)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    words = {t.lower_ for t in doc if (t.is_alpha or t.like_num) and t.lower_ not in STOP_WORDS}
+    if len(words) < min_words:
+        return None
+    hits = [(len(words & sw), si, a) for si, src in enumerate(pool.sources) for a, _, sw in src.sentence_words()]
+    hits = sorted((h for h in hits if h[0] >= share * len(words)), reverse=True)
+    if not hits or (len(hits) > 1 and hits[1][0] == hits[0][0]):
+        return None  # none, or two sentences alike: the words do not tell which
+    _, si, a = hits[0]
+    src = pool.sources[si]
+    a, b = _sentence_of(src, a)
+    first = bisect.bisect_left(src.words_at, a, key=lambda w: w[0])
+    at = src.words_at[first][0] if first < len(src.words_at) else a
+    return Host(si, at, a, b, False, False)
+
+
 def _sentence_of(src: Any, pos: int) -> tuple[int, int]:
     """Start and end of the source sentence (``sentence_starts``) holding offset `pos`."""
     starts = src.sentence_starts or [0]

@@ -46,6 +46,14 @@ def _isolated(tmp_path, monkeypatch):
     yield
 
 
+@pytest.fixture(scope="module")
+def offline_verifier():
+    """The offline verifier with the packaged models and parameters, built once per test module."""
+    from citefix.verify.offline import OfflineVerifier
+
+    return OfflineVerifier()
+
+
 @pytest.fixture
 def store(tmp_path):
     from citefix.store import Store

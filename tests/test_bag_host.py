@@ -3,10 +3,7 @@ that sentence (source_search.bag_host): the offline verifier on real spaCy parse
 
 from __future__ import annotations
 
-import pytest
-
 import citefix
-from citefix.verify.offline import OfflineVerifier
 from citefix.verify.source_search import bag_host
 
 FOUNDERS = (
@@ -18,11 +15,6 @@ FOUNDERS = (
     "Cofounder Jon Kraft also attended Stanford and holds a B.A. in human biology.\n"
     "Their partner Will Glaser went to Duke University.\n"
 )
-
-
-@pytest.fixture(scope="module")
-def verifier():
-    return OfflineVerifier()
 
 
 def test_a_role_swap_is_read_against_the_sentence_that_holds_its_words(tmp_path):
@@ -37,17 +29,17 @@ def test_a_role_swap_is_read_against_the_sentence_that_holds_its_words(tmp_path)
     assert all(faithful.verdict_for(u.id).label == "supported" for u in faithful.units)
 
 
-def test_bag_host_locates_only_and_needs_one_clear_sentence(verifier):
-    pool = verifier._pool(["a"], verifier._sources([FOUNDERS]))
-    host = bag_host(verifier.nlp("Stanford attended Cofounder Jon Kraft and holds a B.A. in human biology."), pool)
+def test_bag_host_locates_only_and_needs_one_clear_sentence(offline_verifier):
+    pool = offline_verifier._pool(["a"], offline_verifier._sources([FOUNDERS]))
+    host = bag_host(offline_verifier.nlp("Stanford attended Cofounder Jon Kraft and holds a B.A. in human biology."), pool)
     assert host is not None and FOUNDERS[host.start:host.end].startswith("Cofounder Jon Kraft also attended")
     assert not host.keeps_negations and not host.keeps_numbers  # the order may be the very change to find
     # too few of the sentence's words in any one source sentence, or too few words to tell
-    assert bag_host(verifier.nlp("Jon Kraft attended Duke University with Kevin Systrom and Tim Westergren."),
+    assert bag_host(offline_verifier.nlp("Jon Kraft attended Duke University with Kevin Systrom and Tim Westergren."),
                     pool) is None
-    assert bag_host(verifier.nlp("Kraft attended Stanford."), pool) is None
+    assert bag_host(offline_verifier.nlp("Kraft attended Stanford."), pool) is None
     # two source sentences that hold the words alike: the words do not say which
-    twice = verifier._pool(["a"], verifier._sources([FOUNDERS + "Cofounder Jon Kraft also attended Stanford and "
+    twice = offline_verifier._pool(["a"], offline_verifier._sources([FOUNDERS + "Cofounder Jon Kraft also attended Stanford and "
                                                      "holds a B.A. in human biology.\n"]))
-    assert bag_host(verifier.nlp("Stanford attended Cofounder Jon Kraft and holds a B.A. in human biology."),
+    assert bag_host(offline_verifier.nlp("Stanford attended Cofounder Jon Kraft and holds a B.A. in human biology."),
                     twice) is None

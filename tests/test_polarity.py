@@ -27,6 +27,11 @@ def _polarity(v) -> list[str]:
     return [s for s in v.details["structure"] if s.startswith("polarity")]
 
 
+def _roles(out) -> list[str]:
+    """The role swaps found in any unit, once each."""
+    return sorted({s for v in out.values() for s in v.details["structure"] if s.startswith("role")})
+
+
 SOURCE_NOT_HAPPY = ("Former team-mate Nabil Dirar spoke to French radio on Monday. He believes the striker must be "
                     "regretting his loan move to Manchester United, even though he was not happy in France. "
                     "The club was happy with the fee it received.")
@@ -270,8 +275,5 @@ def test_an_abbreviation_is_an_argument_of_its_verb(tools):
     """"his B.S." has letters and stops, no alphabetic word: it still fills its role, so the swap is seen."""
     source = ("Larry Page received his B.S. in computer engineering from the University of Michigan. He later "
               "earned a master's degree at Stanford.")
-    out = _check(tools, source, "His B.S. received Larry Page in computer engineering.")
-    assert any(s.startswith("role: received") for v in out.values() for s in v.details["structure"]), \
-        {k: v.details["structure"] for k, v in out.items()}
-    out = _check(tools, source, "Larry Page received his B.S. in computer engineering.")
-    assert not any(s.startswith("role") for v in out.values() for s in v.details["structure"])
+    assert _roles(_check(tools, source, "His B.S. received Larry Page in computer engineering.")) == ["role: received"]
+    assert _roles(_check(tools, source, "Larry Page received his B.S. in computer engineering.")) == []

@@ -101,8 +101,8 @@ class _Source:
 
 
 class Host(NamedTuple):
-    """Where a sentence of the checked text stands in a source, word for word or as a compression
-    (source_search.compression_at; RegionFinder._host)."""
+    """Where a sentence of the checked text stands in a source, word for word, as a compression
+    (source_search.compression_at) or by its words in any order (source_search.bag_host); RegionFinder._host."""
 
     source: int  # index in the pool's sources
     at: int  # offset of its first word there

@@ -32,8 +32,9 @@ class RegionFinder:
 
     def _host(self, unit: Unit, text: str, pool: _Pool) -> Host | None:
         """Where the sentence of the checked text that holds the unit stands in a source, word for word or as a
-        compression (``compression_at``: its words in order inside one source sentence, a stretch or two left out):
-        a ``Host``, or None. Every unit cut from such a sentence ("Smith is 26" from "Smith, 26, already leads …") has
+        compression (``compression_at``: its words in order inside one source sentence, a stretch or two left out),
+        or else by its words in any order (``bag_host``: one source sentence holds nearly all of them; it locates
+        only): a ``Host``, or None. Every unit cut from such a sentence ("Smith is 26" from "Smith, 26, already leads …") has
         its evidence there, wherever its own few words align best, and the names, numbers and dates it shares with
         that sentence are the source's own there."""
         if unit.start is None or unit.end is None or not text:

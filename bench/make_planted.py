@@ -32,11 +32,11 @@ attributes and clauses come from another article and hold content words the arti
 Articles: the ``document`` fields of the XSumFaith val and SummEval files (NaN / non-text documents skipped, identical
 texts kept once); ``--files wice/wice_claim_dev.jsonl --text-field citation_text --split all`` reads WiCE's cited web
 pages instead, a genre (navigation lines, captions, run-on text) the news suites were not drawn from. ``--split``: an
-article belongs to ``dev`` when the first 8 hex digits of the SHA-256 of its text, mod 100, are below 70, else to ``heldout`` (about 70 / 30). The default is ``dev``; ``heldout`` is left for
-measurements the development never looks at (its ~84 articles give about 30 statements per type: ``--split heldout
---per-type 30``); ``all`` uses both. Donor clauses come from other articles of the same split. A type that cannot reach
-``--per-type`` statements stops the script with exit code 1 and writes nothing (``--allow-short`` writes what there
-is). The output goes to out/ (git-ignored): research data, never shipped in the package.
+article belongs to ``dev`` when the first 8 hex digits of the SHA-256 of its text, mod 100, are below 70, else to
+``heldout`` (about 70 / 30). The default is ``dev``; ``heldout`` is left for measurements the development never
+looks at (its ~84 articles give about 30 statements per type: ``--split heldout --per-type 30``); ``all`` uses both.
+Donor clauses come from other articles of the same split. A type that cannot reach ``--per-type`` statements stops the
+script with exit code 1 and writes nothing (``--allow-short`` writes what there is). The output goes to out/ (git-ignored): research data, never shipped in the package.
 
 Run: nice -n 10 .venv/bin/python bench/make_planted.py [--split dev] [--per-type 65] [--seed 0]
 """

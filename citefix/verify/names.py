@@ -9,7 +9,8 @@ import difflib
 from functools import lru_cache
 from typing import Any, Container, Sequence
 
-from citefix.verify.local import in_focus
+from citefix.verify.lexical import date_words
+from citefix.verify.local import in_focus, same_value
 
 _NAME_ENTS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"}
 SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together (a sentence edge counts as a side)
@@ -202,7 +203,7 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     in_region = {t.text for rd in region_docs for t in rd if t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS}
     names_known = (in_region, known)
     for stoks, ops, k in _copy_slots(utoks, region_docs, context):
-        tag, i1, i2, j1, j2 = ops[k]
+        _, i1, i2, j1, j2 = ops[k]
         left = ops[k - 1] if k > 0 else None
         right = ops[k + 1] if k + 1 < len(ops) else None
         # an aside after the evidence's name, which the unit left out ("Nick Brown, London Underground's
@@ -252,8 +253,6 @@ def _value_kind(toks: Sequence[Any]) -> str | None:
     if not 0 < len(words) <= _MAX_VALUE_WORDS:
         return None
     text = words[0].doc.text[words[0].idx : words[-1].idx + len(words[-1].text)]
-    from citefix.verify.lexical import date_words
-
     if len(date_words(text)) == len(words):
         return "date"
     if any(t.like_num for t in words) and all(t.like_num or t.is_currency or t.text == "%" for t in words):
@@ -269,8 +268,6 @@ def value_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequ
     the slot, so the parse need not hang both values on the same word (the tagger read "six England caps" as a
     compound, "five" as the number of "caps"), which the value-conflict check needs. One value written two ways
     ("5" / "five") is no substitution. Reported as a conflict with the evidence's value."""
-    from citefix.verify.local import same_value
-
     utoks = [t for t in doc if not t.is_space]
     out: list[dict] = []
     seen: set[int] = set()

@@ -297,13 +297,14 @@ class UnitSignals(RegionFinder):
         # a number or date put where the region sentence, copied word for word around it, has another counts too
         # (names.value_substitutions: the copy pins the slot where the parse hangs the two on different words),
         # unless a source sentence says the unit's words with its value
-        conflicts = [c for c in value_conflicts(doc, focus, rdocs) if not anchored(c["start"], c["end"])
-                     and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))
-                     ] if not verbatim else []
+        def stands(c: dict[str, Any]) -> bool:  # not excused, and taken from one place
+            return not anchored(c["start"], c["end"]) and (
+                not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))
+
+        conflicts = [c for c in value_conflicts(doc, focus, rdocs) if stands(c)] if not verbatim else []
         found = {c["start"] for c in conflicts}
-        conflicts += [c for c in value_substitutions(doc, focus, rdocs) if c["start"] not in found and not verbatim
-                      and not anchored(c["start"], c["end"]) and not said_with_name(doc, c, pool)
-                      and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))]
+        conflicts += [c for c in value_substitutions(doc, focus, rdocs) if c["start"] not in found and stands(c)
+                      and not said_with_name(doc, c, pool)] if not verbatim else []
         structure += conflicts
         # a name in a word-for-word copy of a region sentence where that sentence has another name: the copy pins
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it

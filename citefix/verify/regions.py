@@ -34,9 +34,9 @@ class RegionFinder:
         """Where the sentence of the checked text that holds the unit stands in a source, word for word or as a
         compression (``compression_at``: its words in order inside one source sentence, a stretch or two left out),
         or else by its words in any order (``bag_host``: one source sentence holds nearly all of them; it locates
-        only): a ``Host``, or None. Every unit cut from such a sentence ("Smith is 26" from "Smith, 26, already leads …") has
-        its evidence there, wherever its own few words align best, and the names, numbers and dates it shares with
-        that sentence are the source's own there."""
+        only): a ``Host``, or None. Every unit cut from such a sentence ("Smith is 26" from "Smith, 26, already leads
+        …") has its evidence there, wherever its own few words align best, and (for a copy or a compression) the
+        names, numbers and dates it shares with that sentence are the source's own there."""
         if unit.start is None or unit.end is None or not text:
             return None
         sents = self._text_sentences(text)
@@ -62,9 +62,9 @@ class RegionFinder:
         """The evidence region(s) of a unit, and the sentence piece that locates it.
 
         The piece is the one that holds the unit word for word (at least COPY_MIN_WORDS words), or `host`, where the
-        text's sentence holding the unit stands word for word or as a compression (``_host``); else the one whose
-        tokens the unit's words align to best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from
-        another sentence must not pull the region there). The region is that piece widened by `local.spread` pieces
+        text's sentence holding the unit stands in (``_host``); else the one whose tokens the unit's words align to
+        best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from another
+        sentence must not pull the region there). The region is that piece widened by `local.spread` pieces
         on each side (`local.speaker_spread` for a speaker's unit: quotes run on for sentences after their speaker is
         named). A unit of several sentences gets one region per sentence (no copy is looked for). Without token
         embeddings the similarity window stands in."""

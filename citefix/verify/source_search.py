@@ -154,13 +154,12 @@ def bag_host(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS, share: float = B
     words = {t.lower_ for t in doc if (t.is_alpha or t.like_num) and t.lower_ not in STOP_WORDS}
     if len(words) < min_words:
         return None
-    hits = [(len(words & sw), si, a) for si, src in enumerate(pool.sources) for a, _, sw in src.sentence_words()]
+    hits = [(len(words & sw), si, a, b) for si, src in enumerate(pool.sources) for a, b, sw in src.sentence_words()]
     hits = sorted((h for h in hits if h[0] >= share * len(words)), reverse=True)
     if not hits or (len(hits) > 1 and hits[1][0] == hits[0][0]):
         return None  # none, or two sentences alike: the words do not tell which
-    _, si, a = hits[0]
+    _, si, a, b = hits[0]
     src = pool.sources[si]
-    a, b = _sentence_of(src, a)
     first = bisect.bisect_left(src.words_at, a, key=lambda w: w[0])
     at = src.words_at[first][0] if first < len(src.words_at) else a
     return Host(si, at, a, b, False, False)

@@ -352,7 +352,10 @@ def _fires(f: dict[str, Any], check: str, need: int) -> bool:
 
 
 def main() -> None:
+    global CACHE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cache", default=None, help="where the features are cached (default out/lodo); one folder per "
+                    "sample size, e.g. out/lodo_full for the whole dev sets")
     sub = ap.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("features")
     f.add_argument("--limit", type=int, default=None)
@@ -364,6 +367,8 @@ def main() -> None:
     sub.add_parser("plateau", help="balanced accuracy by supported threshold (how flat the LODO choice is)")
     sub.add_parser("simplex", help="can any weighting of the three signals beat the best single one on every set?")
     args = ap.parse_args()
+    if args.cache:
+        CACHE = Path(args.cache)
     {"features": features, "eval": evaluate, "caps": caps, "plateau": plateau, "simplex": simplex}[args.cmd](args)
 
 

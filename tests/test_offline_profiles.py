@@ -19,12 +19,12 @@ PASSAGES = [
 
 def _expected(feat: dict, cap: dict) -> float:
     """The packaged "local" combination, written out: the geometric mean of the three signals, capped when the unit
-    has an invented value or its evidence contradicts a value, a verb's polarity or its roles."""
+    has an invented value or its evidence contradicts a value, a verb's polarity or its roles (scaled into [0, cap])."""
     s = (math.exp(feat["lexical_log"]) * feat["local_alignment"] * feat["similarity"]) ** (1 / 3)
     hard = (feat["missing_numbers"] + feat["missing_dates"] + feat["missing_entities"] + feat["value_conflict"]
             + feat["polarity_mismatch"] + feat["role_swap"])
     if cap.get("enabled") and hard >= 1:
-        s = min(s, cap["score"])
+        s = cap["score"] * s if cap.get("scale", True) else min(s, cap["score"])
     return s
 
 
@@ -121,3 +121,23 @@ def test_overlay_keeps_every_value_it_does_not_name(tmp_path, monkeypatch):
     assert cited["combined"] == packaged["profiles"]["cited_answer"]["combined"]
     assert p["thresholds"]["lexical"] == {**packaged["thresholds"]["lexical"], "partial": 0.05}
     assert p["combined"] == packaged["combined"]
+
+
+def test_capped_units_keep_their_order_below_the_cap():
+    """A capped unit's score is its own score scaled into [0, cap.score]: every capped unit stays below the cap (so
+    unsupported), and of two capped units the better-supported one still scores higher — a tie at the cap would lose
+    that order (cap.scale = false restores the tie)."""
+    v = OfflineVerifier()
+    p = v.params
+    c = float(p["cap"]["score"])
+    base = {"lexical_log": 0.0, "local_alignment": 0.9, "alignment": 0.9, "similarity": 0.8, "missing_numbers": 1,
+            "missing_dates": 0, "missing_entities": 0.0, "value_conflict": 0, "polarity_mismatch": 0, "role_swap": 0}
+    strong = dict(base)
+    weak = dict(base, local_alignment=0.4, alignment=0.4, similarity=0.3)
+    s_strong, s_weak = v.score(strong), v.score(weak)
+    assert 0 < s_weak < s_strong <= c
+    assert s_strong == pytest.approx(c * (0.9 * 0.8) ** (1 / 3))
+    uncapped = dict(base, missing_numbers=0)
+    assert v.score(uncapped) == pytest.approx((0.9 * 0.8) ** (1 / 3))
+    tied = OfflineVerifier(params={**p, "cap": {**p["cap"], "scale": False}})
+    assert tied.score(strong) == tied.score(weak) == pytest.approx(c)

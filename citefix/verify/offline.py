@@ -309,7 +309,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         elif p["combined"].get("method") == "local":
             s = self._local_score(feat, p)
             if self._capped(feat, p):
-                s = min(s, float(p["cap"]["score"]))
+                s = self._cap(s, p)
         else:
             c = p["combined"]
             z = (
@@ -320,8 +320,16 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             )
             s = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
             if self._capped(feat, p):
-                s = min(s, float(p["cap"]["score"]))
+                s = self._cap(s, p)
         return _clip01(s)
+
+    @staticmethod
+    def _cap(s: float, p: dict[str, Any]) -> float:
+        """A capped unit's score: its own score scaled into [0, cap.score], so that every capped unit stays below the
+        cap (and so unsupported) while capped units keep their order among themselves — a cap that ties them all at
+        one value throws away how well the rest of each one is supported (``cap.scale`` false restores the tie)."""
+        c = float(p["cap"]["score"])
+        return c * max(0.0, min(1.0, s)) if p["cap"].get("scale", True) else min(s, c)
 
     @staticmethod
     def _local_score(feat: dict[str, Any], p: dict[str, Any]) -> float:

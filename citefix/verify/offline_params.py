@@ -23,7 +23,8 @@ DEFAULT_PARAMS: dict[str, Any] = {
     "similarity": {"baseline": 0.1},
     "combined": {"bias": -3.0, "lexical": 1.0, "alignment": 4.0, "similarity": 2.0},
     # A unit with an invented number, date or name (missing entity weight ≥ 1) is never scored above this, and its
-    # combined verdict is "unsupported" (never "partial").
+    # combined verdict is "unsupported" (never "partial"); its own score is scaled into [0, score] (scale), so capped
+    # units keep their order.
     "cap": {"enabled": True, "score": 0.4},
     # Calibration profiles by case kind, laid over the keys above (combined, thresholds, cap); see profile_for().
     "profiles": {},

@@ -351,6 +351,30 @@ def _fires(f: dict[str, Any], check: str, need: int) -> bool:
     return f.get(check, 0) >= 1
 
 
+def paired(args) -> None:
+    """The shipped combination against one signal on one set: the difference of their ROC-AUCs with a paired bootstrap
+    over the set's groups (a cited answer's sentences are not independent: resampled by answer)."""
+    from sklearn.metrics import roc_auc_score
+
+    rows = json.loads((CACHE / f"{args.set}.json").read_text())
+    v = _verifier(None)
+    y = np.array([r["label"] for r in rows])
+    a, b = _item_scores(v, rows, "combined", "whole"), _item_scores(v, rows, args.signal, "whole")
+    groups = np.array([str(r["id"]).split("#")[0] for r in rows])
+    index = {g: np.where(groups == g)[0] for g in np.unique(groups)}
+    keys = list(index)
+    rng = np.random.default_rng(0)
+    diffs = []
+    for _ in range(args.resamples):
+        pick = np.concatenate([index[k] for k in rng.choice(keys, len(keys))])
+        if len(set(y[pick])) == 2:
+            diffs.append(roc_auc_score(y[pick], a[pick]) - roc_auc_score(y[pick], b[pick]))
+    lo, hi = np.percentile(diffs, [2.5, 97.5])
+    d = roc_auc_score(y, a) - roc_auc_score(y, b)
+    print(f"{args.set}: shipped {roc_auc_score(y, a):.4f}, {args.signal} {roc_auc_score(y, b):.4f}, difference {d:+.4f} "
+          f"[{lo:+.3f}, {hi:+.3f}] ({len(diffs)} resamples of {len(keys)} groups)")
+
+
 def main() -> None:
     global CACHE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -366,10 +390,15 @@ def main() -> None:
     sub.add_parser("caps", help="how often each hard check fires on supported / unsupported items")
     sub.add_parser("plateau", help="balanced accuracy by supported threshold (how flat the LODO choice is)")
     sub.add_parser("simplex", help="can any weighting of the three signals beat the best single one on every set?")
+    pp = sub.add_parser("paired", help="shipped vs one signal on one set: AUC difference, paired bootstrap by group")
+    pp.add_argument("--set", default="attributionbench", choices=[s for s in SETS if s != "wice"])
+    pp.add_argument("--signal", default="similarity", choices=["lexical", "alignment", "similarity"])
+    pp.add_argument("--resamples", type=int, default=2000)
     args = ap.parse_args()
     if args.cache:
         CACHE = Path(args.cache)
-    {"features": features, "eval": evaluate, "caps": caps, "plateau": plateau, "simplex": simplex}[args.cmd](args)
+    {"features": features, "eval": evaluate, "caps": caps, "plateau": plateau, "simplex": simplex,
+     "paired": paired}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -354,25 +354,23 @@ def _fires(f: dict[str, Any], check: str, need: int) -> bool:
 def paired(args) -> None:
     """The shipped combination against one signal on one set: the difference of their ROC-AUCs with a paired bootstrap
     over the set's groups (a cited answer's sentences are not independent: resampled by answer)."""
-    from sklearn.metrics import roc_auc_score
+    from citefix.metaeval.statbase import bootstrap_ci
 
     rows = json.loads((CACHE / f"{args.set}.json").read_text())
     v = _verifier(None)
     y = np.array([r["label"] for r in rows])
     a, b = _item_scores(v, rows, "combined", "whole"), _item_scores(v, rows, args.signal, "whole")
     groups = np.array([str(r["id"]).split("#")[0] for r in rows])
-    index = {g: np.where(groups == g)[0] for g in np.unique(groups)}
-    keys = list(index)
-    rng = np.random.default_rng(0)
-    diffs = []
-    for _ in range(args.resamples):
-        pick = np.concatenate([index[k] for k in rng.choice(keys, len(keys))])
-        if len(set(y[pick])) == 2:
-            diffs.append(roc_auc_score(y[pick], a[pick]) - roc_auc_score(y[pick], b[pick]))
-    lo, hi = np.percentile(diffs, [2.5, 97.5])
-    d = roc_auc_score(y, a) - roc_auc_score(y, b)
-    print(f"{args.set}: shipped {roc_auc_score(y, a):.4f}, {args.signal} {roc_auc_score(y, b):.4f}, difference {d:+.4f} "
-          f"[{lo:+.3f}, {hi:+.3f}] ({len(diffs)} resamples of {len(keys)} groups)")
+    members = [np.where(groups == g)[0] for g in np.unique(groups)]
+
+    def diff(pick: np.ndarray) -> float | None:
+        i = np.concatenate([members[k] for k in pick])
+        return auc(a[i], y[i]) - auc(b[i], y[i]) if len(set(y[i])) == 2 else None
+
+    lo, hi, _, valid = bootstrap_ci(diff, len(members), resamples=args.resamples)
+    d = diff(np.arange(len(members)))
+    print(f"{args.set}: shipped {auc(a, y):.4f}, {args.signal} {auc(b, y):.4f}, difference {d:+.4f} "
+          f"[{lo:+.3f}, {hi:+.3f}] ({valid} resamples of {len(members)} groups)")
 
 
 def main() -> None:

@@ -307,9 +307,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
                 raise ValueError("the entail signal needs features computed with the entailment model")
             s = feat["entail"]
         elif p["combined"].get("method") == "local":
-            s = self._local_score(feat, p)
-            if self._capped(feat, p):
-                s = self._cap(s, p)
+            s = self._cap(self._local_score(feat, p), feat, p)
         else:
             c = p["combined"]
             z = (
@@ -318,16 +316,16 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
                 + c["alignment"] * feat["alignment"]
                 + c["similarity"] * feat["similarity"]
             )
-            s = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-            if self._capped(feat, p):
-                s = self._cap(s, p)
+            s = self._cap(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))), feat, p)
         return _clip01(s)
 
-    @staticmethod
-    def _cap(s: float, p: dict[str, Any]) -> float:
-        """A capped unit's score: its own score scaled into [0, cap.score], so that every capped unit stays below the
-        cap (and so unsupported) while capped units keep their order among themselves — a cap that ties them all at
-        one value throws away how well the rest of each one is supported (``cap.scale`` false restores the tie)."""
+    def _cap(self, s: float, feat: dict[str, Any], p: dict[str, Any]) -> float:
+        """The combined score `s` of a unit, capped when ``_capped``: scaled into [0, cap.score], so that every capped
+        unit stays below the cap (and so unsupported) while capped units keep their order among themselves — a cap
+        that ties them all at one value throws away how well the rest of each one is supported (``cap.scale`` false
+        restores the tie)."""
+        if not self._capped(feat, p):
+            return s
         c = float(p["cap"]["score"])
         return c * max(0.0, min(1.0, s)) if p["cap"].get("scale", True) else min(s, c)
 

@@ -19,6 +19,7 @@ ENV = {
     "concurrency": "CITEFIX_CONCURRENCY",
     "nli_device": "CITEFIX_NLI_DEVICE",
     "device": "CITEFIX_DEVICE",
+    "precision": "CITEFIX_PRECISION",
     "llm_timeout": "CITEFIX_LLM_TIMEOUT",
     "llm_attempts": "CITEFIX_LLM_ATTEMPTS",
     "llm_backoff_max": "CITEFIX_LLM_BACKOFF_MAX",
@@ -47,6 +48,7 @@ class Settings:
     window_words: int = 1500  # source window per LLM verification call
     nli_device: str = "auto"  # the NLI verifier's device when it should differ from `device`
     device: str = "auto"  # auto | cpu | cuda | cuda:N for the local models (MiniLM encoder, NLI); citefix.device
+    precision: str = "fp32"  # fp32 | bf16 | int8: the offline verifier's encoder arithmetic; citefix.device
     acu_granularity: str = "sentence"  # LLM ACUs written per sentence, or from the whole text (pronouns resolved)
     aggregation: str = "mean"  # unit scores → text score: mean (ACUEval) | all_supported (1 or 0) | min
     db: str | None = None
@@ -139,6 +141,10 @@ def _check_choices(values: dict[str, Any], origin: dict[str, str]) -> None:
         from citefix.device import check
 
         values["device"] = check(values["device"], origin.get("device", "device"))
+    if values.get("precision") is not None:
+        from citefix.device import check_precision
+
+        values["precision"] = check_precision(values["precision"], origin.get("precision", "precision"))
     dec = values.get("decomposer")
     if dec is not None and dec.strip() not in DECOMPOSERS:
         raise ConfigError(f"unknown decomposer {dec!r} (from {origin.get('decomposer', 'decomposer')}); use "

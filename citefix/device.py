@@ -1,7 +1,14 @@
 """Where the local models (the MiniLM encoder, an NLI verifier) run: the `device` setting (`--device`, `CITEFIX_DEVICE`,
 config key `device`): auto (CUDA when torch sees a GPU, else the CPU), cpu, cuda or cuda:N. Resolved once per process,
 when the first model is loaded; asking for CUDA where there is none is a settings error (exit 2), found when the
-settings are read."""
+settings are read.
+
+The `precision` setting (`--precision`, `CITEFIX_PRECISION`, config key `precision`) is the arithmetic of the MiniLM
+encoder's forward pass in the offline verifier: fp32 (as trained, the default: every threshold was chosen on it), bf16
+(matrix products in bfloat16 under torch autocast, hidden states handed back in float32; fast on a CPU with AVX512-BF16
+or AMX and on recent GPUs) or int8 (the Linear layers' weights quantized to 8 bits, activations per batch: torch's
+dynamic quantization, CPU only). Lower precisions move scores a little (docs/quality.md, "Lower precision"); a stored
+check is reused only by a check with the same precision."""
 
 from __future__ import annotations
 
@@ -13,6 +20,7 @@ from citefix.errors import ConfigError
 
 DEVICES = ("auto", "cpu", "cuda")
 ENV = "CITEFIX_DEVICE"
+PRECISIONS = ("fp32", "bf16", "int8")
 _lock = threading.Lock()
 _requested: str | None = None  # set by the command's settings (use()); else $CITEFIX_DEVICE; else auto
 _resolved: str | None = None
@@ -65,3 +73,40 @@ def resolve() -> str:
             want = "cuda" if torch.cuda.is_available() else "cpu"
         _resolved = want
         return want
+
+
+def check_precision(value: str, origin: str) -> str:
+    """`value` checked against PRECISIONS."""
+    value = (value or "fp32").strip().lower()
+    if value not in PRECISIONS:
+        raise ConfigError(f"{origin} = {value!r}: not a precision; use fp32 (the default), bf16 or int8")
+    return value
+
+
+class _Autocast:
+    """A transformers encoder whose forward pass runs under torch autocast in bfloat16; float32 hidden states out."""
+
+    def __init__(self, model, device_type: str):
+        self.model, self.config, self.device_type = model, model.config, device_type
+
+    def __call__(self, **batch):
+        import torch
+
+        with torch.autocast(self.device_type, dtype=torch.bfloat16):
+            out = self.model(**batch)
+        out.last_hidden_state = out.last_hidden_state.float()
+        return out
+
+
+def lower_precision(model, precision: str, device: str):
+    """`model` (on `device`, in float32) set up to run at `precision` (bf16 or int8)."""
+    import torch
+
+    if precision == "bf16":
+        return _Autocast(model, "cuda" if str(device).startswith("cuda") else "cpu")
+    if precision == "int8":
+        if str(device) != "cpu":
+            raise ConfigError(f"precision int8 runs on the CPU only (torch's dynamic quantization), not on {device}; "
+                              "use --precision bf16 on a GPU, or --device cpu")
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    raise ConfigError(f"precision {precision!r}: use fp32, bf16 or int8")

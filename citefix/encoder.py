@@ -17,7 +17,7 @@ from citefix.errors import ConfigError
 
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 _lock = threading.Lock()
-_cache: dict[tuple[str, str], "Encoder"] = {}
+_cache: dict[tuple[str, str, str], "Encoder"] = {}
 
 
 def packaged_minilm_dir() -> Path:
@@ -45,6 +45,7 @@ class Encoder:
     model: Any
     max_length: int
     device: str = "cpu"  # where the model runs (citefix.device); inputs go there, embeddings come back to the CPU
+    precision: str = "fp32"  # the arithmetic of its forward pass (citefix.device.PRECISIONS); float32 out either way
 
     @property
     def _special_ids(self) -> set[int]:
@@ -131,16 +132,18 @@ def _remember_verified(weights: Path) -> None:
         pass  # a read-only home only means the hash is taken again next time
 
 
-def load_encoder(name_or_path: str | None = None, device: str | None = None) -> Encoder:
-    """Load (once per process and device) the encoder: the packaged MiniLM by default, else a hub id or local path;
-    on `device`, else the one the settings resolve to (citefix.device: auto takes CUDA when there is a GPU)."""
+def load_encoder(name_or_path: str | None = None, device: str | None = None, precision: str = "fp32") -> Encoder:
+    """Load (once per process, device and precision) the encoder: the packaged MiniLM by default, else a hub id or
+    local path; on `device`, else the one the settings resolve to (citefix.device: auto takes CUDA when there is a
+    GPU); `precision` fp32 (as trained), bf16 (the forward pass under bfloat16 autocast) or int8 (Linear weights
+    quantized, CPU only): citefix.device.lower_precision."""
     from citefix.device import resolve
 
     key = name_or_path or os.environ.get("CITEFIX_ENCODER") or "packaged:all-MiniLM-L6-v2"
     device = device or resolve()
     with _lock:
-        if (key, device) in _cache:
-            return _cache[(key, device)]
+        if (key, device, precision) in _cache:
+            return _cache[(key, device, precision)]
         if key.startswith("packaged:"):
             path = packaged_minilm_dir()
             weights = path / "model.safetensors"
@@ -170,15 +173,20 @@ def load_encoder(name_or_path: str | None = None, device: str | None = None) -> 
             raise ConfigError(f"cannot load encoder {source!r}: {exc}. Give a local folder or a hub id reachable from here.") from exc
         model.eval()
         model.to(device)
+        if precision != "fp32":
+            from citefix.device import lower_precision
+
+            model = lower_precision(model, precision, device)
         max_len = min(256, getattr(tokenizer, "model_max_length", 256) or 256)
-        enc = Encoder(name=key, tokenizer=tokenizer, model=model, max_length=max_len, device=device)
+        enc = Encoder(name=key, tokenizer=tokenizer, model=model, max_length=max_len, device=device,
+                      precision=precision)
         if str(device) == "cpu":
             from citefix.threads import apply as apply_thread_policy
 
             batch = tokenizer(_PROBE_TEXTS, padding=True, return_tensors="pt")
             # torch's intra-op threads, measured once per process on this model's own forward pass (citefix.threads)
             apply_thread_policy(lambda: model(**batch))
-        _cache[(key, device)] = enc
+        _cache[(key, device, precision)] = enc
         return enc
 
 

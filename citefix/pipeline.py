@@ -59,7 +59,7 @@ def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | N
     if name in OFFLINE_SIGNALS:
         from citefix.verify.offline import OfflineVerifier
 
-        return OfflineVerifier(signal=OFFLINE_SIGNALS[name])
+        return OfflineVerifier(signal=OFFLINE_SIGNALS[name], precision=settings.precision)
     if name == "llm" or name.startswith("llm:"):
         model = name.split(":", 1)[1] if name.startswith("llm:") else None
         if llm is None or (model and model != llm.model):

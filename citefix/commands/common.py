@@ -33,13 +33,18 @@ def add_common(p: argparse.ArgumentParser) -> None:
 def add_device_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", metavar="DEV", help="where the local models (MiniLM encoder, NLI) run: auto (a GPU when "
                                                    "there is one, the default), cpu, cuda or cuda:N")
+    p.add_argument("--precision", choices=("fp32", "bf16", "int8"),
+                   help="the offline verifier's encoder arithmetic: fp32 (the default, as the thresholds were "
+                        "chosen), bf16 (faster where the CPU or GPU has bfloat16) or int8 (CPU; fastest); scores "
+                        "move a little (docs/quality.md)")
 
 
 def llm_options(args, saved: dict | None = None) -> dict:
     """The model-call settings (faults, deadline, device, transport) given on the command line (or stored with a
     resumed run), for load_settings."""
     saved = saved or {}
-    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline", "device", "llm_transport")
+    names = ("llm_timeout", "llm_attempts", "llm_backoff_max", "run_deadline", "device", "precision",
+             "llm_transport")
     return {n: getattr(args, n, None) if getattr(args, n, None) is not None else saved.get(n) for n in names}
 
 

@@ -120,7 +120,8 @@ def run(args) -> int:
         raise ConfigError("--calibrate fits the offline verifier's thresholds on labelled items: use it with "
                           "--verifier offline (or lexical, alignment, similarity) on a file with labels, not RoSE")
     settings = load_settings(llm=args.llm, decomposer=args.decomposer, concurrency=args.concurrency, db=args.db,
-                             cache=False if args.no_cache else None, device=args.device)
+                             cache=False if args.no_cache else None, device=args.device,
+                             precision=args.precision)
     if args.dry_run:
         from citefix.estimate import estimate_meta_eval
 

@@ -99,7 +99,7 @@ def twin(base: Any) -> Any:
     own_enc.tokenizer = copy.deepcopy(enc.tokenizer)
     # the verifier's own class (a subclass may analyse differently), with its models and parameters
     return type(base)(signal=base.signal, params=base.params, nlp=own_nlp, encoder=own_enc,
-                      cache_bytes=base._cache_bytes)
+                      cache_bytes=base._cache_bytes, precision=base.precision)
 
 
 def _key(text: str) -> str:

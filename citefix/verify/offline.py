@@ -73,6 +73,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         encoder=None,
         nlp=None,
         cache_bytes: int | None = None,
+        precision: str = "fp32",
     ):
         if signal not in SIGNALS:
             raise ValueError(f"signal must be one of {', '.join(SIGNALS)}, not {signal!r}")
@@ -80,6 +81,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         self.name = "offline" if signal == "combined" else f"offline:{signal}"
         self.params = params if params is not None else load_params(params_path)
         self._encoder = encoder
+        self.precision = precision  # the encoder's arithmetic (citefix.device.PRECISIONS)
         self._nlp = nlp
         self._idf: dict[str, Any] | None = None
         self._idf_loaded = False
@@ -100,7 +102,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             _quiet_transformers()
             from citefix.encoder import load_encoder
 
-            self._encoder = load_encoder()
+            self._encoder = load_encoder(precision=self.precision)
         return self._encoder
 
     @property

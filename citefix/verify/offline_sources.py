@@ -315,7 +315,8 @@ class SourceAnalysis:
             offsets = batch.pop("offset_mapping")
             special = batch.pop("special_tokens_mask").bool()
             with torch.inference_mode():
-                hidden = enc_.model(**batch).last_hidden_state
+                # on a GPU the inputs go to it and the hidden states come back: everything after works on the CPU
+                hidden = enc_.model(**{k: v.to(enc_.device) for k, v in batch.items()}).last_hidden_state.cpu()
             mask = batch["attention_mask"].bool()
             for j, i in enumerate(idx):
                 m = mask[j]

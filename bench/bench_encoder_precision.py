@@ -12,8 +12,10 @@ with the models loaded), and the score of `citefix check --example summary`. Com
 
 Measured on the shared 2-core machine (XSumFaith val, 238 records with a document; two runs of each, load 3.3-4.5):
 fp32 0.177-0.181 s a record, ROC-AUC 0.8323, example 0.6480; int8 0.088-0.092 s (2.0x), ROC-AUC 0.8314, example
-0.6064; bf16 0.102-0.105 s (1.7x), ROC-AUC 0.8336, example 0.6484. Not a setting of citefix: a precision would have to
-enter the verifier's fingerprint (stored checks are reused by it) and leave the entailment model's fp32 base alone.
+0.6064; bf16 0.102-0.105 s (1.7x), ROC-AUC 0.8336, example 0.6484. bf16 has since become a setting
+(`--precision bf16`, citefix/device.py: it enters the verifier's fingerprint and leaves the entailment model's fp32 base
+alone); int8 was left out (the example's unit scores moved by up to 0.15, and torch 2.13 deprecates
+quantize_dynamic). This script still swaps the encoder itself, so it measures int8 too.
 """
 
 from __future__ import annotations

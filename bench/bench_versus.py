@@ -10,13 +10,15 @@ loading and one case), the time per further case, (wall(N) − wall(1)) / (N −
 (Progress lines cannot mark the end of loading: this checkout analyses the sources of 16 cases in one pass first.) Nothing is set for threads: each side does what it does by
 default (this checkout measures its torch thread count, citefix/threads.py; an earlier commit may not).
 
-Issue 16 asks for "≥ 2× faster per case than today's serial path": 8bd246d is the last commit before any issue-16 work.
+`--head-args '--workers 2'` (repeatable) adds this checkout run with those check options as one more side, timed in the
+same alternation. Issue 16 asks for "≥ 2× faster per case than today's serial path": 8bd246d is the last commit before any issue-16 work.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -42,7 +44,8 @@ def _tree(ref: str, dest: Path) -> Path:
     return tree
 
 
-def _run(cases: Path, db: Path, tree: Path | None, limit: int | None = None) -> tuple[float, int]:
+def _run(cases: Path, db: Path, tree: Path | None, limit: int | None = None,
+         extra: list[str] | None = None) -> tuple[float, int]:
     """(wall seconds, cases checked) of one fresh check process."""
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     if tree is not None:
@@ -52,6 +55,7 @@ def _run(cases: Path, db: Path, tree: Path | None, limit: int | None = None) -> 
     argv = [sys.executable, "-c", code, "check", str(cases), "--json", "--fresh", "--db", str(db)]
     if limit:
         argv += ["--limit", str(limit)]
+    argv += extra or []
     t0 = time.perf_counter()
     proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=db.parent)
     wall = time.perf_counter() - t0
@@ -73,23 +77,31 @@ def main() -> None:
     ap.add_argument("--ref", required=True, help="the earlier commit to compare with")
     ap.add_argument("--cases", required=True, type=Path, help="a case file (.jsonl), e.g. 100 XSumFaith records")
     ap.add_argument("--repeats", type=int, default=2, help="runs per side (alternating; default 2)")
+    ap.add_argument("--head-args", action="append", default=[], metavar="ARGS",
+                    help="also time this checkout with these extra check options (e.g. '--workers 2' or "
+                         "'--precision bf16'), as one more side; repeatable")
     args = ap.parse_args()
     cases = args.cases.resolve()
     with tempfile.TemporaryDirectory(prefix="citefix-versus-") as tmp:
         tree = _tree(args.ref, Path(tmp) / "ref")
-        per: dict[str, list[float]] = {"ref": [], "head": []}
+        sides: list[tuple[str, Path | None, list[str]]] = [("ref", tree, []), ("head", None, [])]
+        sides += [(f"head {a}", None, shlex.split(a)) for a in args.head_args]
+        per: dict[str, list[float]] = {name: [] for name, _, _ in sides}
         for k in range(args.repeats):
-            for side, t in (("ref", tree), ("head", None)):
-                one, _ = _run(cases, Path(tmp) / f"{side}-{k}-one.db", t, limit=1)
-                wall, n = _run(cases, Path(tmp) / f"{side}-{k}.db", t)
+            for j, (side, t, extra) in enumerate(sides):
+                one, _ = _run(cases, Path(tmp) / f"{j}-{k}-one.db", t, limit=1, extra=extra)
+                wall, n = _run(cases, Path(tmp) / f"{j}-{k}.db", t, extra=extra)
                 if n < 2:
                     raise SystemExit("bench_versus: the case file needs at least 2 cases")
                 per_case = (wall - one) / (n - 1)
                 per[side].append(per_case)
-                print(f"{side:4} run {k + 1}: {n} cases, wall {wall:.1f} s, first case alone {one:.1f} s, "
+                print(f"{side} run {k + 1}: {n} cases, wall {wall:.1f} s, first case alone {one:.1f} s, "
                       f"{per_case:.3f} s per further case", flush=True)
-        ref, head = statistics.median(per["ref"]), statistics.median(per["head"])
-        print(f"\nmedian s per further case: ref {args.ref} {ref:.3f}, head {head:.3f}; ref / head = {ref / head:.2f}")
+        ref = statistics.median(per["ref"])
+        print(f"\nmedian s per further case: ref {args.ref} {ref:.3f}")
+        for side, _, _ in sides[1:]:
+            head = statistics.median(per[side])
+            print(f"  {side}: {head:.3f}; ref / {side} = {ref / head:.2f}")
 
 
 if __name__ == "__main__":

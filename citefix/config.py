@@ -48,7 +48,7 @@ class Settings:
     window_words: int = 1500  # source window per LLM verification call
     nli_device: str = "auto"  # the NLI verifier's device when it should differ from `device`
     device: str = "auto"  # auto | cpu | cuda | cuda:N for the local models (MiniLM encoder, NLI); citefix.device
-    precision: str = "fp32"  # fp32 | bf16 | int8: the offline verifier's encoder arithmetic; citefix.device
+    precision: str = "fp32"  # fp32 | bf16: the offline verifier's encoder arithmetic; citefix.device
     acu_granularity: str = "sentence"  # LLM ACUs written per sentence, or from the whole text (pronouns resolved)
     aggregation: str = "mean"  # unit scores → text score: mean (ACUEval) | all_supported (1 or 0) | min
     db: str | None = None

@@ -135,8 +135,8 @@ def _remember_verified(weights: Path) -> None:
 def load_encoder(name_or_path: str | None = None, device: str | None = None, precision: str = "fp32") -> Encoder:
     """Load (once per process, device and precision) the encoder: the packaged MiniLM by default, else a hub id or
     local path; on `device`, else the one the settings resolve to (citefix.device: auto takes CUDA when there is a
-    GPU); `precision` fp32 (as trained), bf16 (the forward pass under bfloat16 autocast) or int8 (Linear weights
-    quantized, CPU only): citefix.device.lower_precision."""
+    GPU); `precision` fp32 (as trained) or bf16 (the forward pass under bfloat16 autocast):
+    citefix.device.lower_precision."""
     from citefix.device import resolve
 
     key = name_or_path or os.environ.get("CITEFIX_ENCODER") or "packaged:all-MiniLM-L6-v2"

@@ -1,5 +1,11 @@
-"""Where cases are evaluated: in this process (`--executor local`, the default) or on a Ray cluster (`--executor ray`,
-the optional extra `citefix[ray]`).
+"""Where cases are evaluated: in this process (`--executor local`, the default), in N processes on this machine
+(`--executor local --workers N`), or on a Ray cluster (`--executor ray`, the optional extra `citefix[ray]`).
+
+Local worker processes (ProcessEvaluator) are started with `spawn` and each builds the same `_Worker` a Ray actor
+builds, with one torch thread; they hand evaluations back in input order and this process alone writes the store,
+exactly as with Ray. On a machine with free cores this is the cheapest way to use them: the offline verifier's
+work per case is many small operations, which one process per core runs without the contention that several torch
+threads in one process meet (citefix.threads).
 
 With Ray, each worker is an actor that builds the pipeline (spaCy, MiniLM, the verifier, LLM clients) once and then
 evaluates the cases it is handed; evaluations flow back to the driver in input order, and the driver alone writes the
@@ -39,11 +45,19 @@ def add_executor_options(p) -> None:
                         "$RAY_ADDRESS, else a local Ray instance")
     p.add_argument("--ray-workers", type=int, metavar="N",
                    help="with --executor ray: worker actors (default: the cluster's CPUs, at most one per case)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="with --executor local: evaluate cases in N worker processes on this machine, each loading "
+                        "the models once (default 1: in this process); the store is written here")
 
 
 def check_options(args) -> None:
     """Flag combinations that cannot work, refused before anything is loaded."""
     executor = getattr(args, "executor", "local") or "local"
+    workers = getattr(args, "workers", None)
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers {workers}: must be 1 or more")
+    if workers is not None and executor == "ray":
+        raise ConfigError("--workers sets local worker processes; with --executor ray use --ray-workers N")
     if executor != "ray":
         for flag in ("ray_address", "ray_workers"):
             if getattr(args, flag, None) is not None:
@@ -261,9 +275,15 @@ class RayEvaluator:
 
 
 def make_evaluator(args, settings):
-    """A RayEvaluator for --executor ray, None for local."""
+    """A RayEvaluator for --executor ray, a ProcessEvaluator for --workers N > 1, None for this process alone."""
     if (getattr(args, "executor", "local") or "local") != "ray":
-        return None
+        from citefix.executor_local import ProcessEvaluator
+
+        workers = getattr(args, "workers", None) or 1
+        if workers < 2:
+            return None
+        print(f"citefix: starting {workers} worker processes", file=sys.stderr, flush=True)
+        return ProcessEvaluator(settings, workers=workers)
     print("citefix: starting Ray workers" + (f" on {args.ray_address}" if getattr(args, "ray_address", None) else ""),
           file=sys.stderr, flush=True)
     return RayEvaluator(settings, address=getattr(args, "ray_address", None), workers=getattr(args, "ray_workers", None))

@@ -33,10 +33,10 @@ def add_common(p: argparse.ArgumentParser) -> None:
 def add_device_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", metavar="DEV", help="where the local models (MiniLM encoder, NLI) run: auto (a GPU when "
                                                    "there is one, the default), cpu, cuda or cuda:N")
-    p.add_argument("--precision", choices=("fp32", "bf16", "int8"),
+    p.add_argument("--precision", choices=("fp32", "bf16"),
                    help="the offline verifier's encoder arithmetic: fp32 (the default, as the thresholds were "
-                        "chosen), bf16 (faster where the CPU or GPU has bfloat16) or int8 (CPU; fastest); scores "
-                        "move a little (docs/quality.md)")
+                        "chosen) or bf16 (faster where the CPU or GPU has bfloat16; scores move in the third "
+                        "decimal, docs/quality.md)")
 
 
 def llm_options(args, saved: dict | None = None) -> dict:

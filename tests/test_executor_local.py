@@ -1,0 +1,84 @@
+"""--executor local --workers N (issue 16): cases evaluated in N local worker processes, the store written by this
+process alone; the same printed scores and stored results as one process (one torch thread each)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import rows
+from test_cli import ARTICLE, cli
+from test_compare_ray import RECS, _assert_same, _runs
+from test_executor_ray import TEXTS, _cases, _stored
+
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "CITEFIX_TORCH_THREADS": "1"}  # as each worker runs
+
+
+@pytest.mark.slow
+def test_workers_print_and_store_what_one_process_does(tmp_path):
+    path = _cases(tmp_path)
+    one = cli("check", str(path), "--json", "--db", str(tmp_path / "one.db"), tmp_path=tmp_path, extra_env=ONE_THREAD)
+    assert one.returncode == 0, one.stderr
+    two = cli("check", str(path), "--json", "--workers", "2", "--db", str(tmp_path / "two.db"), tmp_path=tmp_path)
+    assert two.returncode == 0, two.stderr
+    assert "starting 2 worker processes" in two.stderr and "Traceback" not in two.stderr
+    a = [json.loads(ln) for ln in one.stdout.splitlines()]
+    b = [json.loads(ln) for ln in two.stdout.splitlines()]
+    assert len(b) == len(TEXTS) and [r["case_id"] for r in b] == [r["case_id"] for r in a]
+    assert [[(v["unit_id"], v["score"], v["label"]) for v in r["verdicts"]] for r in b] == \
+        [[(v["unit_id"], v["score"], v["label"]) for v in r["verdicts"]] for r in a]
+    assert [r["score"] for r in b] == [r["score"] for r in a]
+    assert _stored(tmp_path / "two.db") == _stored(tmp_path / "one.db")
+    assert len(rows(tmp_path / "two.db", "select * from runs")) == len(TEXTS) - 1  # the twin c4 reuses c0's result
+    again = cli("check", str(path), "--json", "--workers", "2", "--db", str(tmp_path / "two.db"), tmp_path=tmp_path)
+    assert again.returncode == 0 and f"{len(TEXTS)} of {len(TEXTS)} cases reused" in again.stderr, again.stderr
+
+
+@pytest.mark.slow
+def test_workers_meta_eval_gives_the_one_process_statistics(tmp_path):
+    recs = [{"id": f"s{i}", "document": ARTICLE, "summary": s, "label": lab} for i, (s, lab) in enumerate(
+        [("The depot closed in 1987.", 1), ("The depot closed in 1990.", 0), ("Councillors voted 9 to 4.", 1),
+         ("The plan will cost £9 million.", 0), ("The council approved a plan for a park.", 1),
+         ("The council rejected the plan.", 0)])]
+    path = tmp_path / "labels.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    common = ["meta-eval", str(path), "--verifier", "offline,lexical", "--bootstrap", "50", "--json", "--no-store"]
+    one = cli(*common, tmp_path=tmp_path, extra_env=ONE_THREAD)
+    two = cli(*common, "--workers", "2", tmp_path=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert two.returncode == 0 and "Traceback" not in two.stderr, two.stderr
+    a, b = json.loads(one.stdout), json.loads(two.stdout)
+    for timing in ("performance", "peak_rss_mb", "started_at", "duration_s"):
+        a.pop(timing), b.pop(timing)
+    for row in a["scores"] + b["scores"]:
+        row.pop("seconds", None)
+    assert b == a and len(b["scores"]) == 2 * len(recs)
+
+
+@pytest.mark.slow
+def test_workers_compare_stores_the_one_process_runs(tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(json.dumps(r) for r in RECS) + "\n")
+
+    def compare(db, out, *extra):
+        return cli("compare", str(cases), "--strategies", "acu,none", "--rounds", "2", "--report", str(tmp_path / out),
+                   "--db", str(tmp_path / db), *extra, tmp_path=tmp_path, extra_env=ONE_THREAD)
+
+    one = compare("one.db", "out_one")
+    assert one.returncode == 0, one.stderr
+    two = compare("two.db", "out_two", "--workers", "2")
+    assert two.returncode == 0 and "Traceback" not in two.stderr, two.stderr
+    a, b = _runs(tmp_path / "one.db"), _runs(tmp_path / "two.db")
+    assert len(a) == len(RECS) * 2 and any(len(r["rounds"]) > 1 for r in a)
+    _assert_same(b, a)
+    assert two.stdout.replace("two.db", "X.db") == one.stdout.replace("one.db", "X.db")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--workers", "0"], "--workers 0: must be 1 or more"),
+    (["--workers", "2", "--executor", "ray"], "with --executor ray use --ray-workers"),
+])
+def test_workers_flag_mistakes_are_clear(tmp_path, args, needle):
+    r = cli("check", str(_cases(tmp_path)), *args, "--db", str(tmp_path / "x.db"), tmp_path=tmp_path)
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "x.db").exists()

@@ -1,5 +1,7 @@
 """--executor local --workers N (issue 16): cases evaluated in N local worker processes, the store written by this
-process alone; the same printed scores and stored results as one process (one torch thread each)."""
+process alone; the same printed scores and stored results as one process (one torch thread each). Scores are compared
+to 1e-6: which worker gets which case depends on timing, and a text's embedding can differ in the 8th decimal with the
+batch it was first encoded in (the padding changes the matrix shapes)."""
 
 from __future__ import annotations
 
@@ -25,10 +27,10 @@ def test_workers_print_and_store_what_one_process_does(tmp_path):
     a = [json.loads(ln) for ln in one.stdout.splitlines()]
     b = [json.loads(ln) for ln in two.stdout.splitlines()]
     assert len(b) == len(TEXTS) and [r["case_id"] for r in b] == [r["case_id"] for r in a]
-    assert [[(v["unit_id"], v["score"], v["label"]) for v in r["verdicts"]] for r in b] == \
-        [[(v["unit_id"], v["score"], v["label"]) for v in r["verdicts"]] for r in a]
-    assert [r["score"] for r in b] == [r["score"] for r in a]
-    assert _stored(tmp_path / "two.db") == _stored(tmp_path / "one.db")
+    _assert_same([[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in b],
+                 [[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in a])
+    _assert_same([r["score"] for r in b], [r["score"] for r in a])
+    _assert_same(_stored(tmp_path / "two.db"), _stored(tmp_path / "one.db"))
     assert len(rows(tmp_path / "two.db", "select * from runs")) == len(TEXTS) - 1  # the twin c4 reuses c0's result
     again = cli("check", str(path), "--json", "--workers", "2", "--db", str(tmp_path / "two.db"), tmp_path=tmp_path)
     assert again.returncode == 0 and f"{len(TEXTS)} of {len(TEXTS)} cases reused" in again.stderr, again.stderr
@@ -52,7 +54,8 @@ def test_workers_meta_eval_gives_the_one_process_statistics(tmp_path):
         a.pop(timing), b.pop(timing)
     for row in a["scores"] + b["scores"]:
         row.pop("seconds", None)
-    assert b == a and len(b["scores"]) == 2 * len(recs)
+    _assert_same(b, a)
+    assert len(b["scores"]) == 2 * len(recs)
 
 
 @pytest.mark.slow

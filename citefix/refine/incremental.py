@@ -43,8 +43,9 @@ def verifier_fingerprint(verifier: Verifier) -> str:
     for attr in ("params", "window_words", "threshold", "signal"):
         if hasattr(verifier, attr):
             parts[attr] = getattr(verifier, attr)
-    if getattr(verifier, "precision", "fp32") != "fp32":  # fp32 left out: fingerprints stored before it stay valid
-        parts["precision"] = verifier.precision
+    precision = getattr(verifier, "precision", "fp32")
+    if precision != "fp32":  # fp32 left out: fingerprints stored before it stay valid
+        parts["precision"] = precision
     prompt = getattr(verifier, "prompt", None)
     if prompt is not None and hasattr(prompt, "hash"):
         parts["prompt"] = prompt.hash

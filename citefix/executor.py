@@ -19,6 +19,7 @@ and returns it as plain rows (Store.export_run), which the driver writes into th
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import sys
@@ -290,8 +291,8 @@ def _start(settings: dict, threads: int | None) -> None:
     _worker = _Worker(settings, threads)
 
 
-def _evaluate(case):
-    return _worker.evaluate(case)
+def _evaluate_group(cases: list) -> list:
+    return [_worker.evaluate(c) for c in cases]
 
 
 def _score_records(spec: dict, jobs, options: dict):
@@ -322,11 +323,21 @@ class ProcessEvaluator:
 
     def map(self, cases: Iterable) -> Iterator:
         """Each case's Evaluation, in input order, as soon as it and those before it are done. Every case is handed
-        to the workers now."""
+        to the workers now; cases with the same sources go to one worker together, so each worker analyses a source
+        once (a source analysed by both would double the work a second worker is there to share)."""
         cases = list(cases)
         if not cases:
             return iter(())
-        return self._results(self._executor(len(cases)).map(_evaluate, cases))
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for i, case in enumerate(cases):
+            key = tuple(sorted(hashlib.sha1(s.text.encode("utf-8")).hexdigest() for s in case.sources))
+            groups.setdefault(key, []).append(i)
+        pool = self._executor(len(groups))
+        where: dict[int, tuple[Any, int]] = {}  # case index -> (its group's future, its place in the group)
+        for members in groups.values():
+            future = pool.submit(_evaluate_group, [cases[i] for i in members])
+            where.update((i, (future, k)) for k, i in enumerate(members))
+        return self._results(where[i][0].result()[where[i][1]] for i in range(len(cases)))
 
     def score_records(self, jobs: list, options: dict) -> Iterator:
         """meta-eval: the records in contiguous chunks (four per worker), each chunk's outputs in order."""

@@ -85,3 +85,24 @@ def test_workers_flag_mistakes_are_clear(tmp_path, args, needle):
     r = cli("check", str(_cases(tmp_path)), *args, "--db", str(tmp_path / "x.db"), tmp_path=tmp_path)
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.slow
+def test_workers_keep_input_order_when_cases_of_two_sources_interleave(tmp_path):
+    """Cases sharing a source go to one worker together; the results still come back in input order."""
+    other = "The museum reopened on Friday after a two-year refit costing £4 million, its director said."
+    texts = [(ARTICLE, "The depot closed in 1987."), (other, "The museum reopened on Friday."),
+             (ARTICLE, "The plan will cost £9 million."), (other, "The refit cost £6 million."),
+             (other, "Its director said the refit took two years."), (ARTICLE, "Councillors voted 9 to 4.")]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(json.dumps({"id": f"m{i}", "sources": [{"id": "1", "text": src}], "text": t})
+                              for i, (src, t) in enumerate(texts)) + "\n")
+    one = cli("check", str(path), "--json", "--db", str(tmp_path / "one.db"), tmp_path=tmp_path, extra_env=ONE_THREAD)
+    two = cli("check", str(path), "--json", "--workers", "2", "--db", str(tmp_path / "two.db"), tmp_path=tmp_path)
+    assert one.returncode == 0 and two.returncode == 0, (one.stderr, two.stderr)
+    a = [json.loads(ln) for ln in one.stdout.splitlines()]
+    b = [json.loads(ln) for ln in two.stdout.splitlines()]
+    assert [r["case_id"] for r in b] == [f"m{i}" for i in range(len(texts))] == [r["case_id"] for r in a]
+    _assert_same([[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in b],
+                 [[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in a])
+    assert [r["id"] for r in rows(tmp_path / "two.db", "select id from runs order by id")] == list(range(1, 7))

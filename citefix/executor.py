@@ -61,6 +61,8 @@ def check_options(args) -> None:
         raise ConfigError(f"--workers {workers}: must be 1 or more")
     if workers is not None and executor == "ray":
         raise ConfigError("--workers sets local worker processes; with --executor ray use --ray-workers N")
+    if (workers or 1) > 1 and getattr(args, "max_cost", None) is not None:
+        raise ConfigError("--max-cost counts spend in this process only; use it without --workers")
     if executor != "ray":
         for flag in ("ray_address", "ray_workers"):
             if getattr(args, flag, None) is not None:

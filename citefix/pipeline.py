@@ -183,7 +183,9 @@ class RunSettings:
         s = self.settings
         return {"llm": s.llm, "judge_llm": s.judge_llm, "verifier": s.verifier, "judge_verifier": self.judge_verifier,
                 "decomposer": s.decomposer, "reviser": self.reviser_name, "acu_granularity": s.acu_granularity,
-                "aggregation": s.aggregation, "cache": s.cache}
+                "aggregation": s.aggregation, "cache": s.cache,
+                # recorded only when not the default, so runs stored before the setting keep their signatures
+                **({"precision": s.precision} if s.precision != "fp32" else {})}
 
     def with_loop(self) -> dict[str, Any]:
         """stored() with the loop's limits, as `refine()` records them."""

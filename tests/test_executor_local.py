@@ -80,6 +80,7 @@ def test_workers_compare_stores_the_one_process_runs(tmp_path):
 @pytest.mark.parametrize("args, needle", [
     (["--workers", "0"], "--workers 0: must be 1 or more"),
     (["--workers", "2", "--executor", "ray"], "with --executor ray use --ray-workers"),
+    (["--workers", "2", "--max-cost", "1"], "--max-cost counts spend in this process only; use it without --workers"),
 ])
 def test_workers_flag_mistakes_are_clear(tmp_path, args, needle):
     r = cli("check", str(_cases(tmp_path)), *args, "--db", str(tmp_path / "x.db"), tmp_path=tmp_path)

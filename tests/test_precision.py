@@ -101,3 +101,20 @@ def test_the_offline_verifier_on_a_gpu_gives_the_cpu_verdicts(tmp_path):
         (sa, va), (sb, vb) = _verdicts(cpu.stdout), _verdicts(gpu.stdout)
         assert [(u, lab) for u, lab, _ in vb] == [(u, lab) for u, lab, _ in va]
         assert sb == pytest.approx(sa, abs=0.01 if extra else 1e-4)
+
+
+def test_a_refinement_records_a_lower_precision_and_resumes_with_it():
+    import argparse
+
+    from citefix.commands.common import llm_options
+    from citefix.config import Settings
+    from citefix.pipeline import RunSettings
+
+    assert "precision" not in RunSettings(Settings()).stored()  # the default leaves stored signatures as they were
+    stored = RunSettings(Settings(precision="bf16")).stored()
+    assert stored["precision"] == "bf16"
+    # resuming (`citefix refine --resume RUN` without --precision): the stored value comes back
+    resumed = RunSettings.load(saved=stored, llm_options=llm_options(argparse.Namespace(precision=None), stored))
+    assert resumed.settings.precision == "bf16"
+    given = RunSettings.load(saved=stored, llm_options=llm_options(argparse.Namespace(precision="fp32"), stored))
+    assert given.settings.precision == "fp32"  # what is given on the command line wins

@@ -287,9 +287,13 @@ class RayEvaluator:
 _worker: Any = None  # this worker process's _Worker
 
 
-def _start(settings: dict, threads: int | None) -> None:
+def _start(settings: dict, threads: int | None, cache_mb: float) -> None:
+    import signal
+
     global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle: it stops the workers (close)
     os.environ.setdefault("CITEFIX_TORCH_THREADS", str(threads or 1))  # no measuring in each worker
+    os.environ["CITEFIX_SOURCE_CACHE_MB"] = f"{cache_mb:g}"  # the workers share the memory budget for sources
     _worker = _Worker(settings, threads)
 
 
@@ -313,6 +317,11 @@ class ProcessEvaluator:
         threads = os.environ.get("CITEFIX_TORCH_THREADS")
         self.threads = int(threads) if threads and threads.isdigit() and int(threads) > 0 else 1
         self._settings = _portable_settings(settings)
+        from citefix.verify.offline_sources import _cache_budget
+
+        # the analysed-source cache's budget ($CITEFIX_SOURCE_CACHE_MB, 512 MB) split among the workers: cases with
+        # the same sources go to one worker, so none needs the whole of it
+        self._cache_mb = _cache_budget() / 2**20 / workers
         self._pool: ProcessPoolExecutor | None = None
         self.metaeval: dict = {}  # meta-eval: {"names": verifier names, "decomposer": its name or None}
 
@@ -320,7 +329,7 @@ class ProcessEvaluator:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=max(1, min(self.workers, n_jobs)),
                                              mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_start, initargs=(self._settings, self.threads))
+                                             initializer=_start, initargs=(self._settings, self.threads, self._cache_mb))
         return self._pool
 
     def map(self, cases: Iterable) -> Iterator:
@@ -362,19 +371,31 @@ class ProcessEvaluator:
         return self._results(f.result() for f in futures)
 
     def _results(self, results) -> Iterator:
+        from concurrent.futures.process import BrokenProcessPool
+
         try:
             for status, value in results:
                 if status == "error":
                     raise value
                 yield value
+        except BrokenProcessPool:
+            self.close()
+            raise ConfigError(f"a worker process died (killed, or out of memory: each of the {self.workers} workers "
+                              "holds its own models, about 0.8 GB); the cases finished before it are stored and a "
+                              "rerun reuses them; run again with fewer --workers") from None
         except BaseException:
             self.close()
             raise
 
     def close(self) -> None:
+        """Stop the workers now: queued work is dropped, running work is ended (nothing of it is stored)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+            pool, self._pool = self._pool, None
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in processes:
+                if proc.is_alive():
+                    proc.terminate()
 
 
 def make_evaluator(args, settings):

@@ -6,6 +6,11 @@ batch it was first encoded in (the padding changes the matrix shapes)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from helpers import rows
@@ -107,3 +112,48 @@ def test_workers_keep_input_order_when_cases_of_two_sources_interleave(tmp_path)
     _assert_same([[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in b],
                  [[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in a])
     assert [r["id"] for r in rows(tmp_path / "two.db", "select id from runs order by id")] == list(range(1, 7))
+
+
+def _spawned_workers(pid: int) -> list[int]:
+    """The multiprocessing workers among `pid`'s children (not its resource tracker), from /proc."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().decode(errors="replace")
+        except OSError:
+            continue
+        if int(stat[stat.rindex(")") + 2:].split()[1]) == pid and "spawn_main" in cmd and "resource_tracker" not in cmd:
+            out.append(int(entry))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the worker processes through /proc")
+def test_a_worker_that_dies_is_one_line_and_exit_2_and_finished_cases_stay_stored(tmp_path):
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(json.dumps({"id": f"k{i}", "sources": [{"id": "1", "text": f"{ARTICLE} Item {i}."}],
+                                          "text": TEXTS[i % len(TEXTS)]}) for i in range(400)) + "\n")
+    env = {**os.environ, "CITEFIX_HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    db = tmp_path / "k.db"
+    proc = subprocess.Popen([sys.executable, "-m", "citefix.cli", "check", str(path), "--json", "--workers", "2",
+                             "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=tmp_path)
+    deadline = time.time() + 240
+    while time.time() < deadline and not (db.exists() and rows(db, "select count(*) as n from runs")[0]["n"] >= 3):
+        time.sleep(0.5)
+    workers = _spawned_workers(proc.pid)
+    assert workers, "no worker process found"
+    os.kill(workers[0], signal.SIGKILL)
+    out, err = proc.communicate(timeout=240)
+    assert proc.returncode == 2, err
+    lines = [ln for ln in err.splitlines() if ln.startswith("citefix: error:")]
+    assert len(lines) == 1 and "a worker process died" in lines[0] and "fewer --workers" in lines[0], err
+    assert "Traceback" not in err
+    done = rows(db, "select count(*) as n from runs")[0]["n"]
+    assert 3 <= done < 400 and len(out.splitlines()) == done  # each stored case was printed; none passed off as done

@@ -8,8 +8,8 @@ encoder's forward pass in the offline verifier: fp32 (as trained, the default: e
 bf16 (matrix products in bfloat16 under torch autocast, hidden states handed back in float32; fast on a CPU with
 AVX512-BF16 or AMX and on recent GPUs, slow elsewhere). bf16 moves scores in the third decimal (docs/quality.md,
 "Lower precision"); a stored check is reused only by a check with the same precision. int8 (torch's dynamic
-quantization) was measured and left out: it moved the example's unit scores by up to 0.15, under thresholds chosen in
-fp32, and torch 2.13 deprecates that API."""
+quantization) was measured and left out: it moved the example's score from 0.625 to 0.582 under thresholds chosen in
+fp32 (bench/bench_encoder_precision.py --precision int8), and torch 2.13 deprecates that API."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ import pytest
 from helpers import rows
 from test_cli import ARTICLE, cli
 from test_compare_ray import RECS, _assert_same, _runs
-from test_executor_ray import TEXTS, _cases, _stored
+from test_executor_ray import TEXTS, _cases, _labels_file, _stored, _without_timings
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "CITEFIX_TORCH_THREADS": "1"}  # as each worker runs
 
@@ -43,24 +43,15 @@ def test_workers_print_and_store_what_one_process_does(tmp_path):
 
 @pytest.mark.slow
 def test_workers_meta_eval_gives_the_one_process_statistics(tmp_path):
-    recs = [{"id": f"s{i}", "document": ARTICLE, "summary": s, "label": lab} for i, (s, lab) in enumerate(
-        [("The depot closed in 1987.", 1), ("The depot closed in 1990.", 0), ("Councillors voted 9 to 4.", 1),
-         ("The plan will cost £9 million.", 0), ("The council approved a plan for a park.", 1),
-         ("The council rejected the plan.", 0)])]
-    path = tmp_path / "labels.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    path, n = _labels_file(tmp_path)
     common = ["meta-eval", str(path), "--verifier", "offline,lexical", "--bootstrap", "50", "--json", "--no-store"]
     one = cli(*common, tmp_path=tmp_path, extra_env=ONE_THREAD)
     two = cli(*common, "--workers", "2", tmp_path=tmp_path)
     assert one.returncode == 0, one.stderr
     assert two.returncode == 0 and "Traceback" not in two.stderr, two.stderr
-    a, b = json.loads(one.stdout), json.loads(two.stdout)
-    for timing in ("performance", "peak_rss_mb", "started_at", "duration_s"):
-        a.pop(timing), b.pop(timing)
-    for row in a["scores"] + b["scores"]:
-        row.pop("seconds", None)
+    a, b = _without_timings(one.stdout), _without_timings(two.stdout)
     _assert_same(b, a)
-    assert len(b["scores"]) == 2 * len(recs)
+    assert len(b["scores"]) == 2 * n
 
 
 @pytest.mark.slow

@@ -109,25 +109,37 @@ def test_sitecustomize_blocker_really_hides_ray(tmp_path):
     assert r.returncode != 0 and "No module named ray" in r.stderr
 
 
-@pytest.mark.slow
-def test_ray_meta_eval_gives_the_local_statistics(tmp_path):
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'citefix[ray]'); the Ray executor is optional")
+def _labels_file(tmp_path):
+    """Six labelled summaries of ARTICLE, for meta-eval."""
     recs = [{"id": f"s{i}", "document": ARTICLE, "summary": s, "label": lab} for i, (s, lab) in enumerate(
         [("The depot closed in 1987.", 1), ("The depot closed in 1990.", 0), ("Councillors voted 9 to 4.", 1),
          ("The plan will cost £9 million.", 0), ("The council approved a plan for a park.", 1),
          ("The council rejected the plan.", 0)])]
     path = tmp_path / "labels.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    return path, len(recs)
+
+
+def _without_timings(stdout: str) -> dict:
+    """A meta-eval's JSON output with its timings and memory left out (they differ from run to run)."""
+    out = json.loads(stdout)
+    for timing in ("performance", "peak_rss_mb", "started_at", "duration_s"):
+        out.pop(timing)
+    for row in out["scores"]:
+        row.pop("seconds", None)
+    return out
+
+
+@pytest.mark.slow
+def test_ray_meta_eval_gives_the_local_statistics(tmp_path):
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'citefix[ray]'); the Ray executor is optional")
+    path, n = _labels_file(tmp_path)
     common = ["meta-eval", str(path), "--verifier", "offline,lexical", "--bootstrap", "50", "--json", "--no-store"]
     local = cli(*common, tmp_path=tmp_path)
     ray_run = cli(*common, "--executor", "ray", "--ray-workers", "2", tmp_path=tmp_path, extra_env={"RAY_ADDRESS": ""})
     assert local.returncode == 0, local.stderr
     assert ray_run.returncode == 0, ray_run.stderr
     assert "starting Ray workers" in ray_run.stderr and "Traceback" not in ray_run.stderr
-    a, b = json.loads(local.stdout), json.loads(ray_run.stdout)
-    for timing in ("performance", "peak_rss_mb", "started_at", "duration_s"):
-        a.pop(timing), b.pop(timing)
-    for row in a["scores"] + b["scores"]:
-        row.pop("seconds", None)
+    a, b = _without_timings(local.stdout), _without_timings(ray_run.stdout)
     assert b["scores"] == a["scores"] and b["stats"] == a["stats"] and b == a
-    assert len(b["scores"]) == 2 * len(recs)
+    assert len(b["scores"]) == 2 * n

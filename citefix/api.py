@@ -13,7 +13,7 @@ from typing import Any, Iterable, Literal, Sequence, cast
 
 from pydantic import BaseModel, Field
 
-from citefix.errors import InputError
+from citefix.errors import ConfigError, InputError
 from citefix.models import Case, CaseKind, Evaluation, Source
 
 
@@ -97,27 +97,40 @@ def check(text: Any, sources: Sequence[str | Source | dict] | None = None, *, ll
           verifier: str | None = None, decomposer: str | None = None, question: str | None = None,
           id: str | None = None, kind: str | None = None, db: str | os.PathLike | None = None,
           cache: bool | None = None, concurrency: int | None = None, aggregation: str | None = None,
-          acu_granularity: str | None = None) -> CheckResult | list[CheckResult]:
+          acu_granularity: str | None = None, precision: str | None = None,
+          workers: int | None = None) -> CheckResult | list[CheckResult]:
     """Check a text against its sources (or a Case, or a case file) and store the run.
 
     Returns a CheckResult (an Evaluation plus `run_id`); a list of them when a file holds several cases.
-    `llm=None` (and no CITEFIX_LLM / config) checks offline.
+    `llm=None` (and no CITEFIX_LLM / config) checks offline. `precision`: the offline encoder's arithmetic (fp32 or
+    bf16, as `--precision`). `workers=N` evaluates the cases of a file in N worker processes (as `--workers N`; they
+    are started with multiprocessing's spawn, so a script that calls this needs the usual `if __name__ ==
+    "__main__":` guard).
     """
     from citefix.checking import check_case
+    from citefix.executor import ProcessEvaluator
     from citefix.pipeline import build_pipeline
     from citefix.store import Store
 
     cases = _cases(text, sources, question=question, case_id=id, kind=kind)
+    if workers is not None and workers < 1:
+        raise ConfigError(f"workers={workers}: must be 1 or more")
     settings = _settings(llm=llm, verifier=verifier, decomposer=decomposer, db=str(db) if db else None,
-                         cache=cache, concurrency=concurrency, aggregation=aggregation, acu_granularity=acu_granularity)
+                         cache=cache, concurrency=concurrency, aggregation=aggregation, acu_granularity=acu_granularity,
+                         precision=precision)
     store = Store(settings.db)
+    evaluator = ProcessEvaluator(settings, workers=workers) if (workers or 1) > 1 and len(cases) > 1 else None
     try:
         pipeline = build_pipeline(settings, store)
+        done = evaluator.map([c for c, _ in cases]) if evaluator is not None else None
         out = []
         for case, path in cases:
-            ev, run_id, _ = check_case(case, pipeline, store, input_path=path or "python-api", command="check")
+            ev, run_id, _ = check_case(case, pipeline, store, input_path=path or "python-api", command="check",
+                                       evaluation=next(done) if done is not None else None)
             out.append(CheckResult(**ev.model_dump(), run_id=run_id, store=str(store.path)))
     finally:
+        if evaluator is not None:
+            evaluator.close()
         store.close()
     return out[0] if len(out) == 1 else out
 
@@ -215,8 +228,10 @@ def compare(cases: Any, *, strategies: Iterable[str] = ("acu", "none"), rounds: 
 def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline", *, llm: str | None = None,
               decomposer: str | None = None, limit: int | None = None, format: str = "auto",
               aggregate: str = "min", bootstrap: int = 1000, seed: int = 0, strict: bool = False,
-              db: str | os.PathLike | None = None, store: bool = True):
-    """Measure verifiers against human labels (what `citefix meta-eval` does); returns the MetaEvalResult."""
+              db: str | os.PathLike | None = None, store: bool = True, precision: str | None = None,
+              workers: int | None = None):
+    """Measure verifiers against human labels (what `citefix meta-eval` does); returns the MetaEvalResult.
+    `precision` and `workers` as for :func:`check`."""
     from citefix.metaeval import verifier_names
     from citefix.metaeval.loaders import detect_format
     from citefix.metaeval.runner import run_meta_eval
@@ -225,8 +240,11 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
 
     shape = detect_format(cast("str | Path", path)) if format == "auto" else format
     names = verifier_names(verifiers if isinstance(verifiers, str) else ",".join(verifiers)) if shape != "rose" else []
-    settings = _settings(llm=llm, decomposer=decomposer, db=str(db) if db else None)
+    if workers is not None and workers < 1:
+        raise ConfigError(f"workers={workers}: must be 1 or more")
+    settings = _settings(llm=llm, decomposer=decomposer, db=str(db) if db else None, precision=precision)
     st = None
+    evaluator = None
     if store:
         from citefix.store import Store
 
@@ -242,12 +260,20 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
             dec = build_decomposer(decomposer or "auto", settings, client, kind="summary")
         elif decomposer and shape in ("xsumfaith", "summeval"):
             dec = build_decomposer(decomposer, settings, client, kind="summary")
+        if (workers or 1) > 1 and names:
+            from citefix.executor import ProcessEvaluator
+
+            evaluator = ProcessEvaluator(settings, workers=cast(int, workers))
+            evaluator.metaeval = {"names": names, "decomposer": decomposer if dec is not None else None}
         result = run_meta_eval(str(path), built, decomposer=dec, limit=limit, bootstrap=bootstrap, seed=seed,
-                               format=shape, aggregate=cast(Literal["min", "mean"], aggregate), skip_invalid=not strict)
+                               format=shape, aggregate=cast(Literal["min", "mean"], aggregate), skip_invalid=not strict,
+                               executor=evaluator)
         if st is not None:
             store_result(st, result, f"citefix.meta_eval({str(path)!r}, {names!r})")
         return result
     finally:
+        if evaluator is not None:
+            evaluator.close()
         if st is not None:
             st.close()
 

@@ -148,3 +148,41 @@ def test_a_worker_that_dies_is_one_line_and_exit_2_and_finished_cases_stay_store
     assert "Traceback" not in err
     done = rows(db, "select count(*) as n from runs")[0]["n"]
     assert 3 <= done < 400 and len(out.splitlines()) == done  # each stored case was printed; none passed off as done
+
+
+@pytest.mark.slow
+def test_python_api_workers_give_the_one_process_results(tmp_path):
+    """citefix.check(FILE, workers=2) and citefix.meta_eval(FILE, workers=2) from a user's script (with the
+    __main__ guard spawn needs) give what one process gives."""
+    cases = _cases(tmp_path)
+    labels, _ = _labels_file(tmp_path)
+    script = tmp_path / "use_api.py"
+    script.write_text(
+        "import json, sys\n"
+        "import citefix\n"
+        "from citefix.executor import ProcessEvaluator\n\n"
+        "used = []  # the worker pool's calls, counted (each still runs as it is)\n"
+        "for name in ('map', 'score_records'):\n"
+        "    def counted(self, *a, _f=getattr(ProcessEvaluator, name), _n=name, **k):\n"
+        "        used.append(_n)\n"
+        "        return _f(self, *a, **k)\n"
+        "    setattr(ProcessEvaluator, name, counted)\n\n"
+        "if __name__ == '__main__':\n"
+        "    n = int(sys.argv[1])\n"
+        f"    rs = citefix.check({str(cases)!r}, db=sys.argv[2], workers=n)\n"
+        f"    m = citefix.meta_eval({str(labels)!r}, 'offline', store=False, bootstrap=50, workers=n)\n"
+        "    print(json.dumps({'scores': [r.score for r in rs], 'ids': [r.case_id for r in rs],\n"
+        "                      'runs': [r.run_id for r in rs], 'stats': [s.model_dump() for s in m.stats]}))\n"
+        "    print(json.dumps(used), file=sys.stderr)\n")
+    env = {**os.environ, **ONE_THREAD, "CITEFIX_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1"}
+    out = {}
+    for n in (1, 2):
+        r = subprocess.run([sys.executable, str(script), str(n), str(tmp_path / f"api{n}.db")], capture_output=True,
+                           text=True, env=env, cwd=tmp_path, timeout=300)
+        assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+        out[n] = json.loads(r.stdout)
+        assert json.loads(r.stderr.strip().splitlines()[-1]) == ([] if n == 1 else ["map", "score_records"])
+    assert out[2]["ids"] == out[1]["ids"] == [f"c{i}" for i in range(len(TEXTS))]
+    assert len(out[2]["runs"]) == len(TEXTS) and len(out[2]["stats"]) > 0
+    _assert_same(out[2], out[1])

@@ -1,7 +1,7 @@
 """--executor local --workers N (issue 16): cases evaluated in N local worker processes, the store written by this
 process alone; the same printed scores and stored results as one process (one torch thread each). Scores are compared
-to 1e-6: which worker gets which case depends on timing, and a text's embedding can differ from the 7th decimal on with the
-batch it was first encoded in (the padding changes the matrix shapes): up to 4e-7 over 1,000 cases."""
+to 1e-6: which worker gets which case depends on timing, and a text's embedding can differ from the 7th decimal on
+with the batch it was first encoded in (the padding changes the matrix shapes): up to 4e-7 over 1,000 cases."""
 
 from __future__ import annotations
 

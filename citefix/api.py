@@ -119,7 +119,8 @@ def check(text: Any, sources: Sequence[str | Source | dict] | None = None, *, ll
                          cache=cache, concurrency=concurrency, aggregation=aggregation, acu_granularity=acu_granularity,
                          precision=precision)
     store = Store(settings.db)
-    evaluator = ProcessEvaluator(settings, workers=workers) if (workers or 1) > 1 and len(cases) > 1 else None
+    n_workers = workers or 1
+    evaluator = ProcessEvaluator(settings, workers=n_workers) if n_workers > 1 and len(cases) > 1 else None
     try:
         pipeline = build_pipeline(settings, store)
         done = evaluator.map([c for c, _ in cases]) if evaluator is not None else None
@@ -260,10 +261,10 @@ def meta_eval(path: str | os.PathLike, verifiers: str | Sequence[str] = "offline
             dec = build_decomposer(decomposer or "auto", settings, client, kind="summary")
         elif decomposer and shape in ("xsumfaith", "summeval"):
             dec = build_decomposer(decomposer, settings, client, kind="summary")
-        if (workers or 1) > 1 and names:
+        if workers is not None and workers > 1 and names:
             from citefix.executor import ProcessEvaluator
 
-            evaluator = ProcessEvaluator(settings, workers=cast(int, workers))
+            evaluator = ProcessEvaluator(settings, workers=workers)
             evaluator.metaeval = {"names": names, "decomposer": decomposer if dec is not None else None}
         result = run_meta_eval(str(path), built, decomposer=dec, limit=limit, bootstrap=bootstrap, seed=seed,
                                format=shape, aggregate=cast(Literal["min", "mean"], aggregate), skip_invalid=not strict,

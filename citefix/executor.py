@@ -84,6 +84,19 @@ def require_ray():
     return ray
 
 
+def _worker_threads() -> int:
+    """Torch threads for each worker: $CITEFIX_TORCH_THREADS when it is a whole number (0: torch's default), else 1."""
+    threads = os.environ.get("CITEFIX_TORCH_THREADS")
+    return int(threads) if threads and threads.isdigit() else 1
+
+
+def _chunks(jobs: list, workers: int) -> list[list]:
+    """meta-eval records in contiguous chunks, four per worker (fewer when there are fewer records)."""
+    n_chunks = min(len(jobs), 4 * workers)
+    size = -(-len(jobs) // n_chunks)
+    return [jobs[i:i + size] for i in range(0, len(jobs), size)]
+
+
 def _portable_settings(settings) -> dict:
     data = asdict(settings)
     data.pop("db", None)  # workers have no store
@@ -209,8 +222,7 @@ class RayEvaluator:
                                   "(ray://HEAD:10001 or auto) and that the cluster is up") from None
         self.settings = _portable_settings(settings)
         self.workers = workers
-        threads = os.environ.get("CITEFIX_TORCH_THREADS")
-        self.threads = int(threads) if threads and threads.isdigit() else 1
+        self.threads = _worker_threads()
         self._actors: list = []
         self.metaeval: dict = {}  # meta-eval: {"names": verifier names, "decomposer": its name or None}
 
@@ -244,9 +256,7 @@ class RayEvaluator:
         if not jobs:
             return iter(())
         pool = self._pool(len(jobs))
-        n_chunks = min(len(jobs), 4 * len(self._actors))
-        size = -(-len(jobs) // n_chunks)
-        chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+        chunks = _chunks(jobs, len(self._actors))
         spec = self.metaeval
         return self._results(pool.map(lambda a, c: a.score_records.remote(spec, c, options), chunks))
 
@@ -314,8 +324,7 @@ class ProcessEvaluator:
 
     def __init__(self, settings, *, workers: int):
         self.workers = workers
-        threads = os.environ.get("CITEFIX_TORCH_THREADS")
-        self.threads = int(threads) if threads and threads.isdigit() and int(threads) > 0 else 1
+        self.threads = _worker_threads() or 1
         self._settings = _portable_settings(settings)
         from citefix.verify.offline_sources import _cache_budget
 
@@ -354,9 +363,7 @@ class ProcessEvaluator:
         """meta-eval: the records in contiguous chunks (four per worker), each chunk's outputs in order."""
         if not jobs:
             return iter(())
-        n_chunks = min(len(jobs), 4 * self.workers)
-        size = -(-len(jobs) // n_chunks)
-        chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+        chunks = _chunks(jobs, self.workers)
         pool = self._executor(len(chunks))
         return self._results(pool.map(_score_records, [self.metaeval] * len(chunks), chunks,
                                       [options] * len(chunks)))
@@ -374,10 +381,7 @@ class ProcessEvaluator:
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            for status, value in results:
-                if status == "error":
-                    raise value
-                yield value
+            yield from RayEvaluator._results(results)  # ("ok", value) or ("error", exc) from each _Worker call
         except BrokenProcessPool:
             self.close()
             raise ConfigError(f"a worker process died (killed, or out of memory: each of the {self.workers} workers "

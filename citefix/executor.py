@@ -23,6 +23,7 @@ import hashlib
 import multiprocessing
 import os
 import sys
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
@@ -133,6 +134,12 @@ class _Worker:
                                    aggregation=pipeline.settings.aggregation))
         except Exception as exc:  # noqa: BLE001 - carried back to the driver, which raises it in its own process
             return ("error", exc)
+
+    def forget_sources(self, keys: list[str]) -> None:
+        """Drop these analysed sources from the verifier's cache (a verifier without one has nothing to drop)."""
+        forget = getattr(getattr(self._pipeline, "verifier", None), "forget_sources", None)
+        if keys and forget is not None:
+            forget(keys)
 
     def refine_run(self, case, spec: dict):
         """compare: one (case, strategy) refinement with the compare command's settings, into a private temporary
@@ -307,8 +314,10 @@ def _start(settings: dict, threads: int | None, cache_mb: float) -> None:
     _worker = _Worker(settings, threads)
 
 
-def _evaluate_group(cases: list) -> list:
-    return [_worker.evaluate(c) for c in cases]
+def _evaluate_group(cases: list, done_with: list[str]) -> list:
+    out = [_worker.evaluate(c) for c in cases]
+    _worker.forget_sources(done_with)
+    return out
 
 
 def _score_records(spec: dict, jobs, options: dict):
@@ -317,6 +326,18 @@ def _score_records(spec: dict, jobs, options: dict):
 
 def _refine_run(case, spec: dict):
     return _worker.refine_run(case, spec)
+
+
+def source_groups(cases: list) -> list[tuple[list[int], list[str]]]:
+    """The cases (indices, in input order) grouped by their set of sources, each group with the sources (sha1 hex
+    digests of their texts) that no other group has: a worker given the group can drop those from its cache when the
+    group is done, so that its memory holds only sources that later groups share (issue 16: RSS of many workers)."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, case in enumerate(cases):
+        key = tuple(sorted({hashlib.sha1(s.text.encode("utf-8")).hexdigest() for s in case.sources}))
+        groups.setdefault(key, []).append(i)
+    shared = Counter(k for key in groups for k in key)
+    return [(members, [k for k in key if shared[k] == 1]) for key, members in groups.items()]
 
 
 class ProcessEvaluator:
@@ -348,14 +369,11 @@ class ProcessEvaluator:
         cases = list(cases)
         if not cases:
             return iter(())
-        groups: dict[tuple[str, ...], list[int]] = {}
-        for i, case in enumerate(cases):
-            key = tuple(sorted(hashlib.sha1(s.text.encode("utf-8")).hexdigest() for s in case.sources))
-            groups.setdefault(key, []).append(i)
+        groups = source_groups(cases)
         pool = self._executor(len(groups))
         where: dict[int, tuple[Any, int]] = {}  # case index -> (its group's future, its place in the group)
-        for members in groups.values():
-            future = pool.submit(_evaluate_group, [cases[i] for i in members])
+        for members, done_with in groups:
+            future = pool.submit(_evaluate_group, [cases[i] for i in members], done_with)
             where.update((i, (future, k)) for k, i in enumerate(members))
         return self._results(where[i][0].result()[where[i][1]] for i in range(len(cases)))
 

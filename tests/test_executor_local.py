@@ -186,3 +186,31 @@ def test_python_api_workers_give_the_one_process_results(tmp_path):
     assert out[2]["ids"] == out[1]["ids"] == [f"c{i}" for i in range(len(TEXTS))]
     assert len(out[2]["runs"]) == len(TEXTS) and len(out[2]["stats"]) > 0
     _assert_same(out[2], out[1])
+
+
+def test_a_worker_drops_the_sources_no_later_group_needs_and_keeps_shared_ones(monkeypatch):
+    """check --workers: cases are grouped by their sources; after a group the worker forgets the sources no other
+    group has (their memory is not needed again) and keeps one that a later group shares — real spaCy and MiniLM."""
+    import hashlib
+
+    from citefix import executor
+    from citefix.config import Settings
+    from citefix.models import Case, Source
+
+    other = "The museum reopened on Friday after a two-year refit costing £4 million, its director said."
+    a, b = Source(id="1", text=ARTICLE), Source(id="2", text=other)
+    cases = [Case(id="c0", sources=[a], text="The depot closed in 1987."),
+             Case(id="c1", sources=[a, b], text="The museum reopened on Friday."),
+             Case(id="c2", sources=[a], text="Councillors voted 9 to 4.")]
+    key = {s.text: hashlib.sha1(s.text.encode("utf-8")).hexdigest() for s in (a, b)}
+    groups = executor.source_groups(cases)
+    # c0 and c2 share exactly one source set; the article is also in c1's set, the museum text only there
+    assert groups == [([0, 2], []), ([1], [key[other]])]
+    monkeypatch.setattr(executor, "_worker", executor._Worker(executor._portable_settings(Settings()), 1))
+    first = executor._evaluate_group([cases[i] for i in groups[0][0]], groups[0][1])
+    assert [r[0] for r in first] == ["ok", "ok"]
+    cache = executor._worker._pipeline.verifier._cache
+    assert set(cache) == {key[ARTICLE]}  # shared with the next group: kept
+    second = executor._evaluate_group([cases[1]], groups[1][1])
+    assert second[0][0] == "ok" and set(cache) == {key[ARTICLE]}  # the museum text is dropped once its group is done
+    assert executor._worker._pipeline.verifier._cached_bytes == cache[key[ARTICLE]].nbytes()

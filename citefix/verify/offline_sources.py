@@ -187,6 +187,15 @@ class SourceAnalysis:
             self._sources(list(texts.values()))
         return covered
 
+    def forget_sources(self, keys: Sequence[str]) -> None:
+        """Drop these analysed sources (sha1 hex digests of their texts) from the cache: a caller that knows no later
+        case has them (a worker given every case of its sources at once) frees their memory for the next ones."""
+        with self._lock:
+            for k in keys:
+                info = self._cache.pop(k, None)
+                if info is not None:
+                    self._cached_bytes -= info.nbytes()
+
     def _sources(self, texts: list[str]) -> list[_Source]:
         keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
         with self._lock:

@@ -277,3 +277,23 @@ def test_an_abbreviation_is_an_argument_of_its_verb(tools):
               "earned a master's degree at Stanford.")
     assert _roles(_check(tools, source, "His B.S. received Larry Page in computer engineering.")) == ["role: received"]
     assert _roles(_check(tools, source, "Larry Page received his B.S. in computer engineering.")) == []
+
+
+SOURCE_WITNESS = ("The report was published on Tuesday by the county's safeguarding board. Domestic violence affects "
+                  "all who are exposed to it: perpetrators, victims, and the children who witness the violence. The "
+                  "board said the county's refuges were full.")
+
+
+def test_not_just_or_not_only_does_not_negate_the_verb(tools):
+    """"doesn't just affect X but also Y" says it affects X: the cue scopes over "just", not over the verb."""
+    text = "Domestic violence doesn't just affect the victims but also the children who witness the violence."
+    out = _check(tools, SOURCE_WITNESS, text)
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    # a plain negation of the same verb is still contradicted by the source
+    out = _check(tools, SOURCE_WITNESS, "Domestic violence does not affect the children who witness the violence.")
+    assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    # the source side reads "not only" the same way
+    source = SOURCE_WITNESS.replace("Domestic violence affects all", "Domestic violence does not only affect victims: "
+                                    "it affects all")
+    out = _check(tools, source, "Domestic violence affects victims.")
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}

@@ -53,8 +53,11 @@ MONTHS = {
     "sept": "sep", "oct": "oct", "nov": "nov", "dec": "dec",
 }
 WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+# "not only" / "n't just" / "never merely" deny no verb: the sentence says it holds, and more (local.FOCUS_AFTER_CUE)
+_NOT_FOCUS = r"(?!\s+(?:only|just|merely|simply|solely)\b)"
 NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without|nowhere|hardly|fail(?:s|ed)? to)\b|n['\u2019]t\b",
+    r"\b(?:(?:not|never)\b" + _NOT_FOCUS + r"|(?:no|none|nobody|nothing|neither|nor|cannot|without|nowhere|hardly"
+    r"|fail(?:s|ed)? to)\b)|n['\u2019]t\b" + _NOT_FOCUS,
     re.IGNORECASE,
 )
 

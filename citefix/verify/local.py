@@ -93,19 +93,28 @@ def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
     inflected word but auxiliaries between (as on the source side, ``source_negated``), that stood right before it in
     the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
     ("won't translate [into Bernie Sanders] becoming": "becoming" is not negated)."""
-    if any(c.dep_ == "neg" for c in tok.children):
-        return True
     doc = tok.doc
+    if any(c.dep_ == "neg" and not _focus_after(doc, c.i) for c in tok.children):
+        return True
     here = _original_offset(align, tok.idx)
     for j in range(tok.i - 1, max(0, tok.i - 3) - 1, -1):
         w = doc[j]
         if w.is_punct and not w.is_quote:
             return False
         if w.lower_ in NEG_WORDS and here - _original_offset(align, w.idx) == tok.idx - w.idx:
-            return True
+            return not _focus_after(doc, j)
         if _ends_cue(w.lower_, w.lemma_.lower()):
             return False
     return False
+
+
+# "not only", "not just", "never merely": the cue scopes over the focus word, not the verb, and the sentence says the
+# verb holds and more ("doesn't just affect the victim but also those who witness it" says it affects the victim)
+FOCUS_AFTER_CUE = {"only", "just", "merely", "simply", "solely"}
+
+
+def _focus_after(doc, i: int) -> bool:
+    return i + 1 < len(doc) and doc[i + 1].lower_ in FOCUS_AFTER_CUE
 
 
 _NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
@@ -149,10 +158,11 @@ def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[
         if j + 1 in pauses:
             break  # punctuation between (the sequence holds words only): "with nothing. Steve Bruce is"
         if seq[j][1] in NEG_WORDS:
-            return True
+            return seq[j + 1][1] not in FOCUS_AFTER_CUE
         if _ends_cue(seq[j][1], seq[j][2]):
             break
-    return seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in _NEG_PARTICLES
+    return (seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in _NEG_PARTICLES
+            and not (k + 2 < len(seq) and seq[k + 2][1] in FOCUS_AFTER_CUE))
 
 
 CLAUSE_REACH = 10  # words on each side of a verb that count as its clause when matching it to the unit's other words

@@ -51,6 +51,13 @@ def _calendar_word(word: str) -> bool:
     return (word in MONTHS and word != "may") or word in WEEKDAYS
 
 
+def _singular(t) -> str | None:
+    """A plural proper noun's singular ("Olympics" → "olympic", "Democrats" → "democrat": the tagger's NNPS; spaCy
+    leaves proper nouns unlemmatised), so that the source's "Olympic Games" holds the unit's "the Olympics"; None for
+    any other word (a surname ending in -s, "Williams", is NNP and is not cut)."""
+    return t.lower_[:-1] if t.tag_ == "NNPS" and t.lower_.endswith("s") and len(t.text) > 3 else None
+
+
 def _opens(t) -> bool:
     """Does the token open a sentence, a line or what follows a colon: where a capital says nothing of a name
     ("Perform STA to …" after "Static Timing Analysis (STA):")."""
@@ -233,7 +240,8 @@ class UnitSignals(RegionFinder):
             if in_focus(a, b, focus) and d in pool.dates and d not in dates and not anchored(a, b):
                 n_date += 1
                 out.append({"kind": "date", "text": text[a:b], "start": a, "end": b})
-        known_loc = lambda t: t.lower_ in words or t.lemma_.lower() in lemmas or t.lower_ in lemmas  # noqa: E731
+        known_loc = lambda t: (t.lower_ in words or t.lemma_.lower() in lemmas or t.lower_ in lemmas  # noqa: E731
+                               or _singular(t) in words)
         n_ent = 0.0
         for g in groups:
             here = [known_loc(t) for t in g]
@@ -466,7 +474,7 @@ class UnitSignals(RegionFinder):
     def _known(t, pool: _Pool) -> bool:
         # an abbreviation the source writes with its full stop ("St." / "st", the unit's tokenizer split the stop off)
         return (t.lower_ in pool.words or t.lemma_.lower() in pool.lemmas or t.lower_ in pool.lemmas
-                or t.lower_ + "." in pool.words)
+                or t.lower_ + "." in pool.words or _singular(t) in pool.words)
 
     # --- verdicts --------------------------------------------------------------------------------------------------
 

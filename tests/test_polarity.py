@@ -297,3 +297,17 @@ def test_not_just_or_not_only_does_not_negate_the_verb(tools):
                                     "it affects all")
     out = _check(tools, source, "Domestic violence affects victims.")
     assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+def test_a_copula_with_a_negated_conjunct_says_be_both_ways(tools):
+    """"is unconscious or not breathing" against the source's "is not breathing": the copula carries both polarities
+    in the unit, so the source's negated "is" does not contradict it; a plain copula still does."""
+    source = ("Call 9-1-1 and give care based on the condition found. If the child does not respond and is not "
+              "breathing, begin CPR at once, starting with compressions.")
+    out = _check(tools, source, "If the child is unconscious or not breathing, begin CPR at once.")
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    out = _check(tools, "The striker was not hungry after the match, the coach said.",
+                 "The striker was tired but not hungry after the match.")
+    assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    out = _check(tools, "The striker was hungry after the match, the coach said.", "The striker was not hungry.")
+    assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}

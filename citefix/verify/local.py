@@ -216,6 +216,16 @@ def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: s
     return []
 
 
+def _both_ways(tok) -> bool:
+    """A copula whose coordinated complement carries a negation of its own ("is unconscious or not breathing", "was
+    tired but not hungry"): the unit says "be" both ways, so neither polarity of a source's "be" contradicts it."""
+    if tok.lemma_.lower() != "be":
+        return False
+    parts = [cj for c in tok.children if c.dep_ in ("acomp", "attr") for cj in c.conjuncts]
+    parts += [cj for cj in tok.conjuncts if cj.pos_ not in ("VERB", "AUX")]  # "hungry" shares the copula "was"
+    return any(g.dep_ == "neg" for cj in parts for g in cj.children)
+
+
 def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]],
                         align: Sequence[Sequence[int]] | None = None, pauses: Mapping[int, bool] | None = None) -> list[dict]:
     """Verbs of the unit's focus whose every occurrence (by lemma) in the region that stands among the most of the
@@ -227,6 +237,8 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
         main = t.pos_ == "VERB" or (t.pos_ == "AUX" and t.dep_ not in ("aux", "auxpass"))  # "is not its teacher"
         # a participle modifying a noun states no predicate of its own ("a cheating scandal")
         if not main or t.dep_ in ("amod", "compound") or not in_focus(t.idx, t.idx + len(t.text), focus):
+            continue
+        if _both_ways(t):
             continue
         lemma = t.lemma_.lower()
         hits = _aligned_hits([k for k, (_, _, lem) in enumerate(seq) if lem == lemma], seq, _content_words(doc, t),

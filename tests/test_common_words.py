@@ -91,13 +91,22 @@ def test_an_acronym_the_unit_spells_out_is_checked_through_its_words(verifier):
 
     assert defined_acronyms("two interrupt-on-change (IOC) pins or input capture (IC) channels") == {"IOC", "IC"}
     assert defined_acronyms("the NGO (non-governmental organisation) said") == {"NGO"}
-    assert defined_acronyms("the cardiothoracic ratio (CTR)") == set()  # letters that are no initials
+    # letters found in order, the first opening the long form (Schwartz and Hearst's rule), not only initials
+    assert defined_acronyms("the cardiothoracic ratio (CTR)") == {"CTR"}
+    assert defined_acronyms("deoxyribonucleic acid (DNA) samples") == {"DNA"}
+    # a word that does not open with the acronym's first letter defines nothing ("said (CEO)": no "c…" word)
+    assert defined_acronyms("the company said (CEO)") == set()
+    assert defined_acronyms("measured by the board (BBC)") == set()
     source = ("The microcontroller needs at least two interrupt-on-change pins to read the encoder. Input capture "
               "channels also detect rising and falling edges.")
     text = "It needs at least two interrupt-on-change (IOC) pins to read the encoder."
     score, f = _check(verifier, source, text)
     assert not [m for m in f["missing"] if m["kind"] == "entity"], f["missing"]
     assert score > verifier.supported_at("default")
+    source = ("On a chest X-ray the cardiothoracic ratio compares the width of the heart with the width of the "
+              "chest; a ratio above one half suggests cardiomegaly.")
+    score, f = _check(verifier, source, "Cardiomegaly can be measured with the cardiothoracic ratio (CTR) on a chest X-ray.")
+    assert not [m for m in f["missing"] if m["kind"] == "entity"], f["missing"]
     # an acronym that stands for nothing the unit says is still an invented name
     score, f = _check(verifier, source, "It needs at least two GPIO pins to read the encoder.")
     assert [m["text"] for m in f["missing"] if m["kind"] == "entity"] == ["GPIO"] and score <= 0.2

@@ -73,14 +73,28 @@ _ACRONYM_PAREN = re.compile(r"\b([A-Z]{2,6})s?\s+\(([A-Za-z][A-Za-z\s-]*)\)")
 
 
 def _spells(acronym: str, words: str, last: bool) -> bool:
-    """Do the initials of `words` (hyphens part words; function words may be left out) spell `acronym`: the last
-    words before "(ACR)" when `last`, all of the words inside "ACR (…)" otherwise?"""
+    """Does `words` spell `acronym`: the last words before "(ACR)" when `last`, all of the words inside "ACR (…)"
+    otherwise? By its initials (hyphens part words; function words may be left out), or, as Schwartz and Hearst (2003)
+    match a definition, by the acronym's letters found in order in the words, the first at the first word's start and
+    no more words than min(len + 5, 2 × len) ("cardiothoracic ratio (CTR)", "deoxyribonucleic acid (DNA)")."""
     seq = [w for w in re.split(r"[\s-]+", words.strip().lower()) if w]
+    acr = acronym.lower()
     for ws in (seq, [w for w in seq if w not in _FUNCTION_WORDS]):
         initials = "".join(w[0] for w in ws)
-        if (initials.endswith(acronym.lower()) if last else initials == acronym.lower()):
+        if (initials.endswith(acr) if last else initials == acr):
             return True
-    return False
+    most = min(len(acr) + 5, 2 * len(acr))
+    spans = [seq[-n:] for n in range(1, min(most, len(seq)) + 1)] if last else [seq] if len(seq) <= most else []
+    return any(span[0][0] == acr[0] and _letters_in_order(acr, " ".join(span)) for span in spans)
+
+
+def _letters_in_order(acr: str, long_form: str) -> bool:
+    """The acronym's letters in order in the long form, its first letter opening the long form's first word."""
+    k = 1
+    for ch in long_form[1:]:
+        if k < len(acr) and ch == acr[k]:
+            k += 1
+    return k == len(acr)
 
 
 def defined_acronyms(text: str) -> set[str]:

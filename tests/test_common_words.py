@@ -97,6 +97,7 @@ def test_an_acronym_the_unit_spells_out_is_checked_through_its_words(verifier):
     # a word that does not open with the acronym's first letter defines nothing ("said (CEO)": no "c…" word)
     assert defined_acronyms("the company said (CEO)") == set()
     assert defined_acronyms("measured by the board (BBC)") == set()
+    assert defined_acronyms("the US (usually) and the UK (unlike)") == set()  # inside "ACR (…)" only initials count
     source = ("The microcontroller needs at least two interrupt-on-change pins to read the encoder. Input capture "
               "channels also detect rising and falling edges.")
     text = "It needs at least two interrupt-on-change (IOC) pins to read the encoder."

@@ -4,6 +4,8 @@ region that happens to hold the same verb negated."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from citefix.decompose.clauses import ClauseDecomposer
@@ -225,7 +227,8 @@ def test_the_verbs_occurrence_is_matched_within_its_own_sentence():
     """A text copying two sentences that use one verb with both polarities: each occurrence is matched in its own
     sentence, so neither is read as contradicted (whole-text units of SummEval summaries do this)."""
     from citefix.nlp import load_spacy
-    from citefix.verify.local import polarity_mismatches, word_pauses
+    from citefix.verify.local import polarity_mismatches
+    from citefix.verify.negation import word_pauses
 
     nlp = load_spacy()
     source = ("Thousands of holidaymakers caught up in last summer's passport delay fiasco have not received any "
@@ -292,11 +295,34 @@ def test_not_just_or_not_only_does_not_negate_the_verb(tools):
     # a plain negation of the same verb is still contradicted by the source
     out = _check(tools, SOURCE_WITNESS, "Domestic violence does not affect the children who witness the violence.")
     assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
-    # the source side reads "not only" the same way
-    source = SOURCE_WITNESS.replace("Domestic violence affects all", "Domestic violence does not only affect victims: "
-                                    "it affects all")
+    # the source side reads "not only" the same way (its one "affect" is the one with "not only")
+    source = SOURCE_WITNESS.replace("Domestic violence affects all who are exposed to it:",
+                                    "Domestic violence does not only affect victims but also")
+    assert source.count("affect") == 1
     out = _check(tools, source, "Domestic violence affects victims.")
     assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    # …but "not just" at a clause's end is the adjective, and after a modal it denies: both stay negations
+    out = _check(tools, "The panel said the decision was just, and the appeal failed.", "The decision was not just.")
+    assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+    out = _check(tools, "The report says the problem can be solved by new housing.",
+                 "The problem cannot simply be solved by new housing.")
+    assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+def test_source_negated_reads_focus_words_modals_and_clause_ends():
+    from citefix.verify.negation import source_negated, word_pauses
+
+    def neg(text: str, verb: str) -> bool:
+        words = [(m.start(), m.group(0).lower(), m.group(0).lower()) for m in re.finditer(r"[A-Za-z']+", text)]
+        words = [(p, w, {"did": "do", "does": "do", "is": "be", "was": "be", "ca": "can"}.get(w, w)) for p, w, _ in words]
+        k = next(i for i, (_, w, _) in enumerate(words) if w == verb)
+        return source_negated(words, k, word_pauses(words, text))
+
+    assert not neg("The storm did not only flood the town but cut the power.", "flood")
+    assert neg("The storm did not flood the town.", "flood")
+    assert not neg("It is not only a museum but a school.", "is")
+    assert neg("The decision was not just.", "was")
+    assert neg("You must not just leave.", "leave")
 
 
 def test_a_copula_with_a_negated_conjunct_says_be_both_ways(tools):

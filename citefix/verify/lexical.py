@@ -53,10 +53,15 @@ MONTHS = {
     "sept": "sep", "oct": "oct", "nov": "nov", "dec": "dec",
 }
 WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
-# "not only" / "n't just" / "never merely" deny no verb: the sentence says it holds, and more (local.FOCUS_AFTER_CUE)
-_NOT_FOCUS = r"(?!\s+(?:only|just|merely|simply|solely)\b)"
+# "not only", "n't just", "never merely" + a word: the cue scopes over the focus word, not the verb, and the sentence
+# says the verb holds and more ("doesn't just affect the victims but also …"); not after a modal ("cannot simply be
+# solved", "can't just leave" deny), and not at a clause's end ("the decision was not just": the adjective)
+FOCUS_AFTER_CUE = frozenset({"only", "just", "merely", "simply", "solely"})
+MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "may", "might", "must"})
+_NOT_FOCUS = r"(?!\s+(?:" + "|".join(sorted(FOCUS_AFTER_CUE)) + r")\s+[a-z])"
 NEGATION = re.compile(
-    r"\b(?:(?:not|never)\b" + _NOT_FOCUS + r"|(?:no|none|nobody|nothing|neither|nor|cannot|without|nowhere|hardly"
+    r"\b(?:(?:" + "|".join(sorted(MODALS)) + r")\s+not|cannot|(?:ca|wo|could|would|should|might|must|shan)n['\u2019]t)\b"
+    r"|\b(?:(?:not|never)\b" + _NOT_FOCUS + r"|(?:no|none|nobody|nothing|neither|nor|without|nowhere|hardly"
     r"|fail(?:s|ed)? to)\b)|n['\u2019]t\b" + _NOT_FOCUS,
     re.IGNORECASE,
 )

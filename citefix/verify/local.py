@@ -33,10 +33,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
-NEG_WORDS = {"not", "n't", "n\u2019t", "never", "no", "nobody", "nothing", "neither", "nor", "without", "cannot", "none",
-             # a contraction a detokeniser pulled apart ("doesn ’ t", "didn ' t"): the stem carries the negation
-             "doesn", "didn", "isn", "wasn", "aren", "weren", "hasn", "hadn", "couldn", "wouldn", "shouldn", "mustn",
-             "needn"}
+from citefix.verify.negation import negated_unit, source_negated
+
 _AGENT = {"nsubj", "csubj"}
 _PATIENT = {"dobj", "nsubjpass", "csubjpass"}
 
@@ -78,91 +76,6 @@ def region_words(words_at: Sequence[tuple[int, str, str]], start: int, end: int)
     lo = bisect.bisect_left(words_at, (start, "", ""))
     hi = bisect.bisect_left(words_at, (end, "", ""))
     return list(words_at[lo:hi])
-
-
-def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
-    """Where unit-text offset x stood in the text the unit was cut from (meta["align"]: unit start, end, origin)."""
-    for a, b, o in align or ():
-        if a <= x < b:
-            return o + x - a
-    return x
-
-
-def _negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
-    """A negation cue on the verb: a `neg` child, or a cue among the three words before it, with no punctuation and no
-    inflected word but auxiliaries between (as on the source side, ``source_negated``), that stood right before it in
-    the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
-    ("won't translate [into Bernie Sanders] becoming": "becoming" is not negated)."""
-    doc = tok.doc
-    if any(c.dep_ == "neg" and not _focus_after(doc, c.i) for c in tok.children):
-        return True
-    here = _original_offset(align, tok.idx)
-    for j in range(tok.i - 1, max(0, tok.i - 3) - 1, -1):
-        w = doc[j]
-        if w.is_punct and not w.is_quote:
-            return False
-        if w.lower_ in NEG_WORDS and here - _original_offset(align, w.idx) == tok.idx - w.idx:
-            return not _focus_after(doc, j)
-        if _ends_cue(w.lower_, w.lemma_.lower()):
-            return False
-    return False
-
-
-# "not only", "not just", "never merely": the cue scopes over the focus word, not the verb, and the sentence says the
-# verb holds and more ("doesn't just affect the victim but also those who witness it" says it affects the victim)
-FOCUS_AFTER_CUE = {"only", "just", "merely", "simply", "solely"}
-
-
-def _focus_after(doc, i: int) -> bool:
-    return i + 1 < len(doc) and doc[i + 1].lower_ in FOCUS_AFTER_CUE
-
-
-_NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
-_NEG_PARTICLES = {"not", "n't", "n\u2019t", "never"}  # only these after the verb: "were without Totti" is no negated "be"
-
-
-# an inflected word between a negation cue and the verb ends the cue's reach, unless it is an auxiliary ("has not yet
-# been said"): it is a verb (or noun) of its own ("who has not been identified, said" does not negate "said")
-_AUX_LEMMAS = {"be", "have", "do", "will", "would", "can", "could", "shall", "should", "may", "might", "must"}
-
-
-def _ends_cue(word: str, lemma: str) -> bool:
-    return lemma != word and lemma not in _AUX_LEMMAS
-
-
-PAUSES = set(".,;:!?()[]{}-\u2013\u2014")  # punctuation a negation cue does not reach across (quotes it does)
-
-
-SENTENCE_ENDS = set(".!?")
-
-
-def word_pauses(words: Sequence[tuple[int, str, str]], text: str, lo: int = 1,
-                hi: int | None = None) -> dict[int, bool]:
-    """Indices i in [lo, hi) of a word sequence from `text` with punctuation between words i-1 and i, each mapped to
-    whether that punctuation ends a sentence."""
-    hi = len(words) if hi is None else min(hi, len(words))
-    out: dict[int, bool] = {}
-    for i in range(max(1, lo), hi):
-        gap = text[words[i - 1][0] + len(words[i - 1][1]):words[i][0]]
-        if any(c in PAUSES for c in gap):
-            out[i] = any(c in SENTENCE_ENDS for c in gap)
-    return out
-
-
-def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[int, bool] | None = None) -> bool:
-    """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
-    before it with no punctuation (`pauses`, from ``word_pauses``) and no inflected word but auxiliaries between, or
-    right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side."""
-    pauses = pauses or {}
-    for j in range(k - 1, max(0, k - 3) - 1, -1):
-        if j + 1 in pauses:
-            break  # punctuation between (the sequence holds words only): "with nothing. Steve Bruce is"
-        if seq[j][1] in NEG_WORDS:
-            return seq[j + 1][1] not in FOCUS_AFTER_CUE
-        if _ends_cue(seq[j][1], seq[j][2]):
-            break
-    return (seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in _NEG_PARTICLES
-            and not (k + 2 < len(seq) and seq[k + 2][1] in FOCUS_AFTER_CUE))
 
 
 CLAUSE_REACH = 10  # words on each side of a verb that count as its clause when matching it to the unit's other words
@@ -246,7 +159,7 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
         if not hits:
             continue
         src_neg = [source_negated(seq, k, pauses) for k in hits]
-        u_neg = _negated_unit(t, align)
+        u_neg = negated_unit(t, align)
         if all(n != u_neg for n in src_neg):
             out.append({"kind": "polarity", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
                         "unit_negated": u_neg})
@@ -332,7 +245,7 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
         r = next((r for r in (opposite_in(t, rd) for rd in region_docs) if r is not None), None)
         if r is not None:
             out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
-                        "evidence": r.text, "unit_negated": _negated_unit(t, align)})
+                        "evidence": r.text, "unit_negated": negated_unit(t, align)})
     return out
 
 

@@ -33,9 +33,9 @@ from citefix.verify.local import (
     region_words,
     role_swaps,
     value_conflicts,
-    word_pauses,
 )
 from citefix.verify.names import name_substitutions, value_substitutions
+from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.regions import _ENT_LABELS, RegionFinder
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
@@ -74,22 +74,26 @@ _ACRONYM_PAREN = re.compile(r"\b([A-Z]{2,6})s?\s+\(([A-Za-z][A-Za-z\s-]*)\)")
 
 def _spells(acronym: str, words: str, last: bool) -> bool:
     """Does `words` spell `acronym`: the last words before "(ACR)" when `last`, all of the words inside "ACR (…)"
-    otherwise? By its initials (hyphens part words; function words may be left out), or, as Schwartz and Hearst (2003)
-    match a definition, by the acronym's letters found in order in the words, the first at the first word's start and
-    no more words than min(len + 5, 2 × len) ("cardiothoracic ratio (CTR)", "deoxyribonucleic acid (DNA)")."""
+    otherwise? By its initials (hyphens part words; function words may be left out), or, for "long form (ACR)" as
+    Schwartz and Hearst (2003) match a definition, by the acronym's letters found in order in the last words, the
+    first opening the first of them, no more words than min(len + 5, 2 × len) ("cardiothoracic ratio (CTR)",
+    "deoxyribonucleic acid (DNA)"). Inside "ACR (…)" only initials count: "the US (usually)" defines nothing."""
     seq = [w for w in re.split(r"[\s-]+", words.strip().lower()) if w]
     acr = acronym.lower()
     for ws in (seq, [w for w in seq if w not in _FUNCTION_WORDS]):
         initials = "".join(w[0] for w in ws)
         if (initials.endswith(acr) if last else initials == acr):
             return True
+    if not last:
+        return False
     most = min(len(acr) + 5, 2 * len(acr))
-    spans = [seq[-n:] for n in range(1, min(most, len(seq)) + 1)] if last else [seq] if len(seq) <= most else []
-    return any(span[0][0] == acr[0] and _letters_in_order(acr, " ".join(span)) for span in spans)
+    return any(_letters_in_order(acr, " ".join(seq[-n:])) for n in range(1, min(most, len(seq)) + 1))
 
 
 def _letters_in_order(acr: str, long_form: str) -> bool:
-    """The acronym's letters in order in the long form, its first letter opening the long form's first word."""
+    """The long form opens with the acronym's first letter and holds the rest of its letters in order."""
+    if not long_form.startswith(acr[0]):
+        return False
     k = 1
     for ch in long_form[1:]:
         if k < len(acr) and ch == acr[k]:

@@ -8,7 +8,8 @@ import bisect
 from typing import Any, Iterable
 
 from citefix.verify.lexical import find_numbers
-from citefix.verify.local import CLAUSE_REACH, NEG_WORDS, region_words, source_negated, word_pauses
+from citefix.verify.local import CLAUSE_REACH, region_words
+from citefix.verify.negation import NEG_WORDS, source_negated, word_pauses
 from citefix.verify.offline_sources import Host, _Pool
 
 # Heads too common to anchor a name or number to a sentence (light verbs and verbs of saying).

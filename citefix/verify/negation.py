@@ -15,6 +15,8 @@ NEG_WORDS = {"not", "n't", "n\u2019t", "never", "no", "nobody", "nothing", "neit
              # a contraction a detokeniser pulled apart ("doesn ’ t", "didn ' t"): the stem carries the negation
              "doesn", "didn", "isn", "wasn", "aren", "weren", "hasn", "hadn", "couldn", "wouldn", "shouldn", "mustn",
              "needn"}
+_NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
+_NEG_PARTICLES = {"not", "n't", "n\u2019t", "never"}  # only these after the verb: "were without Totti" is no negated "be"
 
 
 def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
@@ -57,10 +59,6 @@ def _source_focus_after(seq: Sequence[tuple[int, str, str]], j: int, pauses: Map
     """``_focus_after`` on a source word sequence (`pauses` marks punctuation before a word)."""
     return (seq[j][1] in _NEG_PARTICLES and j + 2 < len(seq) and seq[j + 1][1] in FOCUS_AFTER_CUE
             and j + 2 not in pauses and not (j > 0 and seq[j - 1][2] in MODALS))
-
-
-_NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
-_NEG_PARTICLES = {"not", "n't", "n\u2019t", "never"}  # only these after the verb: "were without Totti" is no negated "be"
 
 
 # an inflected word between a negation cue and the verb ends the cue's reach, unless it is an auxiliary ("has not yet

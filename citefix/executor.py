@@ -315,9 +315,33 @@ def _start(settings: dict, threads: int | None, cache_mb: float) -> None:
 
 
 def _evaluate_group(cases: list, done_with: list[str]) -> list:
-    out = [_worker.evaluate(c) for c in cases]
+    out = []
+    for case in cases:
+        out.append(_worker.evaluate(case))
+        _trim_heap()
     _worker.forget_sources(done_with)
+    _trim_heap()
     return out
+
+
+def _trim_heap() -> None:
+    """Hand the C heap's free pages back to the system (glibc's malloc_trim; elsewhere nothing): blocks freed after a
+    group (its sources, the encoder's activations) otherwise stay resident in the worker, and N workers hold N such
+    high-water marks."""
+    global _libc
+    if _libc is None:
+        import ctypes
+
+        try:
+            _libc = ctypes.CDLL("libc.so.6")
+            _libc.malloc_trim  # noqa: B018 - glibc only
+        except (OSError, AttributeError):
+            _libc = False
+    if _libc:
+        _libc.malloc_trim(0)
+
+
+_libc: Any = None  # glibc, once loaded; False where there is none
 
 
 def _score_records(spec: dict, jobs, options: dict):

@@ -326,8 +326,8 @@ def _evaluate_group(cases: list, done_with: list[str]) -> list:
 
 def _trim_heap() -> None:
     """Hand the C heap's free pages back to the system (glibc's malloc_trim; elsewhere nothing): blocks freed after a
-    group (its sources, the encoder's activations) otherwise stay resident in the worker, and N workers hold N such
-    high-water marks."""
+    case (the encoder's activations) or a group (its sources) otherwise stay resident in the worker, and N workers
+    hold N such high-water marks."""
     global _libc
     if _libc is None:
         import ctypes

@@ -63,7 +63,7 @@ def _source_focus_after(seq: Sequence[tuple[int, str, str]], j: int, pauses: Map
 
 # an inflected word between a negation cue and the verb ends the cue's reach, unless it is an auxiliary ("has not yet
 # been said"): it is a verb (or noun) of its own ("who has not been identified, said" does not negate "said")
-_AUX_LEMMAS = {"be", "have", "do", "will", "would", "can", "could", "shall", "should", "may", "might", "must"}
+_AUX_LEMMAS = {"be", "have", "do"} | MODALS
 
 
 def _ends_cue(word: str, lemma: str) -> bool:

@@ -10,7 +10,9 @@ not the context copied in to make it checkable) must be found there:
 * a verb whose lemma the region holds with the opposite polarity ("was not approved" / "was approved") is a
   *polarity mismatch*;
 * a verb or predicative adjective the region does not say of its subject, where the region says its WordNet antonym
-  of that subject (and object) ("The SNP lost 56 seats" / "The SNP won 56 seats"), is an *antonym predicate*;
+  of that subject (and object) ("The SNP lost 56 seats" / "The SNP won 56 seats"), is an *antonym predicate*; so is a
+  relation word said the other way round of the same thing ("below the zone" / "above the zone";
+  citefix.verify.relations);
 * a verb whose subject and object the region holds the other way round ("A beat B" / "B beat A", passives read as
   such) is a *role swap*;
 * a number, date or name of the unit that the region does not hold, where the region holds a *different* value of the
@@ -34,6 +36,7 @@ from importlib import resources
 from typing import Any, Mapping, Sequence
 
 from citefix.verify.negation import negated_unit, source_negated
+from citefix.verify.relations import OPPOSITE_RELATIONS, opposite_relation, relation_flip
 
 _AGENT = {"nsubj", "csubj"}
 _PATIENT = {"dobj", "nsubjpass", "csubjpass"}
@@ -216,7 +219,10 @@ def _object(tok) -> str | None:
 
 def opposite_in(tok, region_doc) -> Any | None:
     """The first word of `region_doc` that says a WordNet antonym of `tok` (a verb or adjective) of the same subject,
-    and of the same object where both verbs have one; None if there is none."""
+    and of the same object where both verbs have one; None if there is none. A relation word ("below", "against",
+    "after") is read by citefix.verify.relations: its opposite, of the same thing."""
+    if tok.lower_ in OPPOSITE_RELATIONS:
+        return opposite_relation(tok, region_doc)
     pos = pos_class(tok)
     opposite = antonyms()[pos].get(tok.lemma_.lower()) if pos else None
     if not opposite:
@@ -234,6 +240,13 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     out = []
     for t in doc:
         pos = pos_class(t)
+        if t.lower_ in OPPOSITE_RELATIONS and in_focus(t.idx, t.idx + len(t.text), focus):
+            # "three points below the zone" where the region says "above the zone" (citefix.verify.relations)
+            r = relation_flip(t, region_docs)
+            if r is not None:
+                out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
+                            "evidence": r.text, "unit_negated": False})
+            continue
         if pos is None or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
         if pos == "adj" and t.dep_ not in _PREDICATIVE:

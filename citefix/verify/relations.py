@@ -1,0 +1,79 @@
+"""Relation words said the other way round: "three points *below* the zone" where the evidence says "*above* the
+zone", "voted *for* the proposal" / "voted *against* it", "made *after* the end of the year" / "*before* it", "shares
+were *up* 6%" / "*down* 6%".
+
+WordNet lists antonyms for verbs and adjectives (citefix.verify.local reads them) but few for the prepositions and
+adverbs that say where, when or which way: of these it has only above/below, inside/outside and up/down (as adverbs).
+They are a closed class, so the pairs are listed here rather than learned; each pair names the two ends of one
+relation, so one said where the evidence says the other, of the same thing, contradicts it. No parameter.
+
+A relation word is compared only with the same word or its opposite *anchored on the same thing*: its object ("above
+the old station" → station), the object of its "of" ("ahead of its rivals" → rival), the verb of the clause it opens
+("after the company cut …" → cut), or, for a bare adverb ("were down 6%"), the subject of its verb and the figures it
+carries. Pure functions over spaCy docs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_PAIRS = (("above", "below"), ("over", "under"), ("before", "after"), ("up", "down"), ("for", "against"),
+          ("inside", "outside"), ("ahead", "behind"))
+OPPOSITE_RELATIONS: dict[str, frozenset[str]] = {}
+for _a, _b in _PAIRS:
+    OPPOSITE_RELATIONS[_a] = frozenset({_b})
+    OPPOSITE_RELATIONS[_b] = frozenset({_a})
+
+_BARE = {"advmod", "prt", "quantmod", "npadvmod", "acomp"}  # a relation word with no object of its own
+
+
+def anchor(tok) -> frozenset[str]:
+    """What a relation word relates: the lemmas it hangs on (empty when the parse gives it nothing to hang on)."""
+    kids = list(tok.children)
+    obj = next((c for c in kids if c.dep_ == "pobj"), None)
+    if obj is None:
+        of = next((c for c in kids if c.dep_ == "prep" and c.lower_ == "of"), None)
+        obj = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+    if obj is not None:
+        return frozenset({obj.lemma_.lower()})
+    if tok.dep_ == "mark":
+        return frozenset({tok.head.lemma_.lower()})
+    if tok.dep_ in _BARE:
+        figures = {t.lower_ for t in tok.subtree if t.like_num}
+        subj = next((c for c in tok.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subj is not None and figures:
+            return frozenset({subj.lemma_.lower()} | figures)
+    return frozenset()
+
+
+def _negated(tok) -> bool:
+    """A negation on the relation word's verb ("did not vote for" agrees with "voted against")."""
+    head = tok.head if tok.dep_ != "mark" else tok.head.head
+    return any(c.dep_ == "neg" for c in head.children) or any(c.dep_ == "neg" for c in tok.children)
+
+
+def _same(anchor_a: frozenset[str], anchor_b: frozenset[str]) -> bool:
+    return bool(anchor_a) and anchor_a == anchor_b if len(anchor_a) > 1 else bool(anchor_a & anchor_b)
+
+
+def opposite_relation(tok, region_doc) -> Any | None:
+    """The first word of `region_doc` that says the opposite of the relation word `tok` of the same thing, unless
+    the region also says `tok`'s own word of it; None if there is none (or `tok` is no relation word)."""
+    opposite = OPPOSITE_RELATIONS.get(tok.lower_)
+    if not opposite or _negated(tok):
+        return None
+    own = anchor(tok)
+    if not own:
+        return None
+    if any(x.lower_ == tok.lower_ and _same(own, anchor(x)) for x in region_doc):
+        return None
+    return next((x for x in region_doc if x.lower_ in opposite and not _negated(x) and _same(own, anchor(x))), None)
+
+
+def relation_flip(tok, region_docs) -> Any | None:
+    """The opposite of relation word `tok` that some region doc says of the same thing, when no region doc says `tok`
+    itself of it; None otherwise."""
+    own = anchor(tok) if tok.lower_ in OPPOSITE_RELATIONS else frozenset()
+    if not own or any(x.lower_ == tok.lower_ and _same(own, anchor(x)) for rd in region_docs for x in rd):
+        return None
+    return next((r for r in (opposite_relation(tok, rd) for rd in region_docs) if r is not None), None)

@@ -1,0 +1,96 @@
+"""Relation words said the other way round (citefix.verify.relations) on real spaCy parses: caught as a contradiction
+of the unit's evidence, put back by the offline reviser, and not read into text that says the same relation, another
+relation of another thing, or the opposite under a negation."""
+
+from __future__ import annotations
+
+import pytest
+
+from citefix.decompose.clauses import ClauseDecomposer
+from citefix.evaluate import evaluate
+from citefix.models import Case, Source
+from citefix.refine.feedback import build_strategy
+from citefix.refine.offline import OfflineReviser
+from citefix.verify.offline import OfflineVerifier
+from citefix.verify.relations import OPPOSITE_RELATIONS, anchor
+
+SOURCE = ("Shares in Northwind Energy were down 6% on Tuesday after the company cut its profit forecast. "
+          "The board voted against a proposal to split the company into two businesses. "
+          "Chief executive Laura Chen said the cuts would be made before the end of the year. "
+          "Its new headquarters will sit above the old railway station in Leeds. "
+          "Analysts said the company had fallen behind its rivals in offshore wind.")
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return ClauseDecomposer(), OfflineVerifier()
+
+
+def _check(tools, source: str, text: str):
+    dec, ver = tools
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    units = dec.units(case)
+    return {u.text: v for u, v in zip(units, ver.verify(units, case))}
+
+
+def _flips(out) -> set[str]:
+    return {s for v in out.values() for s in v.details["structure"] if s.startswith("antonym")}
+
+
+@pytest.mark.parametrize("text, word", [
+    ("Shares in Northwind Energy were up 6% on Tuesday.", "up"),
+    ("The board voted for a proposal to split the company.", "for"),
+    ("Laura Chen said the cuts would be made after the end of the year.", "after"),
+    ("Its new headquarters will sit below the old railway station in Leeds.", "below"),
+    ("Analysts said the company had moved ahead of its rivals in offshore wind.", "ahead"),
+])
+def test_a_relation_said_the_other_way_round_is_unsupported(tools, text, word):
+    out = _check(tools, SOURCE, text)
+    assert f"antonym: {word}" in _flips(out), {u: v.details["structure"] for u, v in out.items()}
+    assert min(v.score for v in out.values()) < 0.29  # capped: under the supported threshold
+
+
+@pytest.mark.parametrize("text", [
+    "Shares in Northwind Energy were down 6% on Tuesday.",  # the same relation
+    "The board voted against splitting the company.",
+    "Chen said the cuts would come before the end of the year.",
+    "The board did not vote for the proposal to split the company.",  # negated: agrees with "against"
+    "The new headquarters will sit below a hotel.",  # below another thing: not what the source relates
+])
+def test_what_is_no_relation_flip(tools, text):
+    out = _check(tools, SOURCE, text)
+    assert not _flips(out), {u: v.details["structure"] for u, v in out.items()}
+
+
+def test_a_region_saying_both_relations_of_different_things():
+    """"above A and below B": "below B" is said, "below A" is the flip."""
+    from citefix.nlp import load_spacy
+    from citefix.verify.relations import relation_flip
+
+    nlp = load_spacy()
+    region = nlp("The club is two points above Wigan and one point below Bolton.")
+    said = nlp("The club is one point below Bolton.")
+    flipped = nlp("The club is two points below Wigan.")
+    assert relation_flip(next(t for t in said if t.lower_ == "below"), [region]) is None
+    r = relation_flip(next(t for t in flipped if t.lower_ == "below"), [region])
+    assert r is not None and r.lower_ == "above"
+    assert anchor(next(t for t in region if t.lower_ == "above")) == frozenset({"wigan"})
+
+
+def test_the_pairs_are_symmetric():
+    for a, opp in OPPOSITE_RELATIONS.items():
+        for b in opp:
+            assert a in OPPOSITE_RELATIONS[b]
+
+
+def test_the_reviser_puts_the_evidence_relation_back(tools):
+    dec, ver = tools
+    text = ("Shares in Northwind Energy were up 6% on Tuesday. The board voted for a proposal to split the company "
+            "into two businesses. Its new headquarters will sit below the old railway station in Leeds.")
+    case = Case(id="c", sources=[Source(id="1", text=SOURCE)], text=text)
+    ev = evaluate(case, decomposer=dec, verifier=ver)
+    r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+    assert r.text == ("Shares in Northwind Energy were down 6% on Tuesday. The board voted against a proposal to split "
+                      "the company into two businesses. Its new headquarters will sit above the old railway station "
+                      "in Leeds."), r.edits
+    assert {(e["text"], e["new"]) for e in r.edits} == {("up", "down"), ("for", "against"), ("below", "above")}

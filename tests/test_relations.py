@@ -94,3 +94,35 @@ def test_the_reviser_puts_the_evidence_relation_back(tools):
                       "the company into two businesses. Its new headquarters will sit above the old railway station "
                       "in Leeds."), r.edits
     assert {(e["text"], e["new"]) for e in r.edits} == {("up", "down"), ("for", "against"), ("below", "above")}
+
+
+TRIAL = ("Patients who took the drug, amlodipine, scored 12% higher on memory tests than those given a placebo. "
+         "Inflation rose faster than wages last year. Prices were 5% lower than a year before.")
+
+
+@pytest.mark.parametrize("text, word", [
+    ("Patients who took the drug scored 12% lower on memory tests.", "lower"),
+    ("Inflation rose slower than wages last year.", "slower"),
+])
+def test_a_comparative_said_the_other_way_round_is_unsupported(tools, text, word):
+    out = _check(tools, TRIAL, text)
+    assert f"antonym: {word}" in _flips(out), {u: v.details["structure"] for u, v in out.items()}
+
+
+@pytest.mark.parametrize("text", [
+    "Patients who took the drug scored 12% higher on memory tests.",
+    "Inflation rose faster than wages.",
+    "Patients who took the drug scored lower on sleep tests.",  # no figure and no "than": nothing to hang it on
+])
+def test_what_is_no_comparative_flip(tools, text):
+    out = _check(tools, TRIAL, text)
+    assert not _flips(out), {u: v.details["structure"] for u, v in out.items()}
+
+
+def test_the_reviser_puts_the_evidence_comparative_back(tools):
+    dec, ver = tools
+    case = Case(id="c", sources=[Source(id="1", text=TRIAL)],
+                text="Patients who took the drug scored 12% lower on memory tests than those given a placebo.")
+    ev = evaluate(case, decomposer=dec, verifier=ver)
+    r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+    assert r.text == "Patients who took the drug scored 12% higher on memory tests than those given a placebo.", r.edits

@@ -203,6 +203,34 @@ def number_supported(n: Number, source_values: list[float]) -> bool:
     return False
 
 
+_CURRENCY_SIGNS = {"£": "pound", "$": "dollar", "€": "euro", "¥": "yen"}
+_CURRENCY_AFTER = re.compile(r"\s+(pounds?|sterling|dollars?|euros?|yen)\b", re.IGNORECASE)
+
+
+def currency(text: str, n: Number) -> str | None:
+    """The currency amount `n` of `text` is written in ("£4m", "$4 million", "4 million euros"), by name: a dollar is a
+    dollar whatever its country ("A$", "US$"); None for a bare number."""
+    # the sign is in the number's text, or just before it where a country's letters keep the number pattern off it
+    sign = n.text[:1] if n.text[:1] in _CURRENCY_SIGNS else text[n.start - 1:n.start] if n.start else ""
+    if sign in _CURRENCY_SIGNS:
+        return _CURRENCY_SIGNS[sign]
+    m = _CURRENCY_AFTER.match(text, n.end)
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    return "pound" if word == "sterling" else word.removesuffix("s")
+
+
+def currency_conflict(n: Number, text: str, source_money: list[tuple[float, str | None]]) -> bool:
+    """Amount `n` of `text` has a currency, and the sources state its value, but only in other currencies ("$4
+    million" where the source says "€4 million"): the value is there, the amount is not."""
+    cur = currency(text, n)
+    if cur is None:
+        return False
+    found = [c for v, c in source_money if number_supported(n, [v])]
+    return bool(found) and all(c is not None and c != cur for c in found)
+
+
 def date_words(text: str) -> list[tuple[str, int, int]]:
     """Month and weekday names (canonical form, span)."""
     out = []

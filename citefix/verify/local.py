@@ -36,7 +36,7 @@ from importlib import resources
 from typing import Any, Mapping, Sequence
 
 from citefix.verify.negation import negated_unit, source_negated
-from citefix.verify.relations import OPPOSITE_RELATIONS, opposite_relation, relation_flip
+from citefix.verify.relations import opposite_relation, opposites, relation_flip
 
 _AGENT = {"nsubj", "csubj"}
 _PATIENT = {"dobj", "nsubjpass", "csubjpass"}
@@ -221,7 +221,7 @@ def opposite_in(tok, region_doc) -> Any | None:
     """The first word of `region_doc` that says a WordNet antonym of `tok` (a verb or adjective) of the same subject,
     and of the same object where both verbs have one; None if there is none. A relation word ("below", "against",
     "after") is read by citefix.verify.relations: its opposite, of the same thing."""
-    if tok.lower_ in OPPOSITE_RELATIONS:
+    if opposites(tok):
         return opposite_relation(tok, region_doc)
     pos = pos_class(tok)
     opposite = antonyms()[pos].get(tok.lemma_.lower()) if pos else None
@@ -240,7 +240,7 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     out = []
     for t in doc:
         pos = pos_class(t)
-        if t.lower_ in OPPOSITE_RELATIONS and in_focus(t.idx, t.idx + len(t.text), focus):
+        if opposites(t) and in_focus(t.idx, t.idx + len(t.text), focus):
             # "three points below the zone" where the region says "above the zone" (citefix.verify.relations)
             r = relation_flip(t, region_docs)
             if r is not None:
@@ -389,11 +389,21 @@ def same_value(a: str, b: str, one_way: bool = False) -> bool:
     "April 15, 2013", "fourth" / "4th". With `one_way`, only `a` inside `b` ("May" does not state "10 May")."""
     if "".join(a.lower().split()) == "".join(b.lower().split()):
         return True
+    if _currencies_differ(a, b):
+        return False  # "$4 million" / "€4 million": one number, two amounts
     ta, tb = _value_tokens(a), _value_tokens(b)
     if ta == tb or _one_number(a, b):
         return True
     short, long_ = (ta, tb) if one_way else sorted((ta, tb), key=len)
     return bool(short) and any(long_[k:k + len(short)] == short for k in range(len(long_) - len(short) + 1))
+
+
+def _currencies_differ(a: str, b: str) -> bool:
+    """Both values name a currency, and no currency of one is the other's (lexical.currency)."""
+    from citefix.verify.lexical import currency, find_numbers
+
+    ca, cb = ({currency(x, n) for n in find_numbers(x)} - {None} for x in (a, b))
+    return bool(ca) and bool(cb) and not ca & cb
 
 
 def _one_number(a: str, b: str) -> bool:

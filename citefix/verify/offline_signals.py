@@ -19,6 +19,7 @@ from citefix.verify.lexical import (
     MONTHS,
     WEEKDAYS,
     common_word,
+    currency_conflict,
     date_words,
     find_numbers,
     negations,
@@ -386,7 +387,8 @@ class UnitSignals(RegionFinder):
         missing: list[dict[str, Any]] = []
         # numbers
         nums = [n for n in find_numbers(text) if not n.soft and in_focus(n.start, n.end, focus)]
-        miss_num = [n for n in nums if not number_supported(n, pool.numbers)]
+        money = [m for src in pool.sources for m in src.money]  # an amount in another currency is not the amount
+        miss_num = [n for n in nums if not number_supported(n, pool.numbers) or currency_conflict(n, text, money)]
         missing += [{"kind": "number", "text": n.text, "start": n.start, "end": n.end} for n in miss_num]
         num_spans = [(n.start, n.end) for n in nums]
         # dates (month / weekday names)

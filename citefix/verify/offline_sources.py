@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from citefix.chunking import Span, chunk_text, split_sentences, word_count
 from citefix.models import Case
-from citefix.verify.lexical import date_words, find_numbers
+from citefix.verify.lexical import currency, date_words, find_numbers
 
 
 @dataclass
@@ -37,6 +37,7 @@ class _Source:
     words: set[str] = field(default_factory=set)
     lemmas: set[str] = field(default_factory=set)
     numbers: list[float] = field(default_factory=list)
+    money: list[tuple[float, str | None]] = field(default_factory=list)  # each number with its currency, if any
     dates: set[str] = field(default_factory=set)
     windows: list[Span] = field(default_factory=list)  # sentence pieces, then two-piece windows
     n_pieces: int = 0
@@ -239,7 +240,9 @@ class SourceAnalysis:
                 info.lemmas.add(t.lemma_.lower())
                 info.words_at.append((c.start + t.idx, t.lower_, t.lemma_.lower()))
         for info in infos:
-            info.numbers = [n.value for n in find_numbers(info.text)]
+            found = find_numbers(info.text)
+            info.numbers = [n.value for n in found]
+            info.money = [(n.value, currency(info.text, n)) for n in found]
             info.dates = {d for d, _, _ in date_words(info.text)}
         # One encoder pass over the chunks gives both the token embeddings (alignment) and, by mean-pooling the
         # in-context hidden states of each sentence piece, the sentence/window embeddings (similarity, evidence).

@@ -5,7 +5,10 @@ were *up* 6%" / "*down* 6%".
 WordNet lists antonyms for verbs and adjectives (citefix.verify.local reads them) but few for the prepositions and
 adverbs that say where, when or which way: of these it has only above/below, inside/outside and up/down (as adverbs).
 They are a closed class, so the pairs are listed here rather than learned; each pair names the two ends of one
-relation, so one said where the evidence says the other, of the same thing, contradicts it. No parameter.
+relation, so one said where the evidence says the other, of the same thing, contradicts it. A comparative that says by
+how much or than what ("scored 12% *higher*", "rose *faster* than wages") is a relation too, its opposite the WordNet
+antonym of its lemma ("lower": low/high); said as a predicate ("prices were lower") it is left to the antonym check of
+citefix.verify.local, which reads it of its subject. No parameter.
 
 A relation word is compared only with the same word or its opposite *anchored on the same thing*: its object ("above
 the old station" → station), the object of its "of" ("ahead of its rivals" → rival), the verb of the clause it opens
@@ -25,6 +28,29 @@ for _a, _b in _PAIRS:
     OPPOSITE_RELATIONS[_b] = frozenset({_a})
 
 _BARE = {"advmod", "prt", "quantmod", "npadvmod", "acomp"}  # a relation word with no object of its own
+_COMPARATIVE = {"JJR", "RBR"}
+_PREDICATE_OR_NOUN = {"acomp", "attr", "oprd", "amod"}  # read by local.antonym_predicates, or naming a thing
+
+
+def _key(tok) -> str:
+    """What two relation words are compared by: the word, or a comparative's lemma ("higher" → high)."""
+    return tok.lower_ if tok.lower_ in OPPOSITE_RELATIONS else tok.lemma_.lower()
+
+
+def opposites(tok) -> frozenset[str]:
+    """The keys (``_key``) of the words that say the opposite relation of `tok`; empty if `tok` is none."""
+    if tok.lower_ in OPPOSITE_RELATIONS:
+        return OPPOSITE_RELATIONS[tok.lower_]
+    if tok.tag_ in _COMPARATIVE and tok.dep_ not in _PREDICATE_OR_NOUN:
+        from citefix.verify.local import antonyms  # here, not at the top: local imports this module
+
+        return antonyms()["adj"].get(tok.lemma_.lower(), frozenset())
+    return frozenset()
+
+
+def _kin(x, tok) -> bool:
+    """x is a word of tok's kind: a listed relation word, or a comparative for a comparative."""
+    return x.lower_ in OPPOSITE_RELATIONS if tok.lower_ in OPPOSITE_RELATIONS else x.tag_ in _COMPARATIVE
 
 
 def anchor(tok) -> frozenset[str]:
@@ -32,7 +58,7 @@ def anchor(tok) -> frozenset[str]:
     kids = list(tok.children)
     obj = next((c for c in kids if c.dep_ == "pobj"), None)
     if obj is None:
-        of = next((c for c in kids if c.dep_ == "prep" and c.lower_ == "of"), None)
+        of = next((c for c in kids if c.dep_ == "prep" and c.lower_ in ("of", "than")), None)
         obj = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
     if obj is not None:
         return frozenset({obj.lemma_.lower()})
@@ -59,21 +85,25 @@ def _same(anchor_a: frozenset[str], anchor_b: frozenset[str]) -> bool:
 def opposite_relation(tok, region_doc) -> Any | None:
     """The first word of `region_doc` that says the opposite of the relation word `tok` of the same thing, unless
     the region also says `tok`'s own word of it; None if there is none (or `tok` is no relation word)."""
-    opposite = OPPOSITE_RELATIONS.get(tok.lower_)
+    opposite = opposites(tok)
     if not opposite or _negated(tok):
         return None
     own = anchor(tok)
-    if not own:
+    if not own or _says(tok, own, [region_doc]):
         return None
-    if any(x.lower_ == tok.lower_ and _same(own, anchor(x)) for x in region_doc):
-        return None
-    return next((x for x in region_doc if x.lower_ in opposite and not _negated(x) and _same(own, anchor(x))), None)
+    return next((x for x in region_doc if _kin(x, tok) and _key(x) in opposite and not _negated(x)
+                 and _same(own, anchor(x))), None)
+
+
+def _says(tok, own: frozenset[str], region_docs) -> bool:
+    """Does some region doc say tok's own relation of the same thing?"""
+    return any(_kin(x, tok) and _key(x) == _key(tok) and _same(own, anchor(x)) for rd in region_docs for x in rd)
 
 
 def relation_flip(tok, region_docs) -> Any | None:
     """The opposite of relation word `tok` that some region doc says of the same thing, when no region doc says `tok`
     itself of it; None otherwise."""
-    own = anchor(tok) if tok.lower_ in OPPOSITE_RELATIONS else frozenset()
-    if not own or any(x.lower_ == tok.lower_ and _same(own, anchor(x)) for rd in region_docs for x in rd):
+    own = anchor(tok) if opposites(tok) else frozenset()
+    if not own or _says(tok, own, region_docs):
         return None
     return next((r for r in (opposite_relation(tok, rd) for rd in region_docs) if r is not None), None)

@@ -126,3 +126,25 @@ def test_the_reviser_puts_the_evidence_comparative_back(tools):
     ev = evaluate(case, decomposer=dec, verifier=ver)
     r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
     assert r.text == "Patients who took the drug scored 12% higher on memory tests than those given a placebo.", r.edits
+
+
+AID = ("The UK will send a team of engineers to repair wells in the north of the country. Fighting has spread to "
+       "southern Sudan, officials said.")
+
+
+@pytest.mark.parametrize("text, word", [
+    ("Engineers will repair wells in the south of the country.", "south"),
+    ("Officials said fighting has spread to northern Sudan.", "northern"),
+])
+def test_a_compass_point_said_the_other_way_round_is_unsupported(tools, text, word):
+    out = _check(tools, AID, text)
+    assert f"antonym: {word}" in _flips(out), {u: v.details["structure"] for u, v in out.items()}
+
+
+@pytest.mark.parametrize("text", [
+    "Engineers will repair wells in the north of the country.",
+    "Officials said fighting has spread to southern Sudan.",
+    "Officials said fighting has spread to South Sudan.",  # a name, not a part of one: the name checks' business
+])
+def test_what_is_no_compass_flip(tools, text):
+    assert not _flips(_check(tools, AID, text))

@@ -120,3 +120,16 @@ def test_a_month_is_checked_as_a_date_not_as_a_name(verifier):
     assert not f["missing"] and score > verifier.supported_at("default"), f["missing"]
     score, f = _check(verifier, source, "The investigation remains open (July 2018).")
     assert [m["kind"] for m in f["missing"]] == ["date"] and score <= 0.2
+
+
+def test_a_part_of_a_named_day_must_be_the_sources(verifier):
+    """"Tuesday evening" where the source says "Tuesday morning": the weekday is there, the time of day is not."""
+    from citefix.verify.lexical import time_phrases
+
+    assert [p for p, _, _ in time_phrases("He arrived on Tuesday evening, not yesterday night.")] == [
+        "tuesday evening", "yesterday night"]
+    source = "The minister arrived in Nairobi on Tuesday morning for talks on the drought in East Africa."
+    score, f = _check(verifier, source, "The minister arrived in Nairobi on Tuesday evening for talks on the drought.")
+    assert f["missing_dates"] == 1 and score < verifier.supported_at("default"), f["missing"]
+    score, f = _check(verifier, source, "The minister arrived in Nairobi on Tuesday morning for talks on the drought.")
+    assert f["missing_dates"] == 0 and score >= verifier.supported_at("default")

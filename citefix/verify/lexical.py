@@ -249,13 +249,17 @@ _TIME_UNIT = r"(?:day|days|week|weeks|weekend|month|months|year|years|decade|dec
 _TIME_PHRASE = re.compile(
     r"\b(?:(?:last|next|this|previous|coming|past|following)\s+" + _TIME_UNIT + r"|"
     r"(?:\d+|a|an|a\s+few|few|several|many|some|a\s+couple\s+of|(?:" + _NUM_WORDS + r")(?:[\s-]+(?:" + _NUM_WORDS + r"))?)"
-    r"\s+" + _TIME_UNIT + r"\s+(?:ago|earlier|later|before|after))\b",
+    r"\s+" + _TIME_UNIT + r"\s+(?:ago|earlier|later|before|after)|"
+    # a part of a named day ("Tuesday morning", "yesterday evening"): the day alone is a date word, its part is not
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|tomorrow)\s+(?:morning|afternoon|evening"
+    r"|night))\b",
     re.IGNORECASE,
 )
 
 
 def time_phrases(text: str) -> list[tuple[str, int, int]]:
-    """Relative times ("last week", "three weeks ago", "two years earlier"): (lower-cased phrase, start, end)."""
+    """Relative times ("last week", "three weeks ago", "two years earlier") and parts of named days ("Tuesday
+    morning"): (lower-cased phrase, start, end)."""
     return [(re.sub(r"\s+", " ", m.group(0).lower()), m.start(), m.end()) for m in _TIME_PHRASE.finditer(text)]
 
 

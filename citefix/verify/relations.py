@@ -1,10 +1,10 @@
 """Relation words said the other way round: "three points *below* the zone" where the evidence says "*above* the
 zone", "voted *for* the proposal" / "voted *against* it", "made *after* the end of the year" / "*before* it", "shares
-were *up* 6%" / "*down* 6%".
+were *up* 6%" / "*down* 6%", "wells in the *south* of the country" / "in the *north* of the country".
 
 WordNet lists antonyms for verbs and adjectives (citefix.verify.local reads them) but few for the prepositions and
-adverbs that say where, when or which way: of these it has only above/below, inside/outside and up/down (as adverbs).
-They are a closed class, so the pairs are listed here rather than learned; each pair names the two ends of one
+adverbs that say where, when or which way: of these it has only above/below, inside/outside and up/down (as adverbs),
+and the compass points as nouns and adjectives. They are a closed class, so the pairs are listed here rather than learned; each pair names the two ends of one
 relation, so one said where the evidence says the other, of the same thing, contradicts it. A comparative that says by
 how much or than what ("scored 12% *higher*", "rose *faster* than wages") is a relation too, its opposite the WordNet
 antonym of its lemma ("lower": low/high); said as a predicate ("prices were lower") it is left to the antonym check of
@@ -21,7 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 _PAIRS = (("above", "below"), ("over", "under"), ("before", "after"), ("up", "down"), ("for", "against"),
-          ("inside", "outside"), ("ahead", "behind"))
+          ("inside", "outside"), ("ahead", "behind"),
+          # the compass: "the north of the country" / "the south of the country", "northern Kenya" / "southern Kenya"
+          ("north", "south"), ("east", "west"), ("northern", "southern"), ("eastern", "western"))
 OPPOSITE_RELATIONS: dict[str, frozenset[str]] = {}
 for _a, _b in _PAIRS:
     OPPOSITE_RELATIONS[_a] = frozenset({_b})
@@ -63,6 +65,8 @@ def anchor(tok) -> frozenset[str]:
     if obj is not None:
         return frozenset({obj.lemma_.lower()})
     if tok.dep_ == "mark":
+        return frozenset({tok.head.lemma_.lower()})
+    if tok.dep_ == "amod" and tok.lower_ in OPPOSITE_RELATIONS:  # "northern Kenya": the place it picks a part of
         return frozenset({tok.head.lemma_.lower()})
     if tok.dep_ in _BARE:
         figures = {t.lower_ for t in tok.subtree if t.like_num}

@@ -345,11 +345,17 @@ _libc: Any = None  # glibc, once loaded; False where there is none
 
 
 def _score_records(spec: dict, jobs, options: dict):
-    return _worker.score_records(spec, jobs, options)
+    try:
+        return _worker.score_records(spec, jobs, options)
+    finally:
+        _trim_heap()  # after each chunk of meta-eval records, as after each case of a check
 
 
 def _refine_run(case, spec: dict):
-    return _worker.refine_run(case, spec)
+    try:
+        return _worker.refine_run(case, spec)
+    finally:
+        _trim_heap()
 
 
 def source_groups(cases: list) -> list[tuple[list[int], list[str]]]:

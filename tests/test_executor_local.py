@@ -214,3 +214,25 @@ def test_a_worker_drops_the_sources_no_later_group_needs_and_keeps_shared_ones(m
     second = executor._evaluate_group([cases[1]], groups[1][1])
     assert second[0][0] == "ok" and set(cache) == {key[ARTICLE]}  # the museum text is dropped once its group is done
     assert executor._worker._pipeline.verifier._cached_bytes == cache[key[ARTICLE]].nbytes()
+
+
+def test_meta_eval_and_compare_workers_hand_freed_pages_back(monkeypatch):
+    """A worker trims the C heap after each meta-eval chunk and each refined run, as after each checked case, and
+    returns what the work returned."""
+    from citefix import executor
+
+    trims = []
+    monkeypatch.setattr(executor, "_trim_heap", lambda: trims.append(1))
+
+    class Worker:
+        def score_records(self, spec, jobs, options):
+            return ("ok", [len(jobs)])
+
+        def refine_run(self, case, spec):
+            return ("ok", case)
+
+    monkeypatch.setattr(executor, "_worker", Worker())
+    assert executor._score_records({}, [1, 2, 3], {}) == ("ok", [3]) and trims == [1]
+    assert executor._refine_run("case", {}) == ("ok", "case") and trims == [1, 1]
+    monkeypatch.undo()
+    executor._trim_heap()  # the real one: glibc's malloc_trim here, nothing where there is none; never raises

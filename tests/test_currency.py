@@ -50,3 +50,31 @@ def test_an_amount_in_another_currency_is_unsupported_and_put_right(tools):
     assert r.text == "The trial cost €4 million.", r.edits
     same = Case(id="c", sources=[Source(id="1", text=SOURCE)], text="The trial cost €4 million.")
     assert min(v.score for v in evaluate(same, decomposer=dec, verifier=ver).verdicts) >= 0.29
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("as much as €5,000", "up to €5,000", True),  # one bound, worded two ways
+    ("about 5,000", "more than 5,000", True),  # a rough figure is no other amount
+    ("more than 60,000", "fewer than 60,000", False),  # bounds of opposite directions
+    ("nearly 200", "more than 200", False),
+    ("5,000 people", "5,000 homes", False),  # other words than a bound: as before
+])
+def test_a_number_bounded_the_same_way_is_one_value(a, b, same):
+    assert same_value(a, b) is same
+
+
+def test_a_speaker_named_on_another_verb_of_speech_is_no_conflict(tools):
+    """"Claire Watts said …" where the region says "…, Watts added" beside "Kevin Ortiz said …"."""
+    source = ("Union official Kevin Ortiz said staff would ballot for strike action if the closures went ahead. "
+              "Fares will not increase as part of the changes, Watts added.")
+    dec, ver = tools
+    case = Case(id="c", sources=[Source(id="1", text="Managing director Claire Watts runs the line. " + source)],
+                text="Claire Watts said the changes would not bring higher fares.")
+    units = dec.units(case)
+    for v in ver.verify(units, case):
+        assert not [s for s in v.details["structure"] if s.startswith("conflict")], v.details["structure"]
+    # a speaker the region does not have on any verb of speech still conflicts
+    other = Case(id="c", sources=case.sources, text="Laura Chen said staff would ballot for strike action.")
+    assert any(s.startswith("conflict") or s.startswith("substitution")
+               for v in ver.verify(dec.units(other), other) for s in v.details["structure"]) or \
+        min(v.score for v in ver.verify(dec.units(other), other)) < 0.29

@@ -337,3 +337,20 @@ def test_a_copula_with_a_negated_conjunct_says_be_both_ways(tools):
     assert out and not any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
     out = _check(tools, "The striker was hungry after the match, the coach said.", "The striker was not hungry.")
     assert any(_polarity(v) for v in out.values()), {k: v.details["structure"] for k, v in out.items()}
+
+
+@pytest.mark.parametrize("source, text, flagged", [
+    # "no" right after the verb denies it of its object, on either side
+    ("Judge Alison Grey said Keane had shown no remorse and had betrayed his colleagues.",
+     "Keane had shown remorse.", True),
+    ("Investigators said they found evidence of a fault in the engine.", "Investigators found no evidence of a fault.",
+     True),
+    ("Judge Alison Grey said Keane had shown no remorse and had betrayed his colleagues.",
+     "Keane had shown no remorse.", False),
+    # a bound, not a denial: "no more than"
+    ("Tickets will cost no more than £5 each, the organisers said.", "Tickets will cost up to £5 each.", False),
+])
+def test_no_right_after_a_verb_denies_it(tools, source, text, flagged):
+    out = _check(tools, source, text)
+    found = [s for v in out.values() for s in _polarity(v)]
+    assert bool(found) == flagged, {u: v.details["structure"] for u, v in out.items()}

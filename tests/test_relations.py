@@ -148,3 +148,31 @@ def test_a_compass_point_said_the_other_way_round_is_unsupported(tools, text, wo
 ])
 def test_what_is_no_compass_flip(tools, text):
     assert not _flips(_check(tools, AID, text))
+
+
+@pytest.mark.parametrize("source, text, word", [
+    # a comparative that is the predicate, with its figure: "four minutes slower" / "four minutes faster"
+    ("Claire Watts said journeys would be four minutes faster than at present, taking 22 minutes.",
+     "Claire Watts said journeys would be four minutes slower than at present.", "slower"),
+    # one that qualifies a noun, with its figure ("a 30% higher risk")
+    ("The study found that people walking 7,000 steps a day had a 30% lower risk of heart disease.",
+     "People walking 7,000 steps a day had a 30% higher risk of heart disease.", "higher"),
+    # compared with a clause the parser hangs on the verb ("later than expected")
+    ("Dr Helen Marsh said the benefits appeared earlier than expected, with differences visible after two years.",
+     "Dr Helen Marsh said the benefits appeared later than expected.", "later"),
+    # the object hung on as a modifier at the text's end ("below average.")
+    ("Temperatures are expected to be above average for the rest of the week, forecasters said.",
+     "Temperatures are forecast to be below average", "below"),
+    # a compass word as a compound ("the north side")
+    ("The museum's new glass wing sits on the south side of the original 1930s building.",
+     "The museum's new glass wing sits on the north side of the original building.", "north"),
+])
+def test_relations_in_the_shapes_the_parser_gives_them(tools, source, text, word):
+    out = _check(tools, source, text)
+    assert f"antonym: {word}" in _flips(out), {u: v.details["structure"] for u, v in out.items()}
+
+
+def test_higher_fares_with_no_figure_or_comparison_is_no_relation(tools):
+    out = _check(tools, "Fares will not increase as part of the changes, Watts added. Prices were lower last year.",
+                 "The changes would not bring higher fares.")
+    assert not _flips(out)

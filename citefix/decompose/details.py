@@ -20,7 +20,7 @@ def _content(tokens) -> bool:
 
 
 
-_SPEECH = set(
+SPEECH_VERBS = frozenset(
     "say tell add claim state report announce warn insist argue explain confirm deny believe think suggest write note "
     "reveal admit stress estimate predict promise".split()
 )
@@ -51,7 +51,7 @@ def _detail_role(t) -> str | None:
     dep, head = t.dep_, t.head
     sub = list(t.subtree)
     content = [x for x in sub if x.pos_ in _CONTENT_POS_D and (x.is_alpha or x.like_num)]
-    if dep == "ccomp" and head.pos_ == "VERB" and head.lemma_.lower() in _SPEECH and t.pos_ in _VERB_HEAD:
+    if dep == "ccomp" and head.pos_ == "VERB" and head.lemma_.lower() in SPEECH_VERBS and t.pos_ in _VERB_HEAD:
         return "content" if any(c.dep_ in _SUBJ for c in t.children) else None
     if not content:
         return None

@@ -28,15 +28,12 @@ Pure functions over spaCy docs and the verifier's per-source word lists; no mode
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import Any, Mapping, Sequence
 
 from citefix.verify.negation import negated_unit, source_negated
-from citefix.verify.relations import opposite_relation, opposites, relation_flip
+from citefix.verify.relations import antonyms, opposite_relation, opposites, relation_flip
 
 _AGENT = {"nsubj", "csubj"}
 _PATIENT = {"dobj", "nsubjpass", "csubjpass"}
@@ -169,20 +166,6 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
     return out
 
 
-@lru_cache(maxsize=1)
-def antonyms() -> dict[str, dict[str, frozenset[str]]]:
-    """WordNet 3.0's one-word antonyms, {"verb": {lemma: antonyms}, "adj": {…}} (citefix/data/antonyms.json, built by
-    bench/build_antonyms.py; WordNet's licence travels in the file)."""
-    raw = json.loads(resources.files("citefix").joinpath("data/antonyms.json").read_text(encoding="utf-8"))
-    out: dict[str, dict[str, frozenset[str]]] = {}
-    for pos in ("verb", "adj"):
-        table: dict[str, set[str]] = {}
-        for a, b in raw[pos]:
-            table.setdefault(a, set()).add(b)
-        out[pos] = {k: frozenset(v) for k, v in table.items()}
-    return out
-
-
 def pos_class(tok) -> str | None:
     if tok.pos_ == "VERB" or (tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass")):
         return "verb"
@@ -222,7 +205,9 @@ def opposite_in(tok, region_doc) -> Any | None:
     and of the same object where both verbs have one; None if there is none. A relation word ("below", "against",
     "after") is read by citefix.verify.relations: its opposite, of the same thing."""
     if opposites(tok):
-        return opposite_relation(tok, region_doc)
+        found = opposite_relation(tok, region_doc)
+        if found is not None or pos_class(tok) is None:
+            return found
     pos = pos_class(tok)
     opposite = antonyms()[pos].get(tok.lemma_.lower()) if pos else None
     if not opposite:
@@ -246,7 +231,7 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
             if r is not None:
                 out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
                             "evidence": r.text, "unit_negated": False})
-            continue
+                continue
         if pos is None or not in_focus(t.idx, t.idx + len(t.text), focus):
             continue
         if pos == "adj" and t.dep_ not in _PREDICATIVE:
@@ -414,9 +399,30 @@ def _one_number(a: str, b: str) -> bool:
     na, nb = find_numbers(a), find_numbers(b)
     if len(na) != 1 or len(nb) != 1 or na[0].value != nb[0].value:
         return False
-    # nothing but the number and the same other words on both sides
+    # nothing but the number and the same other words on both sides, or bounds of one direction however worded
     rest = lambda s, n: _value_tokens(s[: n.start] + " " + s[n.end :])  # noqa: E731
-    return rest(a, na[0]) == rest(b, nb[0])
+    ra, rb = rest(a, na[0]), rest(b, nb[0])
+    if ra == rb:
+        return True
+    bounds = {_bound(" ".join(ra)), _bound(" ".join(rb))}
+    return None not in bounds and bounds != {"most", "least"}
+
+
+# phrases that bound a number from above or below, or say it is rough: "as much as €5,000" and "up to €5,000" are one
+# amount; "more than 5,000" and "fewer than 5,000" are not
+_BOUNDS = {
+    "most": ("up to", "as much as", "as many as", "at most", "no more than", "less than", "fewer than", "under", "below",
+             "nearly", "almost", "just under"),
+    "least": ("more than", "over", "above", "at least", "upwards of", "in excess of", "just over", "exceeding"),
+    "rough": ("about", "around", "roughly", "approximately", "some", "an estimated", "circa"),
+}
+
+
+def _bound(words: str) -> str | None:
+    """The direction of a number's bound phrase ("most", "least", "rough"; "" for none), None for other words."""
+    if not words:
+        return ""
+    return next((k for k, phrases in _BOUNDS.items() if words in phrases), None)
 
 
 _TIME_UNITS = r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|decades?|seasons?|centuries|century)"
@@ -446,6 +452,14 @@ def time_grains(text: str) -> set[str]:
     if not out and find_numbers(text):
         out.add("number")  # "aged 52", "the age of 78": a count of no other grain
     return out
+
+
+def _one_anchor(found: str | None, lemma: str) -> bool:
+    """A value found on `found` stands where the unit's stands on `lemma`: the same word, none, or two verbs of speech
+    (the speaker of "Claire Watts said the changes would not bring higher fares" is the region's "…, Watts added")."""
+    from citefix.decompose.details import SPEECH_VERBS
+
+    return found is None or found == lemma or (found in SPEECH_VERBS and lemma in SPEECH_VERBS)
 
 
 def _said_on(value: str, lemma: str, region_docs: Sequence[Any]) -> bool:
@@ -508,7 +522,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         # the region states the value on the same word (or on none): no conflict. The value on another word of the
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
         # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
-        if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and anchor_lemma(c) in (None, lemma)
+        if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and _one_anchor(anchor_lemma(c), lemma)
                for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs) or \
                 _copied_with_words(ent, lemma, region_docs):
             continue

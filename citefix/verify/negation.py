@@ -17,6 +17,13 @@ NEG_WORDS = {"not", "n't", "n\u2019t", "never", "no", "nobody", "nothing", "neit
              "needn"}
 _NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
 _NEG_PARTICLES = {"not", "n't", "n\u2019t", "never"}  # only these after the verb: "were without Totti" is no negated "be"
+# "no" right after a verb denies it of its object ("had shown no remorse", "found no evidence"), on both sides; not as
+# a bound ("costs no more than £5", "no later than June")
+_NO_BOUND = {"more", "less", "fewer", "later", "earlier", "sooner", "better", "worse", "greater", "smaller", "than"}
+
+
+def _no_after(word: str, following: str | None) -> bool:
+    return word == "no" and following is not None and following not in _NO_BOUND
 
 
 def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
@@ -28,14 +35,17 @@ def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
 
 
 def negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
-    """A negation cue on the verb: a `neg` child, or a cue among the three words before it, with no punctuation and no
-    inflected word but auxiliaries between (as on the source side, ``source_negated``), that stood right before it in
-    the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
+    """A negation cue on the verb: a `neg` child, "no" right after it ("shown no remorse"), or a cue among the three
+    words before it, with no punctuation and no inflected word but auxiliaries between (as on the source side,
+    ``source_negated``), that stood right there in the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
     ("won't translate [into Bernie Sanders] becoming": "becoming" is not negated)."""
     doc = tok.doc
     if any(c.dep_ == "neg" and not _focus_after(doc, c.i) for c in tok.children):
         return True
     here = _original_offset(align, tok.idx)
+    if tok.i + 2 < len(doc) and _no_after(doc[tok.i + 1].lower_, doc[tok.i + 2].lower_) and \
+            _original_offset(align, doc[tok.i + 1].idx) - here == doc[tok.i + 1].idx - tok.idx:
+        return True
     for j in range(tok.i - 1, max(0, tok.i - 3) - 1, -1):
         w = doc[j]
         if w.is_punct and not w.is_quote:
@@ -92,7 +102,8 @@ def word_pauses(words: Sequence[tuple[int, str, str]], text: str, lo: int = 1,
 def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[int, bool] | None = None) -> bool:
     """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
     before it with no punctuation (`pauses`, from ``word_pauses``) and no inflected word but auxiliaries between, or
-    right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side."""
+    right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side; or "no" right
+    after it ("had shown no remorse"), as on the unit's side."""
     pauses = pauses or {}
     for j in range(k - 1, max(0, k - 3) - 1, -1):
         if j + 1 in pauses:
@@ -103,5 +114,7 @@ def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[
             return True
         if _ends_cue(seq[j][1], seq[j][2]):
             break
+    if k + 2 < len(seq) and k + 1 not in pauses and _no_after(seq[k + 1][1], seq[k + 2][1]):
+        return True
     return (seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in _NEG_PARTICLES
             and not _source_focus_after(seq, k + 1, pauses))

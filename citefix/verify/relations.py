@@ -2,26 +2,46 @@
 zone", "voted *for* the proposal" / "voted *against* it", "made *after* the end of the year" / "*before* it", "shares
 were *up* 6%" / "*down* 6%", "wells in the *south* of the country" / "in the *north* of the country".
 
-WordNet lists antonyms for verbs and adjectives (citefix.verify.local reads them) but few for the prepositions and
-adverbs that say where, when or which way: of these it has only above/below, inside/outside and up/down (as adverbs),
-and the compass points as nouns and adjectives. They are a closed class, so the pairs are listed here rather than learned; each pair names the two ends of one
-relation, so one said where the evidence says the other, of the same thing, contradicts it. A comparative that says by
-how much or than what ("scored 12% *higher*", "rose *faster* than wages") is a relation too, its opposite the WordNet
-antonym of its lemma ("lower": low/high); said as a predicate ("prices were lower") it is left to the antonym check of
-citefix.verify.local, which reads it of its subject. No parameter.
+WordNet lists antonyms for verbs and adjectives (`antonyms`; citefix.verify.local reads predicates with it) but few
+for the prepositions and adverbs that say where, when or which way: of these it has only above/below, inside/outside
+and up/down (as adverbs), and the compass points as nouns and adjectives. They are a closed class, so the pairs are
+listed here rather than learned; each pair names the two ends of one relation, so one said where the evidence says
+the other, of the same thing, contradicts it. A comparative that says by how much or than what ("scored 12%
+*higher*", "rose *faster* than wages") is a relation too, its opposite the WordNet antonym of its lemma ("lower":
+low/high); one with neither ("prices were lower") is left to the antonym check of citefix.verify.local, which reads a
+predicate of its subject. No parameter.
 
-A relation word is compared only with the same word or its opposite *anchored on the same thing*: its object ("above
-the old station" → station), the object of its "of" ("ahead of its rivals" → rival), the verb of the clause it opens
-("after the company cut …" → cut), or, for a bare adverb ("were down 6%"), the subject of its verb and the figures it
-carries. Pure functions over spaCy docs.
+A relation word is compared only with the same word or its opposite *anchored on the same thing* (``anchor``): its
+object ("above the old station" → station), the object of its "of" ("ahead of its rivals" → rival), the figure it
+carries with what that is said of ("shares were down 6%" → share, 6), what it is compared with ("than expected" →
+expect), the clause it opens ("after the company cut …" → cut), the thing a compass word picks a part of ("northern
+Kenya" → kenya). Pure functions over spaCy docs.
 """
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
+
+@lru_cache(maxsize=1)
+def antonyms() -> dict[str, dict[str, frozenset[str]]]:
+    """WordNet 3.0's one-word antonyms, {"verb": {lemma: antonyms}, "adj": {…}} (citefix/data/antonyms.json, built by
+    bench/build_antonyms.py; WordNet's licence travels in the file)."""
+    raw = json.loads(resources.files("citefix").joinpath("data/antonyms.json").read_text(encoding="utf-8"))
+    out: dict[str, dict[str, frozenset[str]]] = {}
+    for pos in ("verb", "adj"):
+        table: dict[str, set[str]] = {}
+        for a, b in raw[pos]:
+            table.setdefault(a, set()).add(b)
+        out[pos] = {k: frozenset(v) for k, v in table.items()}
+    return out
+
+
 _PAIRS = (("above", "below"), ("over", "under"), ("before", "after"), ("up", "down"), ("for", "against"),
-          ("inside", "outside"), ("ahead", "behind"),
+          ("inside", "outside"), ("ahead", "behind"), ("earlier", "later"),
           # the compass: "the north of the country" / "the south of the country", "northern Kenya" / "southern Kenya"
           ("north", "south"), ("east", "west"), ("northern", "southern"), ("eastern", "western"))
 OPPOSITE_RELATIONS: dict[str, frozenset[str]] = {}
@@ -29,9 +49,8 @@ for _a, _b in _PAIRS:
     OPPOSITE_RELATIONS[_a] = frozenset({_b})
     OPPOSITE_RELATIONS[_b] = frozenset({_a})
 
-_BARE = {"advmod", "prt", "quantmod", "npadvmod", "acomp"}  # a relation word with no object of its own
+_BARE = {"advmod", "prt", "quantmod", "npadvmod", "acomp", "amod"}  # a relation word with no object of its own
 _COMPARATIVE = {"JJR", "RBR"}
-_PREDICATE_OR_NOUN = {"acomp", "attr", "oprd", "amod"}  # read by local.antonym_predicates, or naming a thing
 
 
 def _key(tok) -> str:
@@ -43,9 +62,7 @@ def opposites(tok) -> frozenset[str]:
     """The keys (``_key``) of the words that say the opposite relation of `tok`; empty if `tok` is none."""
     if tok.lower_ in OPPOSITE_RELATIONS:
         return OPPOSITE_RELATIONS[tok.lower_]
-    if tok.tag_ in _COMPARATIVE and tok.dep_ not in _PREDICATE_OR_NOUN:
-        from citefix.verify.local import antonyms  # here, not at the top: local imports this module
-
+    if tok.tag_ in _COMPARATIVE and (tok.dep_ != "amod" or _figures(tok)):  # "a 30% higher risk", not "higher fares"
         return antonyms()["adj"].get(tok.lemma_.lower(), frozenset())
     return frozenset()
 
@@ -55,24 +72,45 @@ def _kin(x, tok) -> bool:
     return x.lower_ in OPPOSITE_RELATIONS if tok.lower_ in OPPOSITE_RELATIONS else x.tag_ in _COMPARATIVE
 
 
+def _figures(tok) -> set[str]:
+    return {t.lower_ for t in tok.subtree if t.like_num}
+
+
+def _than(words) -> Any | None:
+    """The comparison among `words`: a "than" phrase ("than average") or a clause "than" opens ("than expected")."""
+    return next((c for c in words if c.lower_ == "than" and c.dep_ == "prep"), None) or next(
+        (c for c in words if c.dep_ == "advcl" and any(g.lower_ == "than" and g.dep_ == "mark" for g in c.children)),
+        None)
+
+
 def anchor(tok) -> frozenset[str]:
-    """What a relation word relates: the lemmas it hangs on (empty when the parse gives it nothing to hang on)."""
+    """What a relation word relates: the lemmas it hangs on (empty when the parse gives it nothing to hang on). In
+    this order: its object; the figure it carries with what that is said of; what it is compared with; the clause it
+    opens; the thing a compass word picks a part of."""
     kids = list(tok.children)
-    obj = next((c for c in kids if c.dep_ == "pobj"), None)
-    if obj is None:
-        of = next((c for c in kids if c.dep_ == "prep" and c.lower_ in ("of", "than")), None)
-        obj = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+    # its object; at a text's end the small parser may hang it on as a modifier ("be below average.")
+    obj = next((c for c in kids if c.dep_ == "pobj"), None) or next(
+        (c for c in kids if c.dep_ in ("amod", "compound") and c.i > tok.i and c.pos_ in ("NOUN", "ADJ")), None)
+    of = next((c for c in kids if c.dep_ == "prep" and c.lower_ == "of"), None)
+    if obj is None and of is not None:
+        obj = next((c for c in of.children if c.dep_ == "pobj"), None)
     if obj is not None:
         return frozenset({obj.lemma_.lower()})
+    figures = _figures(tok) if tok.dep_ in _BARE else set()
+    # what the figure is said of: the verb's subject, or the noun an adjective qualifies ("a 30% higher risk")
+    of_what = tok.head if tok.dep_ == "amod" else next(
+        (c for c in tok.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if figures and of_what is not None:
+        return frozenset({of_what.lemma_.lower()} | figures)
+    # "than average", "than at present", "than expected": the content words of what it is compared with
+    than = _than(kids) or _than([c for c in tok.head.children if c.i > tok.i])  # or on the word it qualifies
+    words = {t.lemma_.lower() for t in than.subtree if t.is_alpha and not t.is_stop} if than is not None else set()
+    if words:
+        return frozenset(words)
     if tok.dep_ == "mark":
         return frozenset({tok.head.lemma_.lower()})
-    if tok.dep_ == "amod" and tok.lower_ in OPPOSITE_RELATIONS:  # "northern Kenya": the place it picks a part of
-        return frozenset({tok.head.lemma_.lower()})
-    if tok.dep_ in _BARE:
-        figures = {t.lower_ for t in tok.subtree if t.like_num}
-        subj = next((c for c in tok.head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subj is not None and figures:
-            return frozenset({subj.lemma_.lower()} | figures)
+    if tok.dep_ in ("amod", "compound") and tok.is_lower and tok.lower_ in OPPOSITE_RELATIONS:
+        return frozenset({tok.head.lemma_.lower()})  # "northern Kenya", "the north side": the thing it picks a part of
     return frozenset()
 
 

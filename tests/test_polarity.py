@@ -354,3 +354,10 @@ def test_no_right_after_a_verb_denies_it(tools, source, text, flagged):
     out = _check(tools, source, text)
     found = [s for v in out.values() for s in _polarity(v)]
     assert bool(found) == flagged, {u: v.details["structure"] for u, v in out.items()}
+
+
+def test_no_after_be_is_where_a_paraphrase_may_move_it(tools):
+    """"There have been no deaths" / "No deaths have been reported": the same denial, "no" moved."""
+    out = _check(tools, "No deaths have been reported, though two firefighters were treated in hospital.",
+                 "There have been no deaths, but two firefighters needed hospital treatment.")
+    assert not [s for v in out.values() for s in _polarity(v)], {u: v.details["structure"] for u, v in out.items()}

@@ -18,12 +18,13 @@ NEG_WORDS = {"not", "n't", "n\u2019t", "never", "no", "nobody", "nothing", "neit
 _NEG_AFTER = {"be", "have", "do"}  # "was not", "has n't": the cue follows these verbs
 _NEG_PARTICLES = {"not", "n't", "n\u2019t", "never"}  # only these after the verb: "were without Totti" is no negated "be"
 # "no" right after a verb denies it of its object ("had shown no remorse", "found no evidence"), on both sides; not as
-# a bound ("costs no more than £5", "no later than June")
+# a bound ("costs no more than £5", "no later than June"), and not after "be": "there have been no deaths" says what
+# "no deaths have been reported" says, the "no" standing where a paraphrase may move it
 _NO_BOUND = {"more", "less", "fewer", "later", "earlier", "sooner", "better", "worse", "greater", "smaller", "than"}
 
 
-def _no_after(word: str, following: str | None) -> bool:
-    return word == "no" and following is not None and following not in _NO_BOUND
+def _no_after(lemma: str, word: str, following: str | None) -> bool:
+    return lemma != "be" and word == "no" and following is not None and following not in _NO_BOUND
 
 
 def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
@@ -43,7 +44,7 @@ def negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
     if any(c.dep_ == "neg" and not _focus_after(doc, c.i) for c in tok.children):
         return True
     here = _original_offset(align, tok.idx)
-    if tok.i + 2 < len(doc) and _no_after(doc[tok.i + 1].lower_, doc[tok.i + 2].lower_) and \
+    if tok.i + 2 < len(doc) and _no_after(tok.lemma_.lower(), doc[tok.i + 1].lower_, doc[tok.i + 2].lower_) and \
             _original_offset(align, doc[tok.i + 1].idx) - here == doc[tok.i + 1].idx - tok.idx:
         return True
     for j in range(tok.i - 1, max(0, tok.i - 3) - 1, -1):
@@ -114,7 +115,7 @@ def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[
             return True
         if _ends_cue(seq[j][1], seq[j][2]):
             break
-    if k + 2 < len(seq) and k + 1 not in pauses and _no_after(seq[k + 1][1], seq[k + 2][1]):
+    if k + 2 < len(seq) and k + 1 not in pauses and _no_after(seq[k][2], seq[k + 1][1], seq[k + 2][1]):
         return True
     return (seq[k][2] in _NEG_AFTER and k + 1 < len(seq) and seq[k + 1][1] in _NEG_PARTICLES
             and not _source_focus_after(seq, k + 1, pauses))

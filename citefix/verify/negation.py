@@ -38,8 +38,9 @@ def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
 def negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
     """A negation cue on the verb: a `neg` child, "no" right after it ("shown no remorse"), or a cue among the three
     words before it, with no punctuation and no inflected word but auxiliaries between (as on the source side,
-    ``source_negated``), that stood right there in the text the unit was cut from too — a cue of another verb must not reach across words the decomposer left out
-    ("won't translate [into Bernie Sanders] becoming": "becoming" is not negated)."""
+    ``source_negated``), that stood right there in the text the unit was cut from too — a cue of another verb must
+    not reach across words the decomposer left out ("won't translate [into Bernie Sanders] becoming": "becoming" is
+    not negated)."""
     doc = tok.doc
     if any(c.dep_ == "neg" and not _focus_after(doc, c.i) for c in tok.children):
         return True

@@ -361,3 +361,15 @@ def test_no_after_be_is_where_a_paraphrase_may_move_it(tools):
     out = _check(tools, "No deaths have been reported, though two firefighters were treated in hospital.",
                  "There have been no deaths, but two firefighters needed hospital treatment.")
     assert not [s for v in out.values() for s in _polarity(v)], {u: v.details["structure"] for u, v in out.items()}
+
+
+def test_an_antonym_spelt_the_british_way(tools):
+    """WordNet spells "criticize"; the article and the summary write "criticised" / "praised"."""
+    from citefix.verify.relations import wordnet_lemma
+
+    assert wordnet_lemma("criticise", "verb") == "criticize" and wordnet_lemma("favourable", "adj") == "favorable"
+    assert wordnet_lemma("sour", "adj") == "sour"  # no American form in the table: as is
+    out = _check(tools, "Aid agencies criticised the government's decision to cut the aid budget last year.",
+                 "Aid agencies praised the government's decision to cut the aid budget.")
+    assert any(s.startswith("antonym: praised") for v in out.values() for s in v.details["structure"]), \
+        {u: v.details["structure"] for u, v in out.items()}

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from citefix.verify.negation import negated_unit, source_negated
-from citefix.verify.relations import antonyms, opposite_relation, opposites, relation_flip
+from citefix.verify.relations import antonyms, opposite_relation, opposites, relation_flip, wordnet_lemma
 
 _AGENT = {"nsubj", "csubj"}
 _PATIENT = {"dobj", "nsubjpass", "csubjpass"}
@@ -209,12 +209,14 @@ def opposite_in(tok, region_doc) -> Any | None:
         if found is not None or pos_class(tok) is None:
             return found
     pos = pos_class(tok)
-    opposite = antonyms()[pos].get(tok.lemma_.lower()) if pos else None
+    if pos is None:
+        return None
+    opposite = antonyms()[pos].get(wordnet_lemma(tok.lemma_.lower(), pos))
     if not opposite:
         return None
     who, what = bearer(tok), _object(tok)
-    return next((x for x in region_doc if pos_class(x) == pos and x.lemma_.lower() in opposite and bearer(x) == who
-                 and (what is None or _object(x) in (what, None))), None)
+    return next((x for x in region_doc if pos_class(x) == pos and wordnet_lemma(x.lemma_.lower(), pos) in opposite
+                 and bearer(x) == who and (what is None or _object(x) in (what, None))), None)
 
 
 def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],

@@ -40,6 +40,22 @@ def antonyms() -> dict[str, dict[str, frozenset[str]]]:
     return out
 
 
+_BRITISH = (("ise", "ize"), ("yse", "yze"), ("our", "or"))  # criticise, analyse, favourable: WordNet spells them -ize
+
+
+def wordnet_lemma(lemma: str, pos: str) -> str:
+    """The form WordNet's antonym table knows a lemma by: the American spelling of a British one ("criticise" →
+    "criticize", "favourable" → "favorable") when only that is in the table for `pos` ("verb" / "adj"); else as is."""
+    table = antonyms()[pos]
+    if lemma in table:
+        return lemma
+    for brit, amer in _BRITISH:
+        k = lemma.rfind(brit)
+        if k > 0 and (cand := lemma[:k] + amer + lemma[k + len(brit):]) in table:
+            return cand
+    return lemma
+
+
 _PAIRS = (("above", "below"), ("over", "under"), ("before", "after"), ("up", "down"), ("for", "against"),
           ("inside", "outside"), ("ahead", "behind"), ("earlier", "later"),
           # the compass: "the north of the country" / "the south of the country", "northern Kenya" / "southern Kenya"

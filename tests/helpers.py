@@ -34,3 +34,14 @@ def whole_unit_features(verifier, source: str, text: str):
     unit = Unit(id="u0", text=text, kind="sentence", decomposer="whole", start=0, end=len(text))
     f = verifier.features([unit], case)[0]
     return verifier.score(f), f
+
+
+def units_verdicts(tools, source: str, text: str) -> dict:
+    """{unit text: verdict} of `text` cut by a decomposer and checked by a verifier (`tools` = (decomposer, verifier))
+    against one source."""
+    from citefix.models import Case, Source
+
+    dec, ver = tools
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    units = dec.units(case)
+    return {u.text: v for u, v in zip(units, ver.verify(units, case))}

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers import units_verdicts
 
 from citefix.decompose.clauses import ClauseDecomposer
-from citefix.models import Case, Source
 from citefix.verify.offline import OfflineVerifier
 
 
@@ -18,11 +18,7 @@ def tools():
     return ClauseDecomposer(), OfflineVerifier()
 
 
-def _check(tools, source: str, text: str):
-    dec, ver = tools
-    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
-    units = dec.units(case)
-    return {u.text: v for u, v in zip(units, ver.verify(units, case))}
+_check = units_verdicts
 
 
 def _polarity(v) -> list[str]:

@@ -5,6 +5,7 @@ relation of another thing, or the opposite under a negation."""
 from __future__ import annotations
 
 import pytest
+from helpers import units_verdicts
 
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.evaluate import evaluate
@@ -26,11 +27,7 @@ def tools():
     return ClauseDecomposer(), OfflineVerifier()
 
 
-def _check(tools, source: str, text: str):
-    dec, ver = tools
-    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
-    units = dec.units(case)
-    return {u.text: v for u, v in zip(units, ver.verify(units, case))}
+_check = units_verdicts
 
 
 def _flips(out) -> set[str]:
@@ -100,22 +97,33 @@ TRIAL = ("Patients who took the drug, amlodipine, scored 12% higher on memory te
          "Inflation rose faster than wages last year. Prices were 5% lower than a year before.")
 
 
-@pytest.mark.parametrize("text, word", [
-    ("Patients who took the drug scored 12% lower on memory tests.", "lower"),
-    ("Inflation rose slower than wages last year.", "slower"),
+AID = ("The UK will send a team of engineers to repair wells in the north of the country. Fighting has spread to "
+       "southern Sudan, officials said.")
+
+
+@pytest.mark.parametrize("source, text, word", [
+    # comparatives with a figure or a "than"
+    (TRIAL, "Patients who took the drug scored 12% lower on memory tests.", "lower"),
+    (TRIAL, "Inflation rose slower than wages last year.", "slower"),
+    # the compass
+    (AID, "Engineers will repair wells in the south of the country.", "south"),
+    (AID, "Officials said fighting has spread to northern Sudan.", "northern"),
 ])
-def test_a_comparative_said_the_other_way_round_is_unsupported(tools, text, word):
-    out = _check(tools, TRIAL, text)
+def test_a_comparative_or_compass_point_said_the_other_way_round(tools, source, text, word):
+    out = _check(tools, source, text)
     assert f"antonym: {word}" in _flips(out), {u: v.details["structure"] for u, v in out.items()}
 
 
-@pytest.mark.parametrize("text", [
-    "Patients who took the drug scored 12% higher on memory tests.",
-    "Inflation rose faster than wages.",
-    "Patients who took the drug scored lower on sleep tests.",  # no figure and no "than": nothing to hang it on
+@pytest.mark.parametrize("source, text", [
+    (TRIAL, "Patients who took the drug scored 12% higher on memory tests."),
+    (TRIAL, "Inflation rose faster than wages."),
+    (TRIAL, "Patients who took the drug scored lower on sleep tests."),  # no figure and no "than": nothing to hang on
+    (AID, "Engineers will repair wells in the north of the country."),
+    (AID, "Officials said fighting has spread to southern Sudan."),
+    (AID, "Officials said fighting has spread to South Sudan."),  # a name, not a part of one: the name checks' business
 ])
-def test_what_is_no_comparative_flip(tools, text):
-    out = _check(tools, TRIAL, text)
+def test_what_is_no_comparative_or_compass_flip(tools, source, text):
+    out = _check(tools, source, text)
     assert not _flips(out), {u: v.details["structure"] for u, v in out.items()}
 
 
@@ -126,28 +134,6 @@ def test_the_reviser_puts_the_evidence_comparative_back(tools):
     ev = evaluate(case, decomposer=dec, verifier=ver)
     r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
     assert r.text == "Patients who took the drug scored 12% higher on memory tests than those given a placebo.", r.edits
-
-
-AID = ("The UK will send a team of engineers to repair wells in the north of the country. Fighting has spread to "
-       "southern Sudan, officials said.")
-
-
-@pytest.mark.parametrize("text, word", [
-    ("Engineers will repair wells in the south of the country.", "south"),
-    ("Officials said fighting has spread to northern Sudan.", "northern"),
-])
-def test_a_compass_point_said_the_other_way_round_is_unsupported(tools, text, word):
-    out = _check(tools, AID, text)
-    assert f"antonym: {word}" in _flips(out), {u: v.details["structure"] for u, v in out.items()}
-
-
-@pytest.mark.parametrize("text", [
-    "Engineers will repair wells in the north of the country.",
-    "Officials said fighting has spread to southern Sudan.",
-    "Officials said fighting has spread to South Sudan.",  # a name, not a part of one: the name checks' business
-])
-def test_what_is_no_compass_flip(tools, text):
-    assert not _flips(_check(tools, AID, text))
 
 
 @pytest.mark.parametrize("source, text, word", [

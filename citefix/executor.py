@@ -430,6 +430,7 @@ class ProcessEvaluator:
 
         try:
             yield from RayEvaluator._results(results)  # ("ok", value) or ("error", exc) from each _Worker call
+            self.close(wait=True)
         except BrokenProcessPool:
             self.close()
             raise ConfigError(f"a worker process died (killed, or out of memory: each of the {self.workers} workers "
@@ -439,9 +440,16 @@ class ProcessEvaluator:
             self.close()
             raise
 
-    def close(self) -> None:
-        """Stop the workers now: queued work is dropped, running work is ended (nothing of it is stored)."""
-        if self._pool is not None:
+    def close(self, wait: bool = False) -> None:
+        """Stop the workers now: queued work is dropped, running work is ended (nothing of it is stored). With `wait`
+        (all work done), an orderly shutdown that joins the pool's threads and processes: a pool left to the
+        interpreter's exit races its own clean-up there (on CPython 3.11 the exit hook of concurrent.futures wakes
+        the pool's thread through a pipe that thread may be closing, unlocked: now and then "OSError: [Errno 9] Bad
+        file descriptor" and a traceback after the output; later versions lock it, python/cpython#125492)."""
+        if self._pool is not None and wait:
+            pool, self._pool = self._pool, None
+            pool.shutdown(wait=True)
+        elif self._pool is not None:
             pool, self._pool = self._pool, None
             processes = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)

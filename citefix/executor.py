@@ -287,7 +287,7 @@ class RayEvaluator:
                 raise value
             yield value
 
-    def close(self) -> None:
+    def close(self, wait: bool = False) -> None:  # noqa: ARG002 - the local pool's signature; actors are killed either way
         for a in self._actors:
             try:
                 self.ray.kill(a)

@@ -192,8 +192,11 @@ class _Batch:
                   f"(run {run_id}{again})", file=sys.stderr, flush=True)
 
     def finish(self) -> int:
-        """After the last case: the reuse count, the cited answers' corpus summary, and the exit code."""
+        """After the last case: the workers shut down in order, the reuse count, the cited answers' corpus summary, and
+        the exit code."""
         args, cases = self.args, self.cases
+        if self.evaluator is not None:
+            self.evaluator.close(wait=True)  # every result is in (citefix.executor.ProcessEvaluator.close)
         if self.reused:
             print(f"citefix: {self.reused} of {len(cases)} cases reused from earlier checks with the same settings "
                   "(--fresh checks them again)", file=sys.stderr)

@@ -287,7 +287,7 @@ class RayEvaluator:
                 raise value
             yield value
 
-    def close(self, wait: bool = False) -> None:  # noqa: ARG002 - the local pool's signature; actors are killed either way
+    def close(self, wait: bool = False) -> None:  # the local pool's signature; the actors are killed either way
         for a in self._actors:
             try:
                 self.ray.kill(a)
@@ -446,11 +446,12 @@ class ProcessEvaluator:
         interpreter's exit races its own clean-up there (on CPython 3.11 the exit hook of concurrent.futures wakes
         the pool's thread through a pipe that thread may be closing, unlocked: now and then "OSError: [Errno 9] Bad
         file descriptor" and a traceback after the output; later versions lock it, python/cpython#125492)."""
-        if self._pool is not None and wait:
-            pool, self._pool = self._pool, None
+        if self._pool is None:
+            return
+        pool, self._pool = self._pool, None
+        if wait:
             pool.shutdown(wait=True)
-        elif self._pool is not None:
-            pool, self._pool = self._pool, None
+        else:
             processes = list((getattr(pool, "_processes", None) or {}).values())
             pool.shutdown(wait=False, cancel_futures=True)
             for proc in processes:

@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from citefix.decompose.details import SPEECH_VERBS
 from citefix.verify.negation import negated_unit, source_negated
 from citefix.verify.relations import antonyms, opposite_relation, opposites, relation_flip, wordnet_lemma
 
@@ -459,8 +460,6 @@ def time_grains(text: str) -> set[str]:
 def _one_anchor(found: str | None, lemma: str) -> bool:
     """A value found on `found` stands where the unit's stands on `lemma`: the same word, none, or two verbs of speech
     (the speaker of "Claire Watts said the changes would not bring higher fares" is the region's "…, Watts added")."""
-    from citefix.decompose.details import SPEECH_VERBS
-
     return found is None or found == lemma or (found in SPEECH_VERBS and lemma in SPEECH_VERBS)
 
 

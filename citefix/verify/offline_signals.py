@@ -387,8 +387,8 @@ class UnitSignals(RegionFinder):
         missing: list[dict[str, Any]] = []
         # numbers
         nums = [n for n in find_numbers(text) if not n.soft and in_focus(n.start, n.end, focus)]
-        money = [m for src in pool.sources for m in src.money]  # an amount in another currency is not the amount
-        miss_num = [n for n in nums if not number_supported(n, pool.numbers) or currency_conflict(n, text, money)]
+        # an amount in another currency is not the amount
+        miss_num = [n for n in nums if not number_supported(n, pool.numbers) or currency_conflict(n, text, pool.money)]
         missing += [{"kind": "number", "text": n.text, "start": n.start, "end": n.end} for n in miss_num]
         num_spans = [(n.start, n.end) for n in nums]
         # dates (month / weekday names)

@@ -36,8 +36,7 @@ class _Source:
     text: str
     words: set[str] = field(default_factory=set)
     lemmas: set[str] = field(default_factory=set)
-    numbers: list[float] = field(default_factory=list)
-    money: list[tuple[float, str | None]] = field(default_factory=list)  # each number with its currency, if any
+    money: list[tuple[float, str | None]] = field(default_factory=list)  # each number's value, with its currency if any
     dates: set[str] = field(default_factory=set)
     windows: list[Span] = field(default_factory=list)  # sentence pieces, then two-piece windows
     n_pieces: int = 0
@@ -121,7 +120,7 @@ class _Pool:
     sources: list[_Source]
     words: set[str]
     lemmas: set[str]
-    numbers: list[float]
+    numbers: list[float]  # the values of `money`
     dates: set[str]
     tok_emb: Any
     win_emb: Any
@@ -133,6 +132,7 @@ class _Pool:
     # where each sentence of the checked text stands in these sources, word for word or with words left out
     # (RegionFinder._host)
     host_copies: dict[str, Host | None] = field(default_factory=dict)
+    money: list[tuple[float, str | None]] = field(default_factory=list)  # each number's value and currency, if any
 
     def capitalised(self) -> frozenset[str]:
         """The words the sources write capitalised inside a sentence (each source's `capitalised`, joined once)."""
@@ -240,9 +240,7 @@ class SourceAnalysis:
                 info.lemmas.add(t.lemma_.lower())
                 info.words_at.append((c.start + t.idx, t.lower_, t.lemma_.lower()))
         for info in infos:
-            found = find_numbers(info.text)
-            info.numbers = [n.value for n in found]
-            info.money = [(n.value, currency(info.text, n)) for n in found]
+            info.money = [(n.value, currency(info.text, n)) for n in find_numbers(info.text)]
             info.dates = {d for d, _, _ in date_words(info.text)}
         # One encoder pass over the chunks gives both the token embeddings (alignment) and, by mean-pooling the
         # in-context hidden states of each sentence piece, the sentence/window embeddings (similarity, evidence).
@@ -348,13 +346,13 @@ class SourceAnalysis:
 
         words: set[str] = set()
         lemmas: set[str] = set()
-        numbers: list[float] = []
+        money: list[tuple[float, str | None]] = []
         dates: set[str] = set()
         owner: list[tuple[int, int]] = []
         for si, s in enumerate(sources):
             words |= s.words
             lemmas |= s.lemmas
-            numbers.extend(s.numbers)
+            money.extend(s.money)
             dates |= s.dates
             owner.extend((si, wi) for wi in range(len(s.windows)))
         tok_emb = tok_si = tok_pos = None
@@ -363,7 +361,8 @@ class SourceAnalysis:
             tok_si = torch.tensor([si for si, s in enumerate(sources) for _ in s.tok_pos], dtype=torch.long)
             tok_pos = torch.tensor([x for s in sources for x in s.tok_pos], dtype=torch.long)
         win_emb = torch.cat([s.win_emb for s in sources]) if len(sources) > 1 else sources[0].win_emb
-        return _Pool(ids, sources, words, lemmas, numbers, dates, tok_emb, win_emb, owner, tok_si, tok_pos)
+        return _Pool(ids, sources, words, lemmas, [v for v, _ in money], dates, tok_emb, win_emb, owner, tok_si, tok_pos,
+                     money=money)
 
     # --- units -----------------------------------------------------------------------------------------------------
 

@@ -162,3 +162,39 @@ def test_higher_fares_with_no_figure_or_comparison_is_no_relation(tools):
     out = _check(tools, "Fares will not increase as part of the changes, Watts added. Prices were lower last year.",
                  "The changes would not bring higher fares.")
     assert not _flips(out)
+
+
+TRAINS = ("The company said the change would allow it to run longer trains with more seats at peak times. "
+          "The match lasted two hours and 41 minutes, longer than any other women's match at the tournament this year.")
+
+
+@pytest.mark.parametrize("text, word", [
+    # a comparative that qualifies a noun, said the other way round of the same noun ("more seats" / "fewer seats")
+    ("The operator said the change would let it run longer trains with fewer seats at peak times.", "fewer"),
+    ("The operator will run shorter trains with more seats.", "shorter"),
+    # compared with the same thing, whatever else the "than" phrase holds
+    ("At two hours and 41 minutes, the match was shorter than any other women's match at this year's tournament.",
+     "shorter"),
+])
+def test_a_comparative_of_a_noun_or_against_the_same_thing_said_the_other_way_round(tools, text, word):
+    out = _check(tools, TRAINS, text)
+    assert f"antonym: {word}" in _flips(out), {u: v.details["structure"] for u, v in out.items()}
+
+
+@pytest.mark.parametrize("text", [
+    "The operator will run longer trains with more seats at peak times.",
+    "The match was longer than any other women's match at the tournament.",
+    "The operator will run fewer buses.",  # another noun: the source says nothing of buses
+])
+def test_what_is_no_flip_of_a_comparative_of_a_noun(tools, text):
+    out = _check(tools, TRAINS, text)
+    assert not _flips(out), {u: v.details["structure"] for u, v in out.items()}
+
+
+def test_the_reviser_puts_the_evidence_comparative_of_a_noun_back(tools):
+    dec, ver = tools
+    case = Case(id="c", sources=[Source(id="1", text=TRAINS)],
+                text="The company said the change would allow it to run longer trains with fewer seats at peak times.")
+    ev = evaluate(case, decomposer=dec, verifier=ver)
+    r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+    assert r.text == TRAINS.split(". ")[0] + ".", r.edits

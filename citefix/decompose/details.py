@@ -50,7 +50,8 @@ def _detail_role(t) -> str | None:
     duration, manner or condition, or the content of a reported statement ("X said that …")."""
     dep, head = t.dep_, t.head
     sub = list(t.subtree)
-    content = [x for x in sub if x.pos_ in _CONTENT_POS_D and (x.is_alpha or x.like_num)]
+    # a phrase whose only words are stop words ("in front", "for now", "at all") states nothing to check on its own
+    content = [x for x in sub if x.pos_ in _CONTENT_POS_D and (x.like_num or (x.is_alpha and not x.is_stop))]
     if dep == "ccomp" and head.pos_ == "VERB" and head.lemma_.lower() in SPEECH_VERBS and t.pos_ in _VERB_HEAD:
         return "content" if any(c.dep_ in _SUBJ for c in t.children) else None
     if not content:

@@ -15,7 +15,10 @@ window widened by one sentence on each side, parsed with spaCy) and tries, in th
   approve", "was not elected" → "was elected"), loses its "not" / "n't" / "never" where the evidence's same verb has
   none ("is not head of" → "is head of", "had not repeatedly offered" → "had repeatedly offered"), or takes the
   evidence's particle after "be" / "have" ("was safe" → "was not safe");
-* **roles** — a verb whose subject and object the evidence holds the other way round gets them swapped back.
+* **roles** — a verb whose subject and object the evidence holds the other way round gets them swapped back;
+* **certainty** — a verb the unit states as certain where the evidence hedges it gets the evidence's modal for its
+  "will" ("will rise" → "could rise"), and "all" where the evidence says a part gets the evidence's word ("all of its
+  planned operations" → "some of its planned operations").
 
 Every word a correction writes comes from the text or the sources; an edit records its kind and its evidence span.
 What the corrector cannot fix is left to the deleter (citefix.refine.offline).
@@ -29,6 +32,7 @@ from typing import Any, Callable
 
 from citefix.chunking import split_sentences
 from citefix.models import Case, Unit, Verdict
+from citefix.verify.certainty import HEDGE_MODALS, PART_WORDS, hedged, quantifiers, scope
 from citefix.verify.local import (
     ARG_POS,
     NAME_KINDS,
@@ -113,7 +117,8 @@ class Corrector:
             if not toks:
                 continue
             found = (self._values(u, v, toks, rdoc, sid, off, known) or self._names(u, v, toks, rdoc, sid, off, known)
-                     or self._negation(u, v, toks, rdoc, sid, off) or self._roles(u, v, toks, rdoc, sid, off))
+                     or self._negation(u, v, toks, rdoc, sid, off) or self._roles(u, v, toks, rdoc, sid, off)
+                     or self._certainty(u, v, toks, rdoc, sid, off))
             for c in found:
                 a, b = to_orig(c.start, c.end)
                 if any(a < y and x < b for x, y in taken):
@@ -292,6 +297,34 @@ class Corrector:
             new = new_first + doc.text[s1:o0] + new_second
             out.append(Correction(u.id, "roles", s0, o1, doc.text[s0:o1], new,
                                   _ev(sid, off, 0, len(rdoc.text), rdoc.text)))
+        return out
+
+    # --- certainty --------------------------------------------------------------------------------------------------
+
+    def _certainty(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
+        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("certainty: ")}
+        out = []
+        for t in toks:
+            if t.text not in flagged:
+                continue
+            if t.pos_ == "VERB":
+                # the unit's "will" / "would" / "shall" takes the modal of the evidence's hedged verb
+                word = next((c for c in t.children if c.dep_ == "aux" and c.lower_ in ("will", "would", "shall")), None)
+                cand = next((x for x in rdoc if x.lemma_.lower() == t.lemma_.lower() and hedged(x)), None)
+                new = next((c for c in cand.children if c.dep_ == "aux" and c.lower_ in HEDGE_MODALS),
+                           None) if cand is not None else None
+            else:
+                # "all" takes the word by which the evidence says a part of the same thing ("some")
+                word = next((w for w in quantifiers(t) if w.lower_ == "all"), None)
+                cand = next((x for x in rdoc if x.pos_ == "NOUN" and x.lemma_.lower() == t.lemma_.lower()
+                             and scope(x) == "part"), None)
+                new = next((w for w in quantifiers(cand) if w.lower_ in PART_WORDS), None) if cand is not None else None
+            if word is None or new is None or cand is None:
+                continue
+            text = new.lower_ if word.text[:1].islower() else new.lower_.capitalize()
+            a, b = min(new.idx, cand.idx), max(new.idx + len(new.text), cand.idx + len(cand.text))
+            out.append(Correction(u.id, "certainty", word.idx, word.idx + len(word.text), word.text, text,
+                                  _ev(sid, off, a, b, rdoc.text[a:b])))
         return out
 
 

@@ -29,6 +29,26 @@ _SCALES = {
 }
 # Words read as numbers in the source, but never checked when they stand in a unit (too often not a quantity).
 _SOFT = {"one", "zero"}
+# Words that say how near a value is ("roughly a third", "nearly 2,000", "just over half"): they state no fact of their
+# own beyond the value's, which the number checks read.
+APPROXIMATORS = frozenset({"roughly", "approximately", "nearly", "almost", "around", "about", "some", "just", "barely",
+                           "merely", "only", "precisely", "exactly", "slightly", "close"})
+_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5, "fifths": 5,
+                 "tenth": 10, "tenths": 10}
+_NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "nine": 9}
+# "a third of", "two-thirds", "fell by a quarter", "more than half of": a share, as the percentage it names
+_FRACTION = re.compile(
+    r"\b(?:(?P<n>a|one|two|three|four|nine)(?P<sep>[\s-]+))?(?P<d>half|halves|thirds?|quarters?|fifths?|tenths?)\b",
+    re.IGNORECASE,
+)
+_SHARE_AFTER = re.compile(r"\s+of\b|\s*(?:[,.;:)]|$)")  # "two-thirds of"; a counted one at a clause end too
+_SHARE_BEFORE = re.compile(r"\bby\s+(?:(?:" + "|".join(sorted(APPROXIMATORS)) + r")\s+)?$", re.IGNORECASE)  # "fell by roughly"
+# "four decades", "half a century": a span of years, as the number of years
+_SPAN = re.compile(r"\b(?:(?P<n>" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r"|a|\d+)\s+(?P<u>decades?|centuries|century)"
+                   r"|(?P<half>half)\s+a\s+(?P<u2>decade|century))\b", re.IGNORECASE)
+# a simple fraction or a span in decades is a rounded value: it names whatever lies within a tenth of it (a quarter
+# for 23–27%; the next simple fractions, a fifth and a third, stay apart)
+_ROUNDED = 0.1
 
 _NUM_WORDS = "|".join(sorted(list(_UNITS) + list(_TENS) + list(_ORDINALS) + ["hundred"], key=len, reverse=True))
 _SCALE_WORDS = "hundred|thousand|million|billion|trillion|dozen"
@@ -37,7 +57,7 @@ _NUMBER = re.compile(
     r"(?<![\w.])(?P<cur>[£$€¥]\s?)?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?:, 000)+(?![\d,])|\d+(?:\.\d+)?)"
     r"(?P<ord>st|nd|rd|th)?"
-    r"(?:\s?(?P<scale>" + _SCALE_WORDS + r"|bn|mn|mln|tn|m|k|b)\b)?",
+    r"(?:(?:\s|-(?=(?:" + _WORD_SCALES + r"|hundred)\b))?(?P<scale>" + _SCALE_WORDS + r"|bn|mn|mln|tn|m|k|b)\b)?",
     re.IGNORECASE,
 )
 _WORDNUM = re.compile(
@@ -75,6 +95,7 @@ class Number:
     start: int
     end: int
     soft: bool = False
+    unit: str = ""  # what a rounded value counts: "%" for a share written as a fraction, "year" for decades
 
 
 def _digits_precision(num: str) -> float:
@@ -119,11 +140,18 @@ def find_numbers(text: str) -> list[Number]:
         # a bare "m"/"b"/"k" counts only right after the digits or with a currency ("£45m", "45m", not "5 m away")
         if scale_word in {"m", "b", "k"} and (" " in m.group(0)[m.start("num") - m.start() :] and not m.group("cur")):
             scale_word = ""
+        # "10,000m", "1,500m": a distance in metres; no one writes ten billion so
+        if scale_word in {"m", "b", "k"} and "," in num and not m.group("cur"):
+            scale_word = ""
         scale = _SCALES.get(scale_word, 1.0)
         prec = _digits_precision(num) * scale
         end = m.end() if scale_word else m.end("ord") if m.group("ord") else m.end("num")
         out.append(Number(value * scale, prec, text[m.start() : end].strip(), m.start(), end))
         taken.append((m.start(), end))
+    for n in _fractions(text) + _spans(text):
+        if not any(a < n.end and n.start < b for a, b in taken):
+            out.append(n)
+            taken.append((n.start, n.end))
     for m in _WORDNUM.finditer(text):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
@@ -145,6 +173,42 @@ def find_numbers(text: str) -> list[Number]:
             out.append(Number(s, 0.5 * s, m.group(0), m.start(), m.end()))
     out.sort(key=lambda n: n.start)
     return [_year_tail(_list_marker(_exact_day(n, text), text), text) for n in out]
+
+
+def _fractions(text: str) -> list[Number]:
+    """Shares written as fractions, valued as the percentage they name ("two-thirds of" → 66.7). One written with
+    "a" or "half" alone ("a third of", "more than half of") is soft, as "one" is: never checked in a unit, since it
+    is so often a writer's rounding of counts the source gives ("120 of 400"); read in the source all the same."""
+    out = []
+    for m in _FRACTION.finditer(text):
+        num_word = (m.group("n") or "").lower()
+        counted = num_word not in ("", "a")
+        after = _SHARE_AFTER.match(text, m.end())
+        if not ((after and (counted or after.group(0).strip() == "of"))
+                or _SHARE_BEFORE.search(text, max(0, m.start() - 30), m.start())
+                or (counted and "-" in (m.group("sep") or ""))):
+            continue  # "the first half", "a third term", "in three quarters of trading" is read as a share, not these
+        den = _DENOMINATORS[m.group("d").lower()]
+        value = 100.0 * (_NUMERATORS.get(num_word, 1)) / den
+        soft = num_word in ("", "a")
+        out.append(Number(value, _ROUNDED * value, m.group(0), m.start(), m.end(), soft, "%"))
+    return out
+
+
+def _spans(text: str) -> list[Number]:
+    """Spans of years in decades or centuries, valued in years ("four decades" → 40, "half a century" → 50)."""
+    out = []
+    for m in _SPAN.finditer(text):
+        unit = (m.group("u") or m.group("u2")).lower()
+        years = 10.0 if unit.startswith("decade") else 100.0
+        if m.group("half"):
+            count = 0.5
+        else:
+            n = m.group("n").lower()
+            count = 1.0 if n == "a" else float(n) if n.isdigit() else float(_UNITS[n])
+        value = count * years
+        out.append(Number(value, _ROUNDED * value, m.group(0), m.start(), m.end(), unit="year"))
+    return out
 
 
 _YEAR_BEFORE = re.compile(r"\b((?:1[0-9]|20)\d\d)[-\u2013/]$")
@@ -295,3 +359,30 @@ def common_word(word: str) -> bool:
     if w in table:
         return True
     return any(w.endswith(suf) and len(w) > len(suf) + 1 and w[: len(w) - len(suf)] + rep in table for suf, rep in _DETACH)
+
+
+_TIME_UNITS = r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|decades?|seasons?|centuries|century)"
+_DURATION = re.compile(r"\b(?:\d+(?:\.\d+)?|a|an|" + "|".join(sorted(
+    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "fifteen",
+     "eighteen", "twenty", "thirty", "forty", "fifty", "hundred", "several", "few", "many"], key=len, reverse=True))
+    + r")[\s-]+(?:\w+[\s-]+)?" + _TIME_UNITS + r"\b", re.IGNORECASE)
+
+
+def time_grains(text: str) -> set[str]:
+    """What a time value fixes: a year, a month, a weekday, a clock time, a duration ("two years", "about eighteen
+    months"), a time counted from now ("last week"), else a number ("aged 52"). Two times contradict each other only on a grain both fix: "fall 2016" against "this year" (relative to a
+    date the source does not give) or "2018" against "Thursday" is no contradiction."""
+    out = set()
+    if re.search(r"\b(?:1[0-9]|20)\d\d\b", text):
+        out.add("year")
+    for d, _, _ in date_words(text):
+        out.add("weekday" if d in WEEKDAYS else "month")
+    if re.search(r"\b\d{1,2}(?::\d\d)?\s?(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b", text, re.IGNORECASE):
+        out.add("clock")
+    if _DURATION.search(text):
+        out.add("duration")
+    if re.search(r"\b(?:last|next|this|previous|coming|past|following)\s+\w+|\bago\b", text, re.IGNORECASE):
+        out.add("relative")  # "last week" / "last month": both counted from the same now
+    if not out and find_numbers(text):
+        out.add("number")  # "aged 52", "the age of 78": a count of no other grain
+    return out

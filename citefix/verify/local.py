@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from citefix.decompose.details import SPEECH_VERBS
+from citefix.verify.lexical import time_grains
 from citefix.verify.negation import negated_unit, source_negated
 from citefix.verify.relations import antonyms, opposite_relation, opposites, relation_flip, wordnet_lemma
 
@@ -287,6 +288,14 @@ def roles(verb) -> tuple[set[str], set[str]]:
                 (patient if passive else agent).update(_names(c))
             else:
                 patient.update(_names(c))
+    if not agent and not passive and verb.dep_ == "xcomp" and verb.head.i != verb.i:
+        # the one who does what a complement verb says is its head's object ("urged the union to resume") or else
+        # its subject ("Pellham has agreed to buy Nordvik")
+        head = verb.head
+        ctrl = next((c for c in head.children if c.dep_ == "dobj"), None) or next(
+            (c for c in head.children if c.dep_ == "nsubj"), None)
+        if ctrl is not None:
+            agent |= _names(ctrl)
     return agent, patient
 
 
@@ -354,6 +363,32 @@ def arg_role(span) -> str | None:
     return root.dep_ if root is not None else None
 
 
+_MODIFIER_PREPS = {"in", "at", "of"}  # "the factory in Doncaster" names the factory as "the Doncaster factory" does
+_IN_SPEAKER = {"compound", "poss", "pobj", "prep", "agent", "acl", "appos"}  # arcs inside a speaker's noun phrase
+
+
+def name_slot(span) -> tuple[Any, str | None]:
+    """Where a name stands: (the word it hangs on, its role). A name inside the subject of a verb of speech stands on
+    that verb as its subject ("Opponents, led by the Civic Society, said …": the Civic Society speaks); a name that
+    says where or whose a common noun is stands on that noun as its modifier, however written ("its Wakefield
+    factory", "its factory in Wakefield", "Wakefield's factory")."""
+    tok = span.root
+    for _ in range(8):
+        if tok.dep_ in ("nsubj", "nsubjpass") and tok.head.lemma_.lower() in SPEECH_VERBS:
+            if tok.i != span.root.i or anchor(span) is tok.head:
+                return tok.head, "nsubj"
+            break
+        if tok.dep_ not in _IN_SPEAKER or tok.head.i == tok.i:
+            break
+        tok = tok.head
+    role, head = arg_role(span), span.root.head
+    if role in ("compound", "poss") and head.pos_ == "NOUN":
+        return head, "modifier"
+    if role == "pobj" and head.lower_ in _MODIFIER_PREPS and head.head.pos_ == "NOUN":
+        return head.head, "modifier"
+    return anchor(span), role
+
+
 def _norm(s: str) -> str:
     return " ".join(s.lower().split())
 
@@ -400,15 +435,28 @@ def _one_number(a: str, b: str) -> bool:
     from citefix.verify.lexical import find_numbers
 
     na, nb = find_numbers(a), find_numbers(b)
-    if len(na) != 1 or len(nb) != 1 or na[0].value != nb[0].value:
+    if len(na) != 1 or len(nb) != 1:
         return False
-    # nothing but the number and the same other words on both sides, or bounds of one direction however worded
-    rest = lambda s, n: _value_tokens(s[: n.start] + " " + s[n.end :])  # noqa: E731
-    ra, rb = rest(a, na[0]), rest(b, nb[0])
+    x, y = na[0], nb[0]
+    # a rounded value (a fraction, decades) names what lies within its rounding: "over half a century" / "more than
+    # 50 years", "nearly two-thirds" / "64 percent"; the other side's word for what it counts goes with it
+    rounded = x.unit or y.unit
+    if x.value != y.value and not (rounded and abs(x.value - y.value) <= max(x.precision, y.precision)):
+        return False
+    drop = _COUNTED.get(rounded, set()) | _FOCUS_WORDS
+
+    def rest(s: str, n) -> list[str]:
+        return [w for w in _value_tokens(s[: n.start] + " " + s[n.end :]) if w not in drop]
+
+    ra, rb = rest(a, x), rest(b, y)
     if ra == rb:
         return True
     bounds = {_bound(" ".join(ra)), _bound(" ".join(rb))}
     return None not in bounds and bounds != {"most", "least"}
+
+
+_COUNTED = {"%": {"percent", "per", "cent", "of"}, "year": {"year", "years"}}
+_FOCUS_WORDS = {"just", "only", "exactly", "precisely", "merely"}  # "just 23 individuals" is 23 individuals
 
 
 # phrases that bound a number from above or below, or say it is rough: "as much as €5,000" and "up to €5,000" are one
@@ -428,36 +476,12 @@ def _bound(words: str) -> str | None:
     return next((k for k, phrases in _BOUNDS.items() if words in phrases), None)
 
 
-_TIME_UNITS = r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|decades?|seasons?|centuries|century)"
-_DURATION = re.compile(r"\b(?:\d+(?:\.\d+)?|a|an|" + "|".join(sorted(
-    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "fifteen",
-     "eighteen", "twenty", "thirty", "forty", "fifty", "hundred", "several", "few", "many"], key=len, reverse=True))
-    + r")[\s-]+(?:\w+[\s-]+)?" + _TIME_UNITS + r"\b", re.IGNORECASE)
+def slot_lemma(span, kind: str) -> str | None:
+    a = name_slot(span)[0] if kind in NAME_KINDS else anchor(span)
+    return a.lemma_.lower() if a is not None else None
 
 
-def time_grains(text: str) -> set[str]:
-    """What a time value fixes: a year, a month, a weekday, a clock time, a duration ("two years", "about eighteen
-    months"), a time counted from now ("last week"), else a number ("aged 52"). Two times contradict each other only on a grain both fix: "fall 2016" against "this year" (relative to a
-    date the source does not give) or "2018" against "Thursday" is no contradiction."""
-    from citefix.verify.lexical import WEEKDAYS, date_words, find_numbers
-
-    out = set()
-    if re.search(r"\b(?:1[0-9]|20)\d\d\b", text):
-        out.add("year")
-    for d, _, _ in date_words(text):
-        out.add("weekday" if d in WEEKDAYS else "month")
-    if re.search(r"\b\d{1,2}(?::\d\d)?\s?(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b", text, re.IGNORECASE):
-        out.add("clock")
-    if _DURATION.search(text):
-        out.add("duration")
-    if re.search(r"\b(?:last|next|this|previous|coming|past|following)\s+\w+|\bago\b", text, re.IGNORECASE):
-        out.add("relative")  # "last week" / "last month": both counted from the same now
-    if not out and find_numbers(text):
-        out.add("number")  # "aged 52", "the age of 78": a count of no other grain
-    return out
-
-
-def _one_anchor(found: str | None, lemma: str) -> bool:
+def one_anchor(found: str | None, lemma: str) -> bool:
     """A value found on `found` stands where the unit's stands on `lemma`: the same word, none, or two verbs of speech
     (the speaker of "Claire Watts said the changes would not bring higher fares" is the region's "…, Watts added")."""
     return found is None or found == lemma or (found in SPEECH_VERBS and lemma in SPEECH_VERBS)
@@ -515,15 +539,15 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         kind = VALUE_LABELS.get(ent.label_)
         if kind is None or not in_focus(ent.start_char, ent.end_char, focus):
             continue
-        a = anchor(ent)
+        a, role = name_slot(ent) if kind in NAME_KINDS else (anchor(ent), arg_role(ent))
         if a is None or a.lemma_.lower() in ("be", "have"):
             continue
-        lemma, role = a.lemma_.lower(), arg_role(ent)
+        lemma = a.lemma_.lower()
         grains = time_grains(ent.text) if kind == "time" else set()
         # the region states the value on the same word (or on none): no conflict. The value on another word of the
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
         # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
-        if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and _one_anchor(anchor_lemma(c), lemma)
+        if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and one_anchor(slot_lemma(c, kind), lemma)
                for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs) or \
                 _copied_with_words(ent, lemma, region_docs):
             continue
@@ -535,10 +559,10 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
                     continue
                 if kind == "time" and not grains & time_grains(cand.text):
                     continue  # "fall 2016" / "this year", "2018" / "Thursday": times that cannot be told apart
-                ca = anchor(cand)
+                ca, cand_role = name_slot(cand) if kind in NAME_KINDS else (anchor(cand), None)
                 if ca is None or ca.lemma_.lower() != lemma:
                     continue
-                if kind in NAME_KINDS and arg_role(cand) != role:
+                if kind in NAME_KINDS and cand_role != role:
                     continue
                 hit = cand
                 break

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any, Container, Sequence
 
 from citefix.verify.lexical import date_words
-from citefix.verify.local import in_focus, same_value
+from citefix.verify.local import in_focus, name_slot, one_anchor, same_value, slot_lemma
 
 _NAME_ENTS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"}
 SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together (a sentence edge counts as a side)
@@ -286,3 +286,30 @@ def value_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequ
         out.append({"kind": "conflict", "value_kind": kind, "text": old, "start": start, "end": end,
                     "evidence": new, "evidence_start": es, "evidence_end": ee})
     return out
+
+
+def name_said_in_slot(doc, conflict: dict[str, Any], sentences: Sequence[str], parse) -> bool:
+    """Does a source sentence say the unit's name of a value conflict (``local.value_conflicts``, a name kind) where
+    the unit says it: on a word of the same lemma, in the same role (``local.name_slot``)? `parse` turns sentence
+    texts into spaCy docs. A name the source says only in another slot of the same sentence ("its factory in
+    Doncaster … its plant in Wakefield" for "its Wakefield factory", "accounts controlled by Doyle" for "Doyle
+    diverted") is not said there; a unit whose name the parse hangs on nothing cannot be told, and counts as said."""
+    span = doc.char_span(conflict["start"], conflict["end"], alignment_mode="expand")
+    slot = name_slot(span) if span is not None else (None, None)
+    if slot[0] is None:
+        return True
+    lemma, role = slot[0].lemma_.lower(), slot[1]
+    needle = conflict["text"].lower()
+    for sd in parse([s for s in sentences if needle in s.lower()]):
+        hay = sd.text.lower()
+        spans = [e for e in sd.ents if same_value(conflict["text"], e.text)]
+        at = hay.find(needle)
+        while at >= 0:  # the name word for word, whether or not the recogniser marked it there
+            found = sd.char_span(at, at + len(needle), alignment_mode="expand")
+            spans += [found] if found is not None else []
+            at = hay.find(needle, at + 1)
+        for e in spans:
+            there = name_slot(e)
+            if one_anchor(slot_lemma(e, "person"), lemma) and there[1] == role:
+                return True
+    return False

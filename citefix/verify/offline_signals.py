@@ -15,7 +15,9 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable
 
 from citefix.models import Case, Unit
+from citefix.verify.certainty import surer_than_source, wider_than_source
 from citefix.verify.lexical import (
+    APPROXIMATORS,
     MONTHS,
     WEEKDAYS,
     common_word,
@@ -27,6 +29,7 @@ from citefix.verify.lexical import (
     time_phrases,
 )
 from citefix.verify.local import (
+    NAME_KINDS,
     antonym_predicates,
     focus_ranges,
     in_focus,
@@ -35,7 +38,7 @@ from citefix.verify.local import (
     role_swaps,
     value_conflicts,
 )
-from citefix.verify.names import name_substitutions, value_substitutions
+from citefix.verify.names import name_said_in_slot, name_substitutions, value_substitutions
 from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.regions import _ENT_LABELS, RegionFinder
@@ -316,6 +319,10 @@ class UnitSignals(RegionFinder):
                    ] if self.params.get("local", {}).get("antonyms", True) and not same_polarity else []
         structure += opposed
         n_pol += len(opposed)
+        # a hedged predicate stated as certain, a part stated as the whole (citefix.verify.certainty)
+        surer = surer_than_source(doc, focus, rdocs) + wider_than_source(doc, focus, rdocs) if not same_polarity else []
+        structure += surer
+        n_pol += len(surer)
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) and not verbatim else []
         structure += swaps
         # a value the source states on the same word elsewhere (an age, a figure or a name the summary gathered from
@@ -325,8 +332,10 @@ class UnitSignals(RegionFinder):
         # (names.value_substitutions: the copy pins the slot where the parse hangs the two on different words),
         # unless a source sentence says the unit's words with its value
         def stands(c: dict[str, Any]) -> bool:  # not excused, and taken from one place
-            return not anchored(c["start"], c["end"]) and (
-                not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))
+            # a name is excused only where a source sentence says it in the unit's slot, not anywhere near its word
+            said = (name_said_in_slot(doc, c, pool.sentences(), self._parse_regions) if c.get("value_kind") in NAME_KINDS
+                    else anchored(c["start"], c["end"]))
+            return not said and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))
 
         conflicts = [c for c in value_conflicts(doc, focus, rdocs) if stands(c)] if not verbatim else []
         found = {c["start"] for c in conflicts}
@@ -386,7 +395,8 @@ class UnitSignals(RegionFinder):
         focus = focus or [(0, len(text))]
         missing: list[dict[str, Any]] = []
         # numbers
-        nums = [n for n in find_numbers(text) if not n.soft and in_focus(n.start, n.end, focus)]
+        found = find_numbers(text)
+        nums = [n for n in found if not n.soft and in_focus(n.start, n.end, focus)]
         # an amount in another currency is not the amount
         miss_num = [n for n in nums if not number_supported(n, pool.numbers) or currency_conflict(n, text, pool.money)]
         missing += [{"kind": "number", "text": n.text, "start": n.start, "end": n.end} for n in miss_num]
@@ -407,7 +417,8 @@ class UnitSignals(RegionFinder):
             t
             for t in doc
             if t.pos_ in _CONTENT_POS and t.is_alpha and not t.is_stop and t.i not in ent_tokens and len(t.text) > 1
-            and t.lower_ not in _DATE_WORDS and in_focus(t.idx, t.idx + len(t.text), focus)
+            and t.lower_ not in _DATE_WORDS and t.lower_ not in APPROXIMATORS and in_focus(t.idx, t.idx + len(t.text), focus)
+            and not any(n.start <= t.idx < n.end for n in found)  # "quarter" of "a quarter of", "decades": a value's
         ]
         miss_words = [t for t in content if not self._known(t, pool)]
         word_frac = len(miss_words) / len(content) if content else 0.0

@@ -140,6 +140,14 @@ class _Pool:
             self._capitalised = frozenset().union(*(s.capitalised() for s in self.sources))
         return self._capitalised
 
+    def sentences(self) -> list[str]:
+        """Every sentence of the sources (as their sentence starts cut them)."""
+        out = []
+        for src in self.sources:
+            starts = src.sentence_starts or [0]
+            out += [src.text[a:b] for a, b in zip(starts, [*starts[1:], len(src.text)]) if src.text[a:b].strip()]
+        return out
+
     def lower_text(self) -> str:
         """The sources' texts, lower-cased, whitespace collapsed (for phrase look-ups)."""
         if self._lower is None:

@@ -34,10 +34,22 @@ def antonyms() -> dict[str, dict[str, frozenset[str]]]:
     out: dict[str, dict[str, frozenset[str]]] = {}
     for pos in ("verb", "adj"):
         table: dict[str, set[str]] = {}
-        for a, b in raw[pos]:
+        pairs = list(raw[pos])
+        if pos == "verb":  # the two ways an amount changes (CHANGE_UP / CHANGE_DOWN, below)
+            pairs += [(a, b) for a in CHANGE_UP for b in CHANGE_DOWN] + [(b, a) for a in CHANGE_UP for b in CHANGE_DOWN]
+        for a, b in pairs:
             table.setdefault(a, set()).add(b)
         out[pos] = {k: frozenset(v) for k, v in table.items()}
     return out
+
+
+# Verbs that say an amount changed, by which way: any of one list said where the evidence says one of the other of the
+# same thing ("sales grew 18 percent" / "sales dropped 18 percent") turns the change round. WordNet pairs only some of
+# them (rise/fall, increase/decrease); the two lists are the closed class news uses for a number going up or down.
+CHANGE_UP = frozenset({"rise", "grow", "increase", "climb", "gain", "jump", "soar", "surge", "rebound", "expand",
+                       "double", "triple"})
+CHANGE_DOWN = frozenset({"fall", "drop", "decline", "decrease", "shrink", "slump", "plunge", "slide", "sink", "dip",
+                         "tumble", "halve"})
 
 
 _BRITISH = (("ise", "ize"), ("yse", "yze"), ("our", "or"))  # criticise, analyse, favourable: WordNet spells them -ize
@@ -69,17 +81,26 @@ _BARE = {"advmod", "prt", "quantmod", "npadvmod", "acomp", "amod"}  # a relation
 _COMPARATIVE = {"JJR", "RBR"}
 
 
-def _key(tok) -> str:
-    """What two relation words are compared by: the word, or a comparative's lemma ("higher" → high)."""
-    return tok.lower_ if tok.lower_ in OPPOSITE_RELATIONS else tok.lemma_.lower()
+def _keys(tok) -> frozenset[str]:
+    """What two relation words are compared by: the word, or a comparative's lemma and form ("higher" → high; the
+    tagger lemmatises "fewer" as few but leaves "more" as it is, and WordNet pairs more/fewer and few/many)."""
+    if tok.lower_ in OPPOSITE_RELATIONS:
+        return frozenset({tok.lower_})
+    return frozenset({tok.lemma_.lower(), tok.lower_})
+
+
+def _attributive(tok) -> bool:
+    """A comparative that qualifies a noun ("longer trains", "fewer seats", "higher fares")."""
+    return tok.dep_ == "amod" and tok.head.pos_ in ("NOUN", "PROPN")
 
 
 def opposites(tok) -> frozenset[str]:
-    """The keys (``_key``) of the words that say the opposite relation of `tok`; empty if `tok` is none."""
+    """The keys (``_keys``) of the words that say the opposite relation of `tok`; empty if `tok` is none."""
     if tok.lower_ in OPPOSITE_RELATIONS:
         return OPPOSITE_RELATIONS[tok.lower_]
-    if tok.tag_ in _COMPARATIVE and (tok.dep_ != "amod" or _figures(tok)):  # "a 30% higher risk", not "higher fares"
-        return antonyms()["adj"].get(tok.lemma_.lower(), frozenset())
+    if tok.tag_ in _COMPARATIVE and (tok.dep_ != "amod" or _figures(tok) or _attributive(tok)):
+        table = antonyms()["adj"]
+        return frozenset().union(*(table.get(k, frozenset()) for k in _keys(tok)))
     return frozenset()
 
 
@@ -120,9 +141,15 @@ def anchor(tok) -> frozenset[str]:
         return frozenset({of_what.lemma_.lower()} | figures)
     # "than average", "than at present", "than expected": the content words of what it is compared with
     than = _than(kids) or _than([c for c in tok.head.children if c.i > tok.i])  # or on the word it qualifies
-    words = {t.lemma_.lower() for t in than.subtree if t.is_alpha and not t.is_stop} if than is not None else set()
+    # a "than" phrase: the head of what it is compared with ("than any other women's match (at the tournament)");
+    # a clause: its content words ("than expected")
+    head = next((c for c in than.children if c.dep_ == "pobj"), None) if than is not None else None
+    words = {head.lemma_.lower()} if head is not None and head.is_alpha else \
+        {t.lemma_.lower() for t in than.subtree if t.is_alpha and not t.is_stop} if than is not None else set()
     if words:
         return frozenset(words)
+    if tok.tag_ in _COMPARATIVE and _attributive(tok):
+        return frozenset({tok.head.lemma_.lower()})  # "fewer seats": the thing there are fewer of
     if tok.dep_ == "mark":
         return frozenset({tok.head.lemma_.lower()})
     if tok.dep_ in ("amod", "compound") and tok.is_lower and tok.lower_ in OPPOSITE_RELATIONS:
@@ -149,13 +176,14 @@ def opposite_relation(tok, region_doc) -> Any | None:
     own = anchor(tok)
     if not own or _says(tok, own, [region_doc]):
         return None
-    return next((x for x in region_doc if _kin(x, tok) and _key(x) in opposite and not _negated(x)
+    return next((x for x in region_doc if _kin(x, tok) and _keys(x) & opposite and not _negated(x)
                  and _same(own, anchor(x))), None)
 
 
 def _says(tok, own: frozenset[str], region_docs) -> bool:
     """Does some region doc say tok's own relation of the same thing?"""
-    return any(_kin(x, tok) and _key(x) == _key(tok) and _same(own, anchor(x)) for rd in region_docs for x in rd)
+    keys = _keys(tok)
+    return any(_kin(x, tok) and _keys(x) & keys and _same(own, anchor(x)) for rd in region_docs for x in rd)
 
 
 def relation_flip(tok, region_docs) -> Any | None:

@@ -17,7 +17,8 @@ MARK = {"supported": "+", "partial": "~", "unsupported": "-", "error": "!"}
 
 OFFLINE_HINT = (
     "Checked offline by the default verifier (atomic units cut from the spaCy parse; each checked against its "
-    "evidence sentence: names, numbers, dates, polarity and roles, lexical consistency, MiniLM token alignment and similarity). "
+    "evidence sentence: names, numbers, dates, polarity, certainty and roles, lexical consistency, MiniLM token alignment "
+    "and similarity). "
     "For ACUEval proper (LLM-written ACUs, P(Yes) judge) configure an LLM: --llm MODEL or CITEFIX_LLM=MODEL."
 )
 

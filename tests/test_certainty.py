@@ -80,3 +80,9 @@ def test_the_reviser_puts_the_hedge_back(tools, text, fixed):
     r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
     assert r.text == fixed, r.edits
     assert {e["kind"] for e in r.edits} == {"correction (certainty)"}, r.edits
+
+
+def test_a_gerund_a_preposition_takes_is_not_asserted(tools):
+    source = "Although Lecque could have chosen to attend Teaneck High School, he decided to enroll at Scanlan."
+    out = units_verdicts(tools, source, "Instead of attending Teaneck High School, Lecque decided to enroll at Scanlan.")
+    assert not _surer(out), {u: v.details["structure"] for u, v in out.items()}

@@ -70,8 +70,10 @@ def _subject(tok) -> str | None:
 
 
 def _noun_content(tok) -> bool:
-    """A clause that gives a noun's content ("the idea that the glow helps"): the unit does not assert it."""
-    return tok.dep_ == "acl" and any(c.dep_ == "mark" and c.lower_ in ("that", "whether", "if") for c in tok.children)
+    """A clause that gives a noun's content ("the idea that the glow helps"), or a gerund a preposition takes
+    ("instead of attending", "without waiting"): the unit does not assert it as a fact of its own."""
+    return tok.dep_ == "pcomp" or (
+        tok.dep_ == "acl" and any(c.dep_ == "mark" and c.lower_ in ("that", "whether", "if") for c in tok.children))
 
 
 def _predicates(doc) -> list[Any]:

@@ -49,6 +49,10 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "local4h": {"combined": {"method": "local", "signals": ["lexical", "lexical", "alignment", "alignment", "similarity", "similarity", "entail"]},
                 "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "lexical", "alignment", "alignment", "similarity", "similarity", "entail"]}}}},
     "local-inv": {"cap": {"invented_words": 0}},  # without the invented-words cap
+    # the invented-words cap only when the invented words are at least this share of the unit's content words
+    "inv-share-25": {"cap": {"invented_share": 0.25}},
+    "inv-share-34": {"cap": {"invented_share": 0.34}},
+    "inv-share-50": {"cap": {"invented_share": 0.5}},
     "local-sub": {"cap": {"substitution": False}},  # without the name-substitution check
     "local-copy": {"combined": {"copy": False}, "profiles": {"cited_answer": {"combined": {"copy": False}}}},  # similarity kept for copies
     "local2": {"combined": {"method": "local", "signals": ["lexical", "alignment"]},

@@ -73,7 +73,7 @@ def test_a_whole_sentence_is_not_an_atomic_fact(tools):
     clause = whole.model_copy(update={"kind": "clause", "decomposer": "spacy-clauses"})
     _, (vs,) = _verdicts(tools, case, [whole])
     _, (vc,) = _verdicts(tools, case, [clause])
-    assert vs.details["features"]["invented_words"] == vc.details["features"]["invented_words"] == 2
+    assert vs.details["features"]["invented_words"] == vc.details["features"]["invented_words"] == 2  # of five
     assert vc.score <= load_params()["cap"]["score"] + 1e-9
     assert vs.score > vc.score
 
@@ -95,3 +95,16 @@ def test_the_check_can_be_turned_off(monkeypatch, tmp_path):
 def test_the_packaged_parameters_name_the_check():
     params = json.loads(resources.files("citefix").joinpath("data/offline_params.json").read_text())
     assert params["cap"]["invented_words"] == 2
+
+
+def test_two_unmatched_words_in_a_long_unit_are_a_paraphrase(tools):
+    """Two words that match nothing are an invented fact in a short unit and a paraphrase in a long one: the cap
+    needs them to be more than a third of the unit's content words (cap.invented_share)."""
+    source = ("The regional parliament voted on Tuesday to approve a new housing bill that would require developers "
+              "to set aside 25 percent of new apartments for low-income renters.")
+    text = "The regional parliament approved a new housing bill obliging developers to reserve flats for low-income renters."
+    unit = Unit(id="u1", text=text, kind="clause", decomposer="spacy-clauses", start=0, end=len(text))
+    _, (v,) = _verdicts(tools, _case(text=text, source=source), [unit])
+    f = v.details["features"]
+    assert f["invented_words"] >= 2 and f["invented_words"] <= f["n_words"] * 0.34, f
+    assert v.score > load_params()["cap"]["score"]

@@ -290,7 +290,9 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             # content words that no source word matches in form or in meaning (one alone may be a paraphrase the token
             # alignment misses; 0 turns the check off)
             need = int(cap.get("invented_words") or 0)
-            if need and feat.get("atomic") and feat.get("invented_words", 0) >= need:
+            share = float(cap.get("invented_share") or 0.0)  # and at least this share of its content words (0: any)
+            n_inv = feat.get("invented_words", 0)
+            if need and feat.get("atomic") and n_inv >= need and n_inv >= share * feat.get("n_words", 0):
                 hard += 1
         return bool(cap.get("enabled")) and hard >= 1
 

@@ -86,3 +86,20 @@ def test_a_gerund_a_preposition_takes_is_not_asserted(tools):
     source = "Although Lecque could have chosen to attend Teaneck High School, he decided to enroll at Scanlan."
     out = units_verdicts(tools, source, "Instead of attending Teaneck High School, Lecque decided to enroll at Scanlan.")
     assert not _surer(out), {u: v.details["structure"] for u, v in out.items()}
+
+
+@pytest.mark.parametrize("source, text", [
+    # a conjunct cut from its sentence keeps the hedge the sentence gives it ("might want … but could not afford")
+    ("Mr O'Brien argued that many hard-working people might want to live in a nicer area or in a bigger house but "
+     "could not afford to.",
+     "Mr Buck argued that many hard-working people might want to live in a nicer area or in a bigger house but could "
+     "not afford to."),
+    # a conjunct with its own auxiliaries does not share the first one's modal
+    ("The actual figure is unclear but the issue of black money - which may have been acquired corruptly, or is being "
+     "withheld from the tax authorities - is a huge problem.",
+     "The actual figure is not unclear but the issue of black money - which may have been acquired corruptly, or is "
+     "being withheld from the tax authorities - is a huge problem."),
+])
+def test_a_hedge_the_cut_left_behind_is_no_certainty_mismatch(tools, source, text):
+    out = units_verdicts(tools, source, text)
+    assert not _surer(out), {u: v.details["structure"] for u, v in out.items()}

@@ -11,6 +11,7 @@ not; saying less than the source (a hedge the source lacks, "some" where it says
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from citefix.verify.local import in_focus
@@ -41,8 +42,23 @@ def hedged(tok) -> bool:
             return True
         if t.dep_ not in ("conj", "xcomp") or t.head.i == t.i:
             return False
+        if t.dep_ == "conj" and any(c.dep_ in ("aux", "auxpass") for c in kids):
+            return False  # "may have been acquired, or is being withheld": a conjunct with its own auxiliaries
         t = t.head
     return False
+
+
+_SENTENCE_END = re.compile(r"[.!?;:]\s")
+
+
+def hedged_in_text(text: str, pos: int, reach: int = 15) -> bool:
+    """Does a hedge word stand in `text` before `pos`, in the same sentence and within `reach` words? A unit cut from a
+    longer sentence ("… might want to live there but could not afford to" → "people could not afford to") loses the
+    hedge its parse would carry; the text it was cut from keeps it."""
+    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, pos)), default=0)
+    words = re.findall(r"[a-z]+", text[start:pos].lower())[-reach:]
+    return any(w in HEDGE_MODALS or w in HEDGE_ADVERBS or {w, w[:-1], w[:-2], w[:-3], w[:-3] + "e"} & HEDGE_HEADS
+               for w in words)
 
 
 def _hedge_head(tok) -> bool:

@@ -310,6 +310,16 @@ def name_said_in_slot(doc, conflict: dict[str, Any], sentences: Sequence[str], p
             at = hay.find(needle, at + 1)
         for e in spans:
             there = name_slot(e)
-            if one_anchor(slot_lemma(e, "person"), lemma) and there[1] == role:
+            if one_anchor(slot_lemma(e, "person"), lemma) and there[1] == role or _same_words_around(span, e):
                 return True
     return False
+
+
+def _same_words_around(a, b, n: int = 2) -> bool:
+    """Do two name spans have the same `n` words right before them, or right after ("company Wheelabrator
+    Technologies" in both)? Then they stand in one place, whatever the two parses hang them on."""
+    def words(span, before: bool) -> list[str]:
+        doc = span.doc
+        toks = doc[max(0, span.start - n):span.start] if before else doc[span.end:span.end + n]
+        return [t.lower_ for t in toks if not t.is_punct]
+    return any(len(w := words(a, side)) == n and w == words(b, side) for side in (True, False))

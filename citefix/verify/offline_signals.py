@@ -15,7 +15,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable
 
 from citefix.models import Case, Unit
-from citefix.verify.certainty import surer_than_source, wider_than_source
+from citefix.verify.certainty import hedged_in_text, surer_than_source, wider_than_source
 from citefix.verify.lexical import (
     APPROXIMATORS,
     MONTHS,
@@ -165,7 +165,7 @@ class UnitSignals(RegionFinder):
         lex = self._lexical(unit, doc, pool, evidence["text"] if evidence else "", focus, f["_region_text"])
         groups, content = lex.pop("_entity_groups"), lex.pop("_content")
         f.update(lex)
-        f.update(self._local(unit, doc, pool, regions, focus, groups, content, host))
+        f.update(self._local(unit, doc, pool, regions, focus, groups, content, host, case.text))
         f["copied"] = int(copied(doc, pool))
 
         # (b) alignment, on the unit's own words: against the whole source, and against the evidence region
@@ -218,7 +218,7 @@ class UnitSignals(RegionFinder):
         return out
 
     def _local(self, unit: Unit, doc, pool: _Pool, regions: list[Any], focus, groups: list, content: list,
-               host: Host | None = None) -> dict[str, Any]:
+               host: Host | None = None, case_text: str = "") -> dict[str, Any]:
         """(d) Elements of the unit's focus that the source holds, but not in the evidence region; verbs whose
         polarity or roles the region contradicts."""
         if not regions:
@@ -279,7 +279,8 @@ class UnitSignals(RegionFinder):
         for t in misplaced_words:
             out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
         structure, n_pol, swaps, conflicts, subs = self._structure(unit, doc, pool, focus, (seq, pauses), texts,
-                                                                   anchored, pinned, bool(host and host.keeps_negations))
+                                                                   anchored, pinned, bool(host and host.keeps_negations),
+                                                                   case_text)
         return {
             "misplaced": out,
             "misplaced_numbers": n_num,
@@ -295,7 +296,7 @@ class UnitSignals(RegionFinder):
 
     def _structure(self, unit: Unit, doc, pool: _Pool, focus, seq_pauses: tuple[list[tuple[int, str, str]], dict[int, bool]],
                    texts: list[str],
-                   anchored, pinned, kept_negations: bool = False) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
+                   anchored, pinned, kept_negations: bool = False, case_text: str = "") -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
                                       list[dict[str, Any]]]:
         """What the evidence region contradicts: verb polarity, roles, values on the same word, names in a copy.
         Returns (all of them, the polarity count, role swaps, value conflicts, name substitutions)."""
@@ -320,7 +321,9 @@ class UnitSignals(RegionFinder):
         structure += opposed
         n_pol += len(opposed)
         # a hedged predicate stated as certain, a part stated as the whole (citefix.verify.certainty)
-        surer = surer_than_source(doc, focus, rdocs) + wider_than_source(doc, focus, rdocs) if not same_polarity else []
+        # (not where the text the unit was cut from hedges the verb: the cut may have left the hedge behind)
+        surer = [c for c in surer_than_source(doc, focus, rdocs) + wider_than_source(doc, focus, rdocs)
+                 if not _hedged_where_cut(unit, c, case_text)] if not same_polarity else []
         structure += surer
         n_pol += len(surer)
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) and not verbatim else []
@@ -580,3 +583,12 @@ def _located_evidence(pool: _Pool, located: tuple[int, int], evidence: dict[str,
                                   and evidence["start"] <= piece.start < evidence["end"]):
         return {"source_id": pool.ids[si], "start": piece.start, "end": piece.end, "text": piece.text}
     return evidence
+
+
+def _hedged_where_cut(unit: Unit, c: dict[str, Any], case_text: str) -> bool:
+    """Does the text the unit was cut from hedge the word `c` stands on (certainty.hedged_in_text), found through the
+    unit's meta["align"] runs (unit start, unit end, text start)?"""
+    for a, b, at in (unit.meta or {}).get("align") or [[0, len(unit.text), unit.start or 0]]:
+        if a <= c["start"] < b:
+            return hedged_in_text(case_text, at + c["start"] - a)
+    return False

@@ -57,14 +57,17 @@ def hedged_in_text(text: str, pos: int, reach: int = 15) -> bool:
     hedge its parse would carry; the text it was cut from keeps it."""
     start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, pos)), default=0)
     words = re.findall(r"[a-z]+", text[start:pos].lower())[-reach:]
-    return any(w in HEDGE_MODALS or w in HEDGE_ADVERBS or {w, w[:-1], w[:-2], w[:-3], w[:-3] + "e"} & HEDGE_HEADS
-               for w in words)
+    return any(w in HEDGE_MODALS or w in HEDGE_ADVERBS or _forms(w) & HEDGE_HEADS for w in words)
+
+
+def _forms(w: str) -> set[str]:
+    """A word and what it may be with an ending taken off ("hoped" → hope, "trying" → try, "hopefully" → hopeful)."""
+    return {w, w[:-1], w[:-2], w[:-3], w[:-3] + "e"}
 
 
 def _hedge_head(tok) -> bool:
-    """A word of intent or expectation, by lemma or by its form (the tagger lemmatises "hoped" as "hop")."""
-    w = tok.lower_
-    return bool({tok.lemma_.lower(), w, w[:-1], w[:-2], w[:-3], w[:-3] + "e"} & HEDGE_HEADS)
+    """A word of hope, attempt or likelihood, by lemma or by its form (the tagger lemmatises "hoped" as "hop")."""
+    return bool(({tok.lemma_.lower()} | _forms(tok.lower_)) & HEDGE_HEADS)
 
 
 def _object(tok) -> str | None:

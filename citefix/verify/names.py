@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any, Container, Sequence
 
 from citefix.verify.lexical import date_words
-from citefix.verify.local import in_focus, name_slot, one_anchor, same_value, slot_lemma
+from citefix.verify.local import in_focus, name_slot, one_anchor, same_value
 
 _NAME_ENTS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"}
 SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together (a sentence edge counts as a side)
@@ -309,8 +309,9 @@ def name_said_in_slot(doc, conflict: dict[str, Any], sentences: Sequence[str], p
             spans += [found] if found is not None else []
             at = hay.find(needle, at + 1)
         for e in spans:
-            there = name_slot(e)
-            if one_anchor(slot_lemma(e, "person"), lemma) and there[1] == role or _same_words_around(span, e):
+            word, there = name_slot(e)
+            if (one_anchor(word.lemma_.lower() if word is not None else None, lemma) and there == role
+                    or _same_words_around(span, e)):
                 return True
     return False
 

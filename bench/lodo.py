@@ -50,6 +50,7 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
                 "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "lexical", "alignment", "alignment", "similarity", "similarity", "entail"]}}}},
     "local-inv": {"cap": {"invented_words": 0}},  # without the invented-words cap
     # the invented-words cap only when the invented words are at least this share of the unit's content words
+    "inv-share-0": {"cap": {"invented_share": 0}},  # the count alone, as before cap.invented_share
     "inv-share-25": {"cap": {"invented_share": 0.25}},
     "inv-share-34": {"cap": {"invented_share": 0.34}},
     "inv-share-50": {"cap": {"invented_share": 0.5}},

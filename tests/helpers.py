@@ -45,3 +45,17 @@ def units_verdicts(tools, source: str, text: str) -> dict:
     case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
     units = dec.units(case)
     return {u.text: v for u, v in zip(units, ver.verify(units, case))}
+
+
+def offline_revision(tools, source: str, text: str):
+    """The offline reviser's revision of `text` against one source, from a check by `tools` (decomposer, verifier)
+    and the "acu" feedback strategy: what `citefix refine` does in its first round."""
+    from citefix.evaluate import evaluate
+    from citefix.models import Case, Source
+    from citefix.refine.feedback import build_strategy
+    from citefix.refine.offline import OfflineReviser
+
+    dec, ver = tools
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    ev = evaluate(case, decomposer=dec, verifier=ver)
+    return OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)

@@ -5,13 +5,9 @@ as much as the source, or less, is not flagged."""
 from __future__ import annotations
 
 import pytest
-from helpers import units_verdicts
+from helpers import offline_revision, units_verdicts
 
 from citefix.decompose.clauses import ClauseDecomposer
-from citefix.evaluate import evaluate
-from citefix.models import Case, Source
-from citefix.refine.feedback import build_strategy
-from citefix.refine.offline import OfflineReviser
 from citefix.verify.certainty import hedged
 from citefix.verify.offline import OfflineVerifier
 
@@ -74,10 +70,7 @@ def test_hedges_read_from_the_parse():
      "St Catherine's Hospital postponed some of its planned operations to free up beds."),
 ])
 def test_the_reviser_puts_the_hedge_back(tools, text, fixed):
-    dec, ver = tools
-    case = Case(id="c", sources=[Source(id="1", text=SOURCE)], text=text)
-    ev = evaluate(case, decomposer=dec, verifier=ver)
-    r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+    r = offline_revision(tools, SOURCE, text)
     assert r.text == fixed, r.edits
     assert {e["kind"] for e in r.edits} == {"correction (certainty)"}, r.edits
 

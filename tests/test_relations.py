@@ -5,13 +5,9 @@ relation of another thing, or the opposite under a negation."""
 from __future__ import annotations
 
 import pytest
-from helpers import units_verdicts
+from helpers import offline_revision, units_verdicts
 
 from citefix.decompose.clauses import ClauseDecomposer
-from citefix.evaluate import evaluate
-from citefix.models import Case, Source
-from citefix.refine.feedback import build_strategy
-from citefix.refine.offline import OfflineReviser
 from citefix.verify.offline import OfflineVerifier
 from citefix.verify.relations import OPPOSITE_RELATIONS, anchor
 
@@ -81,12 +77,9 @@ def test_the_pairs_are_symmetric():
 
 
 def test_the_reviser_puts_the_evidence_relation_back(tools):
-    dec, ver = tools
     text = ("Shares in Northwind Energy were up 6% on Tuesday. The board voted for a proposal to split the company "
             "into two businesses. Its new headquarters will sit below the old railway station in Leeds.")
-    case = Case(id="c", sources=[Source(id="1", text=SOURCE)], text=text)
-    ev = evaluate(case, decomposer=dec, verifier=ver)
-    r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+    r = offline_revision(tools, SOURCE, text)
     assert r.text == ("Shares in Northwind Energy were down 6% on Tuesday. The board voted against a proposal to split "
                       "the company into two businesses. Its new headquarters will sit above the old railway station "
                       "in Leeds."), r.edits
@@ -128,11 +121,8 @@ def test_what_is_no_comparative_or_compass_flip(tools, source, text):
 
 
 def test_the_reviser_puts_the_evidence_comparative_back(tools):
-    dec, ver = tools
-    case = Case(id="c", sources=[Source(id="1", text=TRIAL)],
-                text="Patients who took the drug scored 12% lower on memory tests than those given a placebo.")
-    ev = evaluate(case, decomposer=dec, verifier=ver)
-    r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+    r = offline_revision(tools, TRIAL,
+                         "Patients who took the drug scored 12% lower on memory tests than those given a placebo.")
     assert r.text == "Patients who took the drug scored 12% higher on memory tests than those given a placebo.", r.edits
 
 
@@ -192,9 +182,6 @@ def test_what_is_no_flip_of_a_comparative_of_a_noun(tools, text):
 
 
 def test_the_reviser_puts_the_evidence_comparative_of_a_noun_back(tools):
-    dec, ver = tools
-    case = Case(id="c", sources=[Source(id="1", text=TRAINS)],
-                text="The company said the change would allow it to run longer trains with fewer seats at peak times.")
-    ev = evaluate(case, decomposer=dec, verifier=ver)
-    r = OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+    r = offline_revision(tools, TRAINS,
+                         "The company said the change would allow it to run longer trains with fewer seats at peak times.")
     assert r.text == TRAINS.split(". ")[0] + ".", r.edits

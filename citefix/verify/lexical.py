@@ -47,7 +47,7 @@ _SHARE_BEFORE = re.compile(r"\bby\s+(?:(?:" + "|".join(sorted(APPROXIMATORS)) + 
 _SPAN = re.compile(r"\b(?:(?P<n>" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r"|a|\d+)\s+(?P<u>decades?|centuries|century)"
                    r"|(?P<half>half)\s+a\s+(?P<u2>decade|century))\b", re.IGNORECASE)
 # a simple fraction or a span in decades is a rounded value: it names whatever lies within a tenth of it (a quarter
-# for 23–27%; the next simple fractions, a fifth and a third, stay apart)
+# for 22.5–27.5%; the next simple fractions, a fifth and a third, stay apart)
 _ROUNDED = 0.1
 
 _NUM_WORDS = "|".join(sorted(list(_UNITS) + list(_TENS) + list(_ORDINALS) + ["hundred"], key=len, reverse=True))
@@ -187,7 +187,7 @@ def _fractions(text: str) -> list[Number]:
         if not ((after and (counted or after.group(0).strip() == "of"))
                 or _SHARE_BEFORE.search(text, max(0, m.start() - 30), m.start())
                 or (counted and "-" in (m.group("sep") or ""))):
-            continue  # "the first half", "a third term", "in three quarters of trading" is read as a share, not these
+            continue  # "the first half", "a third term": no share
         den = _DENOMINATORS[m.group("d").lower()]
         value = 100.0 * (_NUMERATORS.get(num_word, 1)) / den
         soft = num_word in ("", "a")

@@ -7,9 +7,10 @@ for the prepositions and adverbs that say where, when or which way: of these it 
 and up/down (as adverbs), and the compass points as nouns and adjectives. They are a closed class, so the pairs are
 listed here rather than learned; each pair names the two ends of one relation, so one said where the evidence says
 the other, of the same thing, contradicts it. A comparative that says by how much or than what ("scored 12%
-*higher*", "rose *faster* than wages") is a relation too, its opposite the WordNet antonym of its lemma ("lower":
-low/high); one with neither ("prices were lower") is left to the antonym check of citefix.verify.local, which reads a
-predicate of its subject. No parameter.
+*higher*", "rose *faster* than wages") or qualifies a noun ("*fewer* seats") is a relation too, its opposite the
+WordNet antonym of its lemma or form ("lower": low/high, "fewer": more); a predicate with neither ("prices were
+lower") is left to the antonym check of citefix.verify.local, which reads a predicate of its subject. Verbs of an
+amount changing are opposites across two listed classes (``CHANGE_UP`` / ``CHANGE_DOWN``). No parameter.
 
 A relation word is compared only with the same word or its opposite *anchored on the same thing* (``anchor``): its
 object ("above the old station" → station), the object of its "of" ("ahead of its rivals" → rival), the figure it

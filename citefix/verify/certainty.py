@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from citefix.verify.local import in_focus
+from citefix.verify.local import in_focus, object_lemma
 
 HEDGE_MODALS = frozenset({"may", "might", "could"})
 HEDGE_ADVERBS = frozenset({"possibly", "perhaps", "potentially", "probably", "maybe", "likely"})
@@ -70,11 +70,6 @@ def _hedge_head(tok) -> bool:
     return bool(({tok.lemma_.lower()} | _forms(tok.lower_)) & HEDGE_HEADS)
 
 
-def _object(tok) -> str | None:
-    obj = next((c for c in tok.children if c.dep_ == "dobj"), None)
-    return obj.lemma_.lower() if obj is not None else None
-
-
 def _subject(tok) -> str | None:
     """The lemma of what a verb is said of: its subject, a conjoined verb's shared one, or (a complement) its head's."""
     t = tok
@@ -105,12 +100,13 @@ def surer_than_source(doc, focus: Sequence[tuple[int, int]], region_docs: Sequen
     none the parse names; or with the unit's subject as its object: "the library will reopen" / "hoped to reopen the
     library") is hedged; with the region's hedged verb as evidence."""
     out = []
+    region = [x for rd in region_docs for x in _predicates(rd)]
     for t in _predicates(doc):
         if not in_focus(t.idx, t.idx + len(t.text), focus) or hedged(t) or _noun_content(t):
             continue
         lemma, who = t.lemma_.lower(), _subject(t)
-        same = [x for rd in region_docs for x in _predicates(rd)
-                if x.lemma_.lower() == lemma and (who is None or who in (_subject(x), _object(x)) or _subject(x) is None)]
+        same = [x for x in region if x.lemma_.lower() == lemma
+                and (who is None or who in (_subject(x), object_lemma(x)) or _subject(x) is None)]
         if same and all(hedged(x) for x in same):
             out.append({"kind": "certainty", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
                         "evidence": same[0].text})

@@ -196,7 +196,7 @@ def bearer(tok) -> str | None:
 _PREDICATIVE = {"acomp", "attr", "oprd"}  # "the plan was cheap", "it seemed easy"
 
 
-def _object(tok) -> str | None:
+def object_lemma(tok) -> str | None:
     """The lemma of a verb's direct object: "lack flexibility" and "have difficulty" are not opposites."""
     obj = next((c for c in tok.children if c.dep_ == "dobj"), None)
     return obj.lemma_.lower() if obj is not None else None
@@ -216,9 +216,9 @@ def opposite_in(tok, region_doc) -> Any | None:
     opposite = antonyms()[pos].get(wordnet_lemma(tok.lemma_.lower(), pos))
     if not opposite:
         return None
-    who, what = bearer(tok), _object(tok)
+    who, what = bearer(tok), object_lemma(tok)
     return next((x for x in region_doc if pos_class(x) == pos and wordnet_lemma(x.lemma_.lower(), pos) in opposite
-                 and bearer(x) == who and (what is None or _object(x) in (what, None))), None)
+                 and bearer(x) == who and (what is None or object_lemma(x) in (what, None))), None)
 
 
 def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
@@ -490,16 +490,20 @@ def one_anchor(found: str | None, lemma: str) -> bool:
 def _said_on(value: str, lemma: str, region_docs: Sequence[Any]) -> bool:
     """Does a region sentence write `value` word for word on a word of lemma `lemma` (or on none), whether or not its
     entity recogniser marked it ("Russian Lt Gen Viktor Poznikhir said", unmarked in the article)?"""
-    needle = value.lower()
-    for rd in region_docs:
-        hay = rd.text.lower()
-        at = hay.find(needle)
-        while at >= 0:
-            span = rd.char_span(at, at + len(needle), alignment_mode="expand")
-            if span is not None and anchor_lemma(span) in (None, lemma):
-                return True
-            at = hay.find(needle, at + 1)
-    return False
+    return any(anchor_lemma(span) in (None, lemma) for rd in region_docs for span in copies(value, rd))
+
+
+def copies(value: str, doc) -> list[Any]:
+    """The spans of `doc` that write `value` word for word (case aside), whether or not its recogniser marked them."""
+    needle, hay = value.lower(), doc.text.lower()
+    out = []
+    at = hay.find(needle)
+    while at >= 0:
+        span = doc.char_span(at, at + len(needle), alignment_mode="expand")
+        if span is not None:
+            out.append(span)
+        at = hay.find(needle, at + 1)
+    return out
 
 
 def _copied_with_words(ent, lemma: str, region_docs: Sequence[Any], reach: int = 3) -> bool:

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any, Container, Sequence
 
 from citefix.verify.lexical import date_words
-from citefix.verify.local import in_focus, name_slot, one_anchor, same_value
+from citefix.verify.local import copies, in_focus, name_slot, one_anchor, same_value
 
 _NAME_ENTS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"}
 SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together (a sentence edge counts as a side)
@@ -301,14 +301,7 @@ def name_said_in_slot(doc, conflict: dict[str, Any], sentences: Sequence[str], p
     lemma, role = slot[0].lemma_.lower(), slot[1]
     needle = conflict["text"].lower()
     for sd in parse([s for s in sentences if needle in s.lower()]):
-        hay = sd.text.lower()
-        spans = [e for e in sd.ents if same_value(conflict["text"], e.text)]
-        at = hay.find(needle)
-        while at >= 0:  # the name word for word, whether or not the recogniser marked it there
-            found = sd.char_span(at, at + len(needle), alignment_mode="expand")
-            spans += [found] if found is not None else []
-            at = hay.find(needle, at + 1)
-        for e in spans:
+        for e in [e for e in sd.ents if same_value(conflict["text"], e.text)] + copies(conflict["text"], sd):
             word, there = name_slot(e)
             if (one_anchor(word.lemma_.lower() if word is not None else None, lemma) and there == role
                     or _same_words_around(span, e)):

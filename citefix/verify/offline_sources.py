@@ -51,13 +51,17 @@ class _Source:
     _capitalised: frozenset[str] | None = None  # words written capitalised inside a sentence (built on first use)
     _sentence_words: list[tuple[int, int, frozenset[str]]] | None = None  # (start, end, content words) per sentence
 
+    def sentence_bounds(self) -> list[tuple[int, int]]:
+        """Each sentence's (start, end) offsets (long ones not cut)."""
+        starts = self.sentence_starts or [0]
+        return list(zip(starts, [*starts[1:], len(self.text)]))
+
     def sentence_words(self) -> list[tuple[int, int, frozenset[str]]]:
         """Each sentence's start, end and content words (lower-cased, stop words left out), built on first use."""
         if self._sentence_words is None:
             from spacy.lang.en.stop_words import STOP_WORDS
 
-            starts = self.sentence_starts or [0]
-            bounds = list(zip(starts, [*starts[1:], len(self.text)]))
+            bounds = self.sentence_bounds()
             per: list[set[str]] = [set() for _ in bounds]
             k = 0
             for pos, w, _ in self.words_at:
@@ -142,11 +146,7 @@ class _Pool:
 
     def sentences(self) -> list[str]:
         """Every sentence of the sources (as their sentence starts cut them)."""
-        out = []
-        for src in self.sources:
-            starts = src.sentence_starts or [0]
-            out += [src.text[a:b] for a, b in zip(starts, [*starts[1:], len(src.text)]) if src.text[a:b].strip()]
-        return out
+        return [src.text[a:b] for src in self.sources for a, b in src.sentence_bounds() if src.text[a:b].strip()]
 
     def lower_text(self) -> str:
         """The sources' texts, lower-cased, whitespace collapsed (for phrase look-ups)."""

@@ -6,7 +6,13 @@
 WordNet's data files hold, for each synset, its words and pointers; a lexical antonym pointer ("!") names the target
 synset and the source/target word numbers (wndb(5WN)). This script keeps the pairs where both words are one word (no
 "_"), lower-cased, with the adjective position markers ("(a)", "(p)", "(ip)") removed, both directions, and writes them
-sorted with WordNet's licence, which requires the notice to travel with every copy. The offline verifier reads the
+sorted with WordNet's licence, which requires the notice to travel with every copy.
+
+Antonymy holds between meanings, and WordNet draws the pointer between one word of each synset only ("approve" /
+"disapprove"), so the synonyms that share those meanings are opposites too ("approve" / "reject": "disapprove, reject"
+is the synset opposite "approve, sanction"). These synset pairs are added where the synset is one of the three most
+frequent senses of each word (the order of index.verb / index.adj, by tagged frequency): a rare sense ("cut" for
+"abridge") would make a common word the opposite of words it does not oppose in ordinary text ("expound"). The offline verifier reads the
 file to see an antonym predicate ("won" where the evidence says "lost"); nothing is fitted to any dataset.
 """
 
@@ -40,8 +46,25 @@ def _word(raw: str) -> str:
     return re.sub(r"\([a-z]+\)$", "", raw).lower()
 
 
-def pairs(data_file: Path) -> list[tuple[str, str]]:
-    """The (word, antonym) pairs of one WordNet data file, both one word."""
+SENSES = 3  # a synonym's synset pair counts where the synset is one of its word's SENSES most frequent senses
+
+
+def sense_ranks(index_file: Path) -> dict[tuple[str, str], int]:
+    """{(lemma, synset offset): sense number} from a WordNet index file (senses listed most frequent first)."""
+    ranks: dict[tuple[str, str], int] = {}
+    for line in index_file.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line or line.startswith(" "):
+            continue  # the licence header
+        f = line.split()
+        offsets = f[4 + int(f[3]) + 2:]
+        for k, off in enumerate(offsets):
+            ranks[(f[0], off)] = k + 1
+    return ranks
+
+
+def pairs(data_file: Path, ranks: dict[tuple[str, str], int] | None = None) -> list[tuple[str, str]]:
+    """The (word, antonym) pairs of one WordNet data file, both one word: the words the pointer names, and (with
+    `ranks`) the other words of the two synsets where the synset is one of their SENSES most frequent senses."""
     synsets: dict[str, list[str]] = {}
     pointers: list[tuple[str, int, str, int]] = []  # (source synset, source word no., target synset, target word no.)
     for line in data_file.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -65,6 +88,13 @@ def pairs(data_file: Path) -> list[tuple[str, str]]:
             continue
         out.add((a, b))
         out.add((b, a))
+        for x in synsets[src] if ranks is not None else []:
+            for y in synsets[tgt]:
+                if "_" in x or "_" in y or x == y:
+                    continue
+                if ranks.get((x, src), SENSES + 1) <= SENSES and ranks.get((y, tgt), SENSES + 1) <= SENSES:
+                    out.add((x, y))
+                    out.add((y, x))
     return sorted(out)
 
 
@@ -74,15 +104,16 @@ def main() -> None:
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     wn = Path(args.wordnet)
-    for name in ("data.verb", "data.adj"):
+    for name in ("data.verb", "data.adj", "index.verb", "index.adj"):
         if not (wn / name).is_file():
             raise SystemExit(f"build_antonyms: {wn / name} not found; give --wordnet the folder of WordNet 3.0's data files")
     table = {
-        "source": "WordNet 3.0 (Debian package wordnet-base 1:3.0), lexical antonym pointers of data.verb and data.adj; "
-                  "one-word pairs, both directions; built by bench/build_antonyms.py",
+        "source": "WordNet 3.0 (Debian package wordnet-base 1:3.0), antonym pointers of data.verb and data.adj: the words "
+                  "they name and the other words of both synsets where the synset is one of the word's three most frequent "
+                  "senses; one-word pairs, both directions; built by bench/build_antonyms.py",
         "license": LICENSE,
-        "verb": [list(p) for p in pairs(wn / "data.verb")],
-        "adj": [list(p) for p in pairs(wn / "data.adj")],
+        "verb": [list(p) for p in pairs(wn / "data.verb", sense_ranks(wn / "index.verb"))],
+        "adj": [list(p) for p in pairs(wn / "data.adj", sense_ranks(wn / "index.adj"))],
     }
     Path(args.out).write_text(json.dumps(table, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"build_antonyms: {len(table['verb'])} verb and {len(table['adj'])} adjective pairs (both directions) "

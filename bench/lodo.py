@@ -54,6 +54,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     "inv-share-25": {"cap": {"invented_share": 0.25}},
     "inv-share-34": {"cap": {"invented_share": 0.34}},
     "inv-share-50": {"cap": {"invented_share": 0.5}},
+    # a clause's core counts its invented words against its own words only, not the whole clause's
+    "inv-core-own": {"cap": {"invented_of_clause": False}},
     "local-sub": {"cap": {"substitution": False}},  # without the name-substitution check
     "local-copy": {"combined": {"copy": False}, "profiles": {"cited_answer": {"combined": {"copy": False}}}},  # similarity kept for copies
     "local2": {"combined": {"method": "local", "signals": ["lexical", "alignment"]},

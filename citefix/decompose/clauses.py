@@ -210,6 +210,10 @@ class ClauseDecomposer:
             ids = {t.i for t in fo}
             meta["pieces"] = [[cl.orig(r[0].idx), cl.orig_end(r[-1].idx + len(r[-1].text))] for r in _token_runs(fo)]
             meta["focus"] = _merge_ranges([at[i] for i in sorted(ids) if i in at], text)
+        if role in ("core", "speaker"):
+            # what is left of a clause once its details are cut off: its words were chosen with the details', so the
+            # verifier counts its share of words the source lacks against the whole clause's (offline `cap.invented_share`)
+            meta["clause_words"] = sum(1 for t in clause.tokens if _word_of_content(t))
         if role and role not in ("core", "clause"):
             note = (note + "; " if note else "") + f"{role} detail: scored on its own words"
         return Unit(
@@ -224,6 +228,12 @@ class ClauseDecomposer:
             cited=cl.marks_in(fo[0].idx, fo[-1].idx + len(fo[-1].text), sent.end_char),
             meta=meta,
         )
+
+
+def _word_of_content(t) -> bool:
+    """A content word as the offline verifier counts one: a noun, verb, adjective or adverb, not a stop word, a name
+    or a number."""
+    return t.pos_ in {"NOUN", "VERB", "ADJ", "ADV"} and t.is_alpha and not t.is_stop and len(t.text) > 1 and not t.ent_type_
 
 
 @dataclass

@@ -34,11 +34,11 @@ _SOFT = {"one", "zero"}
 APPROXIMATORS = frozenset({"roughly", "approximately", "nearly", "almost", "around", "about", "some", "just", "barely",
                            "merely", "only", "precisely", "exactly", "slightly", "close"})
 _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5, "fifths": 5,
-                 "tenth": 10, "tenths": 10}
-_NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "nine": 9}
+                 "sixth": 6, "sixths": 6, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10}
+_NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 # "a third of", "two-thirds", "fell by a quarter", "more than half of": a share, as the percentage it names
 _FRACTION = re.compile(
-    r"\b(?:(?P<n>a|one|two|three|four|nine)(?P<sep>[\s-]+))?(?P<d>half|halves|thirds?|quarters?|fifths?|tenths?)\b",
+    r"\b(?:(?P<n>" + "|".join(_NUMERATORS) + r")(?P<sep>[\s-]+))?(?P<d>" + "|".join(_DENOMINATORS) + r")\b",
     re.IGNORECASE,
 )
 _SHARE_AFTER = re.compile(r"\s+of\b|\s*(?:[,.;:)]|$)")  # "two-thirds of"; a counted one at a clause end too
@@ -188,6 +188,8 @@ def _fractions(text: str) -> list[Number]:
                 or _SHARE_BEFORE.search(text, max(0, m.start() - 30), m.start())
                 or (counted and "-" in (m.group("sep") or ""))):
             continue  # "the first half", "a third term": no share
+        if not num_word and re.search(r"\bthe\s+$", text[max(0, m.start() - 5):m.start()], re.IGNORECASE):
+            continue  # "the eighth of March", "the third of the three": an ordinal
         den = _DENOMINATORS[m.group("d").lower()]
         value = 100.0 * (_NUMERATORS.get(num_word, 1)) / den
         soft = num_word in ("", "a")
@@ -386,3 +388,40 @@ def time_grains(text: str) -> set[str]:
     if not out and find_numbers(text):
         out.add("number")  # "aged 52", "the age of 78": a count of no other grain
     return out
+
+
+# Lengths of time in days, so that one span written two ways is one value: "18 months" / "a year and a half",
+# "every 15 minutes" / "every quarter of an hour", "two weeks" / "a fortnight".
+_IN_DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1.0, "week": 7.0, "fortnight": 14.0, "month": 365.25 / 12,
+            "year": 365.25, "decade": 3652.5, "century": 36525.0}
+_SPAN_UNIT = r"(?P<u>minutes?|hours?|days?|weeks?|fortnights?|months?|years?|decades?|centuries|century)"
+_SPAN_COUNT = (r"(?P<n>\d+(?:\.\d+)?|an?|(?:" + "|".join(_TENS) + r")[\s-](?:one|two|three|four|five|six|seven|eight|nine)|"
+               + "|".join(sorted(set(_UNITS) | set(_TENS), key=len, reverse=True)) + r")")
+_LENGTH = re.compile(
+    r"\b(?:(?P<part>half|(?:(?:a|one)\s+)?quarter|three\s+quarters)\s+(?:of\s+)?an?\s+" + _SPAN_UNIT
+    + r"|" + _SPAN_COUNT + r"(?P<and>\s+and\s+a\s+(?:half|quarter))?\s+" + _SPAN_UNIT.replace("?P<u>", "?P<u2>")
+    + r"(?P<after>\s+and\s+a\s+half)?)\b",
+    re.IGNORECASE,
+)
+
+
+def length_in_days(text: str) -> float | None:
+    """The one length of time `text` names, in days ("a year and a half" → 547.9, "18 months" → 547.9, "half an hour"
+    → 0.0208), or None when it names none or more than one."""
+    found = list(_LENGTH.finditer(text))
+    if len(found) != 1:
+        return None
+    m = found[0]
+    if m.group("part"):
+        part = m.group("part").lower()
+        count = 0.5 if part == "half" else (0.75 if part.startswith("three") else 0.25)
+        unit = m.group("u")
+    else:
+        raw = m.group("n").lower()
+        count = 1.0 if raw in ("a", "an") else (float(raw) if raw[0].isdigit() else float(_words_value(raw.replace("-", " ")) or 0))
+        if m.group("and") or m.group("after"):
+            count += 0.25 if "quarter" in (m.group("and") or "").lower() else 0.5
+        unit = m.group("u2")
+    unit = unit.lower()
+    unit = "century" if unit == "centuries" else unit.rstrip("s")
+    return count * _IN_DAYS[unit] if count > 0 else None

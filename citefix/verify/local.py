@@ -415,7 +415,7 @@ def same_value(a: str, b: str, one_way: bool = False) -> bool:
     if _currencies_differ(a, b):
         return False  # "$4 million" / "€4 million": one number, two amounts
     ta, tb = _value_tokens(a), _value_tokens(b)
-    if ta == tb or _one_number(a, b):
+    if ta == tb or _one_number(a, b) or _one_length(a, b):
         return True
     short, long_ = (ta, tb) if one_way else sorted((ta, tb), key=len)
     return bool(short) and any(long_[k:k + len(short)] == short for k in range(len(long_) - len(short) + 1))
@@ -434,7 +434,8 @@ def _one_number(a: str, b: str) -> bool:
     "fifty thousand pounds" is not: a currency is no word of the other)."""
     from citefix.verify.lexical import find_numbers
 
-    na, nb = find_numbers(a), find_numbers(b)
+    # a scale word alone is one of it: spaCy's entity "dozen" of "a dozen sessions"
+    na, nb = (find_numbers("a " + s if s.strip().lower() in ("dozen", "hundred", "thousand") else s) for s in (a, b))
     if len(na) != 1 or len(nb) != 1:
         return False
     x, y = na[0], nb[0]
@@ -451,8 +452,18 @@ def _one_number(a: str, b: str) -> bool:
     ra, rb = rest(a, x), rest(b, y)
     if ra == rb:
         return True
+    # what both say of the number ("tonnes") leaves the words that differ: "about" / "around" is one rough amount
+    ra, rb = [w for w in ra if w not in rb], [w for w in rb if w not in ra]
     bounds = {_bound(" ".join(ra)), _bound(" ".join(rb))}
     return None not in bounds and bounds != {"most", "least"}
+
+
+def _one_length(a: str, b: str) -> bool:
+    """Both values are one length of time each, and the same one in other units ("18 months" / "a year and a half")."""
+    from citefix.verify.lexical import length_in_days
+
+    x, y = length_in_days(a), length_in_days(b)
+    return x is not None and y is not None and abs(x - y) <= 0.01 * max(x, y)
 
 
 _COUNTED = {"%": {"percent", "per", "cent", "of"}, "year": {"year", "years"}}

@@ -292,7 +292,10 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             need = int(cap.get("invented_words") or 0)
             share = float(cap.get("invented_share") or 0.0)  # and at least this share of its content words (0: any)
             n_inv = feat.get("invented_words", 0)
-            if need and feat.get("atomic") and n_inv >= need and n_inv >= share * feat.get("n_words", 0):
+            words = feat.get("n_words", 0)
+            if cap.get("invented_of_clause", True):  # a clause's core: the share of its whole clause's words
+                words = max(words, feat.get("clause_words", 0))
+            if need and feat.get("atomic") and n_inv >= need and n_inv >= share * words:
                 hard += 1
         return bool(cap.get("enabled")) and hard >= 1
 

@@ -199,6 +199,8 @@ class UnitSignals(RegionFinder):
             invented = []
         f["invented_words"] = len(invented)
         f["atomic"] = unit.kind in ("acu", "clause")
+        # a clause's core: its share of invented words is counted against the whole clause (the decomposer's count)
+        f["clause_words"] = int((unit.meta or {}).get("clause_words") or 0)
         f["invented"] = [{"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)} for t in invented]
         return f
 

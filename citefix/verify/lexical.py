@@ -425,3 +425,9 @@ def length_in_days(text: str) -> float | None:
     unit = unit.lower()
     unit = "century" if unit == "centuries" else unit.rstrip("s")
     return count * _IN_DAYS[unit] if count > 0 else None
+
+
+def same_length(a: str, b: str) -> bool:
+    """Both values are one length of time each, and the same one in other units ("18 months" / "a year and a half")."""
+    x, y = length_in_days(a), length_in_days(b)
+    return x is not None and y is not None and abs(x - y) <= 0.01 * max(x, y)

@@ -33,9 +33,18 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from citefix.decompose.details import SPEECH_VERBS
-from citefix.verify.lexical import time_grains
+from citefix.verify.lexical import same_length, time_grains
 from citefix.verify.negation import negated_unit, source_negated
-from citefix.verify.relations import antonyms, opposite_relation, opposites, relation_flip, wordnet_lemma
+from citefix.verify.relations import (
+    agentless,
+    antonyms,
+    opposite_relation,
+    opposites,
+    passive_voice,
+    patient_lemma,
+    relation_flip,
+    wordnet_lemma,
+)
 
 _AGENT = {"nsubj", "csubj"}
 _PATIENT = {"dobj", "nsubjpass", "csubjpass"}
@@ -216,9 +225,11 @@ def opposite_in(tok, region_doc) -> Any | None:
     opposite = antonyms()[pos].get(wordnet_lemma(tok.lemma_.lower(), pos))
     if not opposite:
         return None
-    who, what = bearer(tok), object_lemma(tok)
+    who, what, undergoer = bearer(tok), object_lemma(tok), patient_lemma(tok)
     return next((x for x in region_doc if pos_class(x) == pos and wordnet_lemma(x.lemma_.lower(), pos) in opposite
-                 and bearer(x) == who and (what is None or object_lemma(x) in (what, None))), None)
+                 and ((bearer(x) == who and (what is None or object_lemma(x) in (what, None)))
+                      or (undergoer is not None and patient_lemma(x) == undergoer and (agentless(x) or agentless(tok)
+                          or (passive_voice(x) != passive_voice(tok) and roles(x)[0] & roles(tok)[0]))))), None)
 
 
 def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
@@ -340,6 +351,7 @@ VALUE_LABELS = {
     "NORP": "group",
 }
 NAME_KINDS = {"person", "org", "place", "group"}
+_ACTORS = {"person", "org"}  # told apart by NER, often wrongly ("built by Westline Rail" read as a person)
 
 
 def anchor(span) -> Any:
@@ -415,7 +427,7 @@ def same_value(a: str, b: str, one_way: bool = False) -> bool:
     if _currencies_differ(a, b):
         return False  # "$4 million" / "€4 million": one number, two amounts
     ta, tb = _value_tokens(a), _value_tokens(b)
-    if ta == tb or _one_number(a, b) or _one_length(a, b):
+    if ta == tb or _one_number(a, b) or same_length(a, b):
         return True
     short, long_ = (ta, tb) if one_way else sorted((ta, tb), key=len)
     return bool(short) and any(long_[k:k + len(short)] == short for k in range(len(long_) - len(short) + 1))
@@ -456,14 +468,6 @@ def _one_number(a: str, b: str) -> bool:
     ra, rb = [w for w in ra if w not in rb], [w for w in rb if w not in ra]
     bounds = {_bound(" ".join(ra)), _bound(" ".join(rb))}
     return None not in bounds and bounds != {"most", "least"}
-
-
-def _one_length(a: str, b: str) -> bool:
-    """Both values are one length of time each, and the same one in other units ("18 months" / "a year and a half")."""
-    from citefix.verify.lexical import length_in_days
-
-    x, y = length_in_days(a), length_in_days(b)
-    return x is not None and y is not None and abs(x - y) <= 0.01 * max(x, y)
 
 
 _COUNTED = {"%": {"percent", "per", "cent", "of"}, "year": {"year", "years"}}
@@ -569,7 +573,8 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         for rd in region_docs:
             hit = None
             for cand in rd.ents:
-                if (VALUE_LABELS.get(cand.label_) != kind or _norm(cand.text) in whole
+                ck = VALUE_LABELS.get(cand.label_)
+                if (not (ck == kind or {ck, kind} <= _ACTORS) or _norm(cand.text) in whole
                         or same_value(cand.text, ent.text)):
                     continue
                 if kind == "time" and not grains & time_grains(cand.text):

@@ -43,6 +43,7 @@ from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.regions import _ENT_LABELS, RegionFinder
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
+from citefix.verify.synonyms import said_otherwise
 
 # a unit this many words long or longer that stands word for word in a source is not contradicted in polarity or roles
 VERBATIM_WORDS = 4
@@ -205,13 +206,15 @@ class UnitSignals(RegionFinder):
         return f
 
     def _invented_words(self, content: list, offsets, best_cos: list[float], pool: _Pool) -> list:
-        """Content words of the focus that the source holds neither as a word or lemma nor as a near meaning: every
-        word piece of the word aligns below the token threshold to every source token (a paraphrase such as "start"
-        for "begin" aligns; "chairs" where no source token is near it does not)."""
+        """Content words of the focus that the source holds neither as a word or lemma nor as a near meaning: not as a
+        WordNet synonym ("rest" for "remainder"; `synonyms.invented`), and every word piece of the word aligns below the
+        token threshold to every source token (a paraphrase such as "start" for "begin" aligns; "chairs" where no
+        source token is near it does not)."""
         th = self.params["alignment"]["token_threshold"]
+        synonyms = bool(self.params.get("synonyms", {}).get("invented", True))
         out = []
         for t in content:
-            if self._known(t, pool):
+            if self._known(t, pool) or (synonyms and said_otherwise(t, pool)):
                 continue
             a, b = t.idx, t.idx + len(t.text)
             cs = [c for (s, e), c in zip(offsets, best_cos) if e > s and s < b and e > a]
@@ -425,7 +428,9 @@ class UnitSignals(RegionFinder):
             and t.lower_ not in _DATE_WORDS and t.lower_ not in APPROXIMATORS and in_focus(t.idx, t.idx + len(t.text), focus)
             and not any(n.start <= t.idx < n.end for n in found)  # "quarter" of "a quarter of", "decades": a value's
         ]
-        miss_words = [t for t in content if not self._known(t, pool)]
+        said = (lambda t: said_otherwise(t, pool)) if self.params.get("synonyms", {}).get("lexical") else (
+            lambda t: False)  # a word the source says in other words ("rest" / "remainder") is not missing
+        miss_words = [t for t in content if not self._known(t, pool) and not said(t)]
         word_frac = len(miss_words) / len(content) if content else 0.0
         # negation: a cue in the unit and none in the evidence, or the other way round
         neg_u = negations(" ".join(text[a:b] for a, b in focus)) > 0

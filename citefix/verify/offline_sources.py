@@ -133,6 +133,7 @@ class _Pool:
     tok_pos: Any = None  # per row of tok_emb: character offset in that source
     _lower: str | None = None
     _capitalised: frozenset[str] | None = None
+    _senses: frozenset[int] | None = None
     # where each sentence of the checked text stands in these sources, word for word or with words left out
     # (RegionFinder._host)
     host_copies: dict[str, Host | None] = field(default_factory=dict)
@@ -147,6 +148,14 @@ class _Pool:
     def sentences(self) -> list[str]:
         """Every sentence of the sources (as their sentence starts cut them)."""
         return [src.text[a:b] for src in self.sources for a, b in src.sentence_bounds() if src.text[a:b].strip()]
+
+    def senses(self) -> frozenset[int]:
+        """The synonym groups of every word and lemma of the sources (citefix.verify.synonyms), gathered once."""
+        if self._senses is None:
+            from citefix.verify.synonyms import senses_of
+
+            self._senses = senses_of(self.words | self.lemmas)
+        return self._senses
 
     def lower_text(self) -> str:
         """The sources' texts, lower-cased, whitespace collapsed (for phrase look-ups)."""

@@ -194,3 +194,21 @@ def relation_flip(tok, region_docs) -> Any | None:
     if not own or _says(tok, own, region_docs):
         return None
     return next((r for r in (opposite_relation(tok, rd) for rd in region_docs) if r is not None), None)
+
+
+def patient_lemma(verb) -> str | None:
+    """The lemma of what a verb is done to, read across voice: a passive verb's subject ("the plans were approved"),
+    an active one's direct object ("the committee rejected the plans"); None for a verb without one."""
+    arg = next((c for c in verb.children if c.dep_ == ("nsubjpass" if passive_voice(verb) else "dobj")), None)
+    return arg.lemma_.lower() if arg is not None else None
+
+
+def agentless(verb) -> bool:
+    """A passive verb that does not say who did it ("the plans were approved"): what it says can be matched with
+    an active verb by what was done to, not by who did it."""
+    return passive_voice(verb) and not any(c.dep_ == "agent" for c in verb.children)
+
+
+def passive_voice(verb) -> bool:
+    """A verb with a passive auxiliary or subject."""
+    return any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)

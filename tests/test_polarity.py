@@ -360,10 +360,14 @@ def test_no_after_be_is_where_a_paraphrase_may_move_it(tools):
 
 
 def test_an_antonym_spelt_the_british_way(tools):
-    """WordNet spells "criticize"; the article and the summary write "criticised" / "praised"."""
-    from citefix.verify.relations import wordnet_lemma
+    """WordNet spells "criticize" (and lists "criticise" in the same synset, which the table takes since f649076);
+    the article and the summary write "criticised" / "praised"."""
+    from citefix.verify.relations import antonyms, wordnet_lemma
 
-    assert wordnet_lemma("criticise", "verb") == "criticize" and wordnet_lemma("favourable", "adj") == "favorable"
+    table = antonyms()
+    assert "praise" in table["verb"][wordnet_lemma("criticise", "verb")]
+    assert table["adj"][wordnet_lemma("favourable", "adj")] & {"unfavorable", "unfavourable"}
+    assert wordnet_lemma("criticize", "verb") == "criticize"
     assert wordnet_lemma("sour", "adj") == "sour"  # no American form in the table: as is
     out = _check(tools, "Aid agencies criticised the government's decision to cut the aid budget last year.",
                  "Aid agencies praised the government's decision to cut the aid budget.")

@@ -428,7 +428,7 @@ class UnitSignals(RegionFinder):
             and t.lower_ not in _DATE_WORDS and t.lower_ not in APPROXIMATORS and in_focus(t.idx, t.idx + len(t.text), focus)
             and not any(n.start <= t.idx < n.end for n in found)  # "quarter" of "a quarter of", "decades": a value's
         ]
-        syn = self.params.get("synonyms", {}).get("lexical")  # a word the source says otherwise is not missing
+        syn = self.params.get("synonyms", {}).get("lexical", True)  # a word the sources say otherwise is not missing
         miss_words = [t for t in content if not self._known(t, pool) and not (syn and said_otherwise(t, pool))]
         word_frac = len(miss_words) / len(content) if content else 0.0
         # negation: a cue in the unit and none in the evidence, or the other way round

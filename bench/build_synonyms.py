@@ -23,65 +23,68 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
+from typing import Iterator
 
-from build_antonyms import LICENSE, SENSES, sense_ranks  # noqa: E402  (one licence text, one sense rule)
+from build_antonyms import LICENSE, SENSES, _word, sense_ranks  # noqa: E402  (one licence, one word form, one sense rule)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "citefix" / "data" / "synonyms.json"
-POS = {"noun": "noun", "verb": "verb", "adj": "adj", "adv": "adv"}
+POS = ("noun", "verb", "adj", "adv")
+LETTERS = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}  # the part-of-speech letters of WordNet's pointers
 
 
-def _word(raw: str) -> str:
-    return re.sub(r"\([a-z]+\)$", "", raw).lower()
+def synsets(data_file: Path) -> Iterator[tuple[str, list[str], list[tuple[str, str, str, str]]]]:
+    """(offset, raw member words, pointers as (symbol, target offset, target pos letter, source/target numbers)) of
+    each synset line of one WordNet data file."""
+    for line in data_file.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line or line.startswith("  "):
+            continue  # the licence header
+        fields = line.split(" | ")[0].split()
+        n_words = int(fields[3], 16)
+        at = 4 + 2 * n_words
+        pointers = [tuple(fields[at + 1 + 4 * k : at + 5 + 4 * k]) for k in range(int(fields[at]))]
+        yield fields[0], [fields[4 + 2 * k] for k in range(n_words)], pointers  # type: ignore[misc]
+
+
+def _kept(raw: str) -> bool:
+    """A one-word member that is no name ("Interahamwe") and no phrase."""
+    w = _word(raw)
+    return "_" not in w and "-" not in w and not raw[:1].isupper()
 
 
 def groups(data_file: Path, ranks: dict[tuple[str, str], int]) -> list[list[str]]:
     """The synsets of one WordNet data file as lists of their one-word members for which the synset is one of their
     SENSES most frequent senses; only those with two or more such members."""
     out: list[list[str]] = []
-    for line in data_file.read_text(encoding="utf-8", errors="replace").splitlines():
-        if not line or line.startswith("  "):
-            continue  # the licence header
-        fields = line.split(" | ")[0].split()
-        offset, n_words = fields[0], int(fields[3], 16)
+    for offset, raws, _ in synsets(data_file):
         words: list[str] = []
-        for k in range(n_words):
-            raw = fields[4 + 2 * k]
+        for raw in raws:
             w = _word(raw)
-            if "_" in w or "-" in w or w in words or raw[:1].isupper():  # a phrase, or a name ("Interahamwe")
-                continue
-            if ranks.get((w, offset), SENSES + 1) <= SENSES:
+            if _kept(raw) and w not in words and ranks.get((w, offset), SENSES + 1) <= SENSES:
                 words.append(w)
         if len(words) >= 2:
             out.append(sorted(words))
     return sorted(out)
 
 
-def derived(data_file: Path, ranks: dict[tuple[str, str], int], offsets: dict[str, dict[str, list[str]]]) -> set[tuple[str, str]]:
+def derived(data_file: Path, ranks: dict[tuple[str, str], int],
+            members: dict[str, dict[str, tuple[list[str], dict[tuple[str, str], int]]]]) -> set[tuple[str, str]]:
     """The one-word pairs of WordNet's derivation pointers ("+", between word senses: "object" / "objection", "head" /
     "header") from one data file, where the sense is one of the three most frequent of both words (the target's rank
-    read from its own part of speech's index). `offsets` is {pos letter: {synset offset: raw words}} of every file."""
+    read from its own part of speech's index). `members` is {pos letter: {offset: (raw words, that pos's ranks)}}."""
     out: set[tuple[str, str]] = set()
-    for line in data_file.read_text(encoding="utf-8", errors="replace").splitlines():
-        if not line or line.startswith("  "):
-            continue
-        fields = line.split(" | ")[0].split()
-        offset, n_words = fields[0], int(fields[3], 16)
-        raws = [fields[4 + 2 * k] for k in range(n_words)]
-        at = 4 + 2 * n_words
-        for k in range(int(fields[at])):
-            sym, target, pos, st = fields[at + 1 + 4 * k : at + 5 + 4 * k]
+    for offset, raws, pointers in synsets(data_file):
+        for sym, target, pos, st in pointers:
             if sym != "+" or st == "0000":
                 continue
             i, j = int(st[:2], 16), int(st[2:], 16)
-            tgt = offsets.get(pos, {}).get(target)
+            tgt = members.get(pos, {}).get(target)
             if tgt is None or i > len(raws) or j > len(tgt[0]):
                 continue
             ra, rb = raws[i - 1], tgt[0][j - 1]
             a, b = _word(ra), _word(rb)
-            if "_" in a + b or "-" in a + b or a == b or ra[:1].isupper() or rb[:1].isupper():
+            if not (_kept(ra) and _kept(rb)) or a == b:
                 continue
             if ranks.get((a, offset), SENSES + 1) <= SENSES and tgt[1].get((b, target), SENSES + 1) <= SENSES:
                 out.add((a, b) if a < b else (b, a))
@@ -105,24 +108,16 @@ def main() -> None:
         "license": LICENSE,
     }
     ranks = {pos: sense_ranks(wn / f"index.{pos}") for pos in POS}
-    for pos, key in POS.items():
-        table[key] = groups(wn / f"data.{pos}", ranks[pos])
-    letters = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
-    offsets: dict[str, dict[str, tuple[list[str], dict]]] = {}
-    for pos, letter in letters.items():
-        got: dict[str, tuple[list[str], dict]] = {}
-        for line in (wn / f"data.{pos}").read_text(encoding="utf-8", errors="replace").splitlines():
-            if line and not line.startswith("  "):
-                f = line.split(" | ")[0].split()
-                got[f[0]] = ([f[4 + 2 * k] for k in range(int(f[3], 16))], ranks[pos])
-        offsets[letter] = got
-    offsets["s"] = offsets["a"]  # satellite adjectives live in data.adj
+    for pos in POS:
+        table[pos] = groups(wn / f"data.{pos}", ranks[pos])
+    members = {LETTERS[pos]: {off: (raws, ranks[pos]) for off, raws, _ in synsets(wn / f"data.{pos}")} for pos in POS}
+    members["s"] = members["a"]  # satellite adjectives live in data.adj
     pairs: set[tuple[str, str]] = set()
     for pos in POS:
-        pairs |= derived(wn / f"data.{pos}", ranks[pos], offsets)  # type: ignore[arg-type]
+        pairs |= derived(wn / f"data.{pos}", ranks[pos], members)
     table["derived"] = sorted([a, b] for a, b in pairs)
     Path(args.out).write_text(json.dumps(table, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
-    print("build_synonyms: " + ", ".join(f"{len(table[k])} {k} groups" for k in POS.values())  # type: ignore[arg-type]
+    print("build_synonyms: " + ", ".join(f"{len(table[k])} {k} groups" for k in POS)  # type: ignore[arg-type]
           + f", {len(table['derived'])} derivation pairs -> {args.out}")  # type: ignore[arg-type]
 
 

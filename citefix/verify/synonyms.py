@@ -20,9 +20,15 @@ _POS = {"NOUN": "noun", "VERB": "verb", "AUX": "verb", "ADJ": "adj", "ADV": "adv
 
 
 @lru_cache(maxsize=1)
+def _raw() -> dict:
+    """citefix/data/synonyms.json, read once."""
+    return json.loads(resources.files("citefix").joinpath("data/synonyms.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
 def _table() -> dict[str, dict[str, frozenset[int]]]:
     """{part of speech: {word: the ids of its groups}}; group ids are unique across parts of speech."""
-    raw = json.loads(resources.files("citefix").joinpath("data/synonyms.json").read_text(encoding="utf-8"))
+    raw = _raw()
     out: dict[str, dict[str, frozenset[int]]] = {}
     gid = 0
     for pos in ("noun", "verb", "adj", "adv"):
@@ -58,9 +64,8 @@ def senses_of(words: set[str]) -> frozenset[int]:
 @lru_cache(maxsize=1)
 def _derived() -> dict[str, frozenset[str]]:
     """{word: the words of its family}: WordNet's derivation pairs ("object" / "objection"), both ways."""
-    raw = json.loads(resources.files("citefix").joinpath("data/synonyms.json").read_text(encoding="utf-8"))
     out: dict[str, set[str]] = {}
-    for a, b in raw.get("derived", []):
+    for a, b in _raw().get("derived", []):
         out.setdefault(a, set()).add(b)
         out.setdefault(b, set()).add(a)
     return {w: frozenset(x) for w, x in out.items()}
@@ -73,5 +78,6 @@ def said_otherwise(token, pool) -> bool:
     lemma, form = token.lemma_.lower(), token.lower_
     if (senses(lemma, token.pos_) | senses(form, token.pos_)) & pool.senses():
         return True
-    family = _derived().get(lemma, frozenset()) | _derived().get(form, frozenset())
+    derived = _derived()
+    family = derived.get(lemma, frozenset()) | derived.get(form, frozenset())
     return any(w in pool.lemmas or w in pool.words for w in family)

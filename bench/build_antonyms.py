@@ -1,4 +1,4 @@
-"""Build citefix/data/antonyms.json: the single-word verb and adjective antonym pairs of WordNet 3.0.
+"""Build citefix/data/antonyms.json: the single-word verb, adjective and adverb antonym pairs of WordNet 3.0.
 
     apt-get download wordnet-base && dpkg-deb -x wordnet-base_*.deb wn     # Debian's WordNet 3.0 database
     .venv/bin/python bench/build_antonyms.py --wordnet wn/usr/share/wordnet
@@ -11,9 +11,10 @@ sorted with WordNet's licence, which requires the notice to travel with every co
 Antonymy holds between meanings, and WordNet draws the pointer between one word of each synset only ("approve" /
 "disapprove"), so the synonyms that share those meanings are opposites too ("approve" / "reject": "disapprove, reject"
 is the synset opposite "approve, sanction"). These synset pairs are added where the synset is one of the three most
-frequent senses of each word (the order of index.verb / index.adj, by tagged frequency): a rare sense ("cut" for
+frequent senses of each word (the order of index.verb / index.adj / index.adv, by tagged frequency): a rare sense ("cut" for
 "abridge") would make a common word the opposite of words it does not oppose in ordinary text ("expound"). The offline verifier reads the
-file to see an antonym predicate ("won" where the evidence says "lost"); nothing is fitted to any dataset.
+file to see an antonym predicate ("won" where the evidence says "lost") and an antonym modifier of the same noun or verb
+("a slow recovery" / "a fast recovery", "flying strongly" / "flying weakly"); nothing is fitted to any dataset.
 """
 
 from __future__ import annotations
@@ -100,23 +101,25 @@ def pairs(data_file: Path, ranks: dict[tuple[str, str], int] | None = None) -> l
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--wordnet", default="/usr/share/wordnet", help="folder with WordNet 3.0's data.verb and data.adj")
+    ap.add_argument("--wordnet", default="/usr/share/wordnet", help="folder with WordNet 3.0's data and index files")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     wn = Path(args.wordnet)
-    for name in ("data.verb", "data.adj", "index.verb", "index.adj"):
+    for name in ("data.verb", "data.adj", "data.adv", "index.verb", "index.adj", "index.adv"):
         if not (wn / name).is_file():
             raise SystemExit(f"build_antonyms: {wn / name} not found; give --wordnet the folder of WordNet 3.0's data files")
     table = {
-        "source": "WordNet 3.0 (Debian package wordnet-base 1:3.0), antonym pointers of data.verb and data.adj: the words "
+        "source": "WordNet 3.0 (Debian package wordnet-base 1:3.0), antonym pointers of data.verb, data.adj and data.adv: the words "
                   "they name and the other words of both synsets where the synset is one of the word's three most frequent "
                   "senses; one-word pairs, both directions; built by bench/build_antonyms.py",
         "license": LICENSE,
         "verb": [list(p) for p in pairs(wn / "data.verb", sense_ranks(wn / "index.verb"))],
         "adj": [list(p) for p in pairs(wn / "data.adj", sense_ranks(wn / "index.adj"))],
+        "adv": [list(p) for p in pairs(wn / "data.adv", sense_ranks(wn / "index.adv"))],
     }
     Path(args.out).write_text(json.dumps(table, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"build_antonyms: {len(table['verb'])} verb and {len(table['adj'])} adjective pairs (both directions) "
+    print(f"build_antonyms: {len(table['verb'])} verb, {len(table['adj'])} adjective and {len(table['adv'])} adverb pairs "
+          "(both directions) "
           f"written to {args.out}")
 
 

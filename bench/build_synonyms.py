@@ -1,4 +1,4 @@
-"""Build citefix/data/synonyms.json: WordNet 3.0's one-word synonyms, by shared sense, for nouns, verbs, adjectives and
+"""Build citefix/data/synonyms.json: WordNet 3.0's synonyms (words and short phrases), by shared sense, for nouns, verbs, adjectives and
 adverbs.
 
     apt-get install wordnet-base      # or: apt-get download wordnet-base && dpkg-deb -x wordnet-base_*.deb wn
@@ -8,8 +8,10 @@ A WordNet synset is one meaning and the words that can say it ("remainder, balan
 offline verifier reads two words as one meaning when they share a synset that is one of the three most frequent senses
 of each (the order of index.POS, by tagged frequency; the same rule as the antonym table of bench/build_antonyms.py):
 a rare sense would make a common word the synonym of words it does not mean in ordinary text ("rest" is also "stay",
-"lie", "repose" in rarer senses). Only one-word members are kept (no "_"), lower-cased, adjective position markers
-removed, names (a capitalised member) left out; a synset keeps the members for which it is such a sense, and is written only where two or more remain. The
+"lie", "repose" in rarer senses). One-word members are kept, and phrases of two to four plain words ("let down" in
+"disappoint, let down", "by chance" in "by chance, accidentally", "carry on" in "continue, go on, carry on", written
+with spaces; the verifier looks them up as runs of words in the text and in the sources), lower-cased, adjective
+position markers removed, names (a capitalised member) and hyphenated members left out; a synset keeps the members for which it is such a sense, and is written only where two or more remain. The
 licence of WordNet travels with the table. Nothing is fitted to any data set.
 
 Words of one family are read as one meaning too: WordNet's derivation pointers ("+") link word senses across parts of
@@ -53,16 +55,28 @@ def _kept(raw: str) -> bool:
     return "_" not in w and "-" not in w and not raw[:1].isupper()
 
 
+MAX_PHRASE = 4  # words in a phrase member ("come to light", "by chance", "let down", "carry on")
+
+
+def _phrase(raw: str) -> bool:
+    """A member of two to MAX_PHRASE plain words ("let_down", "by_chance"), no name, no hyphen or other mark."""
+    w = _word(raw)
+    parts = w.split("_")
+    return 2 <= len(parts) <= MAX_PHRASE and all(p.isalpha() for p in parts) and not raw[:1].isupper()
+
+
 def groups(data_file: Path, ranks: dict[tuple[str, str], int]) -> list[list[str]]:
-    """The synsets of one WordNet data file as lists of their one-word members for which the synset is one of their
+    """The synsets of one WordNet data file as lists of their one-word and phrase members for which the synset is one of their
     SENSES most frequent senses; only those with two or more such members."""
     out: list[list[str]] = []
     for offset, raws, _ in synsets(data_file):
         words: list[str] = []
         for raw in raws:
             w = _word(raw)
-            if _kept(raw) and w not in words and ranks.get((w, offset), SENSES + 1) <= SENSES:
-                words.append(w)
+            if (_kept(raw) or _phrase(raw)) and ranks.get((w, offset), SENSES + 1) <= SENSES:
+                w = w.replace("_", " ")
+                if w not in words:
+                    words.append(w)
         if len(words) >= 2:
             out.append(sorted(words))
     return sorted(out)
@@ -103,7 +117,7 @@ def main() -> None:
                 raise SystemExit(f"build_synonyms: {wn / name} not found; give --wordnet the folder of WordNet 3.0's files")
     table: dict[str, object] = {
         "source": "WordNet 3.0 (Debian package wordnet-base 1:3.0): synsets of data.noun, data.verb, data.adj and "
-                  "data.adv, with the one-word members for which the synset is one of their three most frequent senses; "
+                  "data.adv, with the one-word and phrase members (two to four words) for which the synset is one of their three most frequent senses; "
                   "built by bench/build_synonyms.py",
         "license": LICENSE,
     }

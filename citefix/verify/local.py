@@ -38,6 +38,7 @@ from citefix.verify.negation import negated_unit, source_negated
 from citefix.verify.relations import (
     agentless,
     antonyms,
+    modifier_flip,
     opposite_relation,
     opposites,
     passive_voice,
@@ -247,10 +248,13 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
                 out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
                             "evidence": r.text, "unit_negated": False})
                 continue
-        if pos is None or not in_focus(t.idx, t.idx + len(t.text), focus):
+        m = modifier_flip(t, region_docs) if in_focus(t.idx, t.idx + len(t.text), focus) else None
+        if m is not None:  # "a slow recovery" / "a fast recovery", "flying strongly" / "weakly" (same noun or verb)
+            out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
+                        "evidence": m.text, "unit_negated": negated_unit(t, align)})
             continue
-        if pos == "adj" and t.dep_ not in _PREDICATIVE:
-            continue  # "other causes" / "the same causes": an attributive adjective picks a thing out, it says nothing
+        if pos is None or not in_focus(t.idx, t.idx + len(t.text), focus) or (pos == "adj" and t.dep_ not in _PREDICATIVE):
+            continue  # (an attributive adjective is read above, against a modifier of the same noun only)
         lemma, who = t.lemma_.lower(), bearer(t)
         if who is None or any(x.lemma_.lower() == lemma and pos_class(x) == pos and bearer(x) in (who, None)
                               for rd in region_docs for x in rd):

@@ -293,6 +293,10 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             share = float(cap.get("invented_share") or 0.0)  # and at least this share of its content words (0: any)
             n_inv = feat.get("invented_words", 0)
             words = feat.get("n_words", 0)
+            if cap.get("attribute_misplaced", True) and feat.get("attribute"):
+                # what a unit says of an entity (an apposition, a relative clause, an attribute detail) stands where
+                # the source speaks of it: its words the source holds only elsewhere count as invented here
+                n_inv += round(feat.get("misplaced_word_frac", 0.0) * words)
             if cap.get("invented_of_clause", True):  # a clause's core: the share of its whole clause's words
                 words = max(words, feat.get("clause_words", 0))
             if need and feat.get("atomic") and n_inv >= need and n_inv >= share * words:

@@ -173,10 +173,10 @@ class UnitSignals(RegionFinder):
         if tok is not None and pool.tok_emb is not None and len(tok[0]) and len(pool.tok_emb):
             emb, offsets, ids = tok
             keep = [k for k, (a, e) in enumerate(offsets) if in_focus(a, e, focus)] or list(range(len(offsets)))
-            emb = emb[keep]
-            offsets = [offsets[k] for k in keep]
-            ids = [ids[k] for k in keep]
+            emb, offsets, ids = emb[keep], [offsets[k] for k in keep], [ids[k] for k in keep]
             best_cos = (emb @ pool.tok_emb.T).max(dim=1).values.tolist()
+            held = self._held(pool, regions, content)  # words the source says: aligned (synonyms.alignment)
+            raw_cos, best_cos = best_cos, held(best_cos, offsets, pool)
             weights = self._weights(ids)
             tot = sum(weights)
             prec = sum(w * c for w, c in zip(weights, best_cos)) / tot if tot > 0 else 0.0
@@ -185,21 +185,21 @@ class UnitSignals(RegionFinder):
             f["alignment"] = _clip01((f["alignment_raw"] - ab) / (1 - ab))
             mask = self._region_mask(pool, regions)
             if mask is not None and bool(mask.any()):
-                loc_cos = (emb @ pool.tok_emb[mask].T).max(dim=1).values.tolist()
+                loc_cos = held((emb @ pool.tok_emb[mask].T).max(dim=1).values.tolist(), offsets, None)
                 lprec = sum(w * c for w, c in zip(weights, loc_cos)) / tot if tot > 0 else 0.0
             else:
                 loc_cos, lprec = best_cos, prec
             f["local_alignment_raw"] = _finite(lprec)
             f["local_alignment"] = _clip01((f["local_alignment_raw"] - ab) / (1 - ab))
             f["low_tokens"] = self._low_words(unit.text, offsets, loc_cos, weights)
-            invented = self._invented_words(content, offsets, best_cos, pool)
+            invented = self._invented_words(content, offsets, raw_cos, pool)
         else:
             f["alignment_raw"] = f["local_alignment_raw"] = 0.0
             f["alignment"] = f["local_alignment"] = 0.0
             f["low_tokens"] = []
             invented = []
-        f["invented_words"] = len(invented)
-        f["atomic"] = unit.kind in ("acu", "clause")
+        f["invented_words"], f["atomic"] = len(invented), unit.kind in ("acu", "clause")
+        f["attribute"] = (unit.meta or {}).get("clause") in ("appos", "relcl") or (unit.meta or {}).get("role") == "attribute"
         # a clause's core: its share of invented words is counted against the whole clause (the decomposer's count)
         f["clause_words"] = int((unit.meta or {}).get("clause_words") or 0)
         f["invented"] = [{"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)} for t in invented]

@@ -46,6 +46,7 @@ class _Source:
     piece_starts: list[int] = field(default_factory=list)  # start offset of each sentence piece
     sentence_starts: list[int] = field(default_factory=list)  # start offset of each sentence (long ones not cut)
     words_at: list[tuple[int, str, str]] = field(default_factory=list)  # (offset, lower, lemma) of each spaCy word
+    preps: set[int] = field(default_factory=set)  # offsets of the words tagged IN (a preposition, not a particle)
     n_chunks: int = 0
     _joined: str | None = None  # the words, NUL-separated, for word-for-word copy search (built on first use)
     _capitalised: frozenset[str] | None = None  # words written capitalised inside a sentence (built on first use)
@@ -97,7 +98,8 @@ class _Source:
 
     def nbytes(self) -> int:
         """Rough memory held by this entry: its tensors, text and word tables (for the byte-bounded cache)."""
-        n = len(self.text) * 2 + 64 * (len(self.words) + len(self.lemmas) + len(self.words_at) + len(self.windows))
+        n = len(self.text) * 2 + 64 * (len(self.words) + len(self.lemmas) + len(self.words_at) + len(self.windows)
+                                      + len(self.preps))
         for t in (self.win_emb, self.tok_emb):
             if t is not None:
                 n += int(t.numel()) * int(t.element_size())
@@ -150,11 +152,12 @@ class _Pool:
         return [src.text[a:b] for src in self.sources for a, b in src.sentence_bounds() if src.text[a:b].strip()]
 
     def senses(self) -> frozenset[int]:
-        """The synonym groups of every word and lemma of the sources (citefix.verify.synonyms), gathered once."""
+        """The synonym groups of every word, lemma and phrase of the sources (citefix.verify.synonyms), gathered once."""
         if self._senses is None:
-            from citefix.verify.synonyms import senses_of
+            from citefix.verify.synonyms import senses_of, source_phrases
 
-            self._senses = senses_of(self.words | self.lemmas)
+            self._senses = senses_of(self.words | self.lemmas).union(
+                *(source_phrases(s.words_at, s.text, s.preps) for s in self.sources))
         return self._senses
 
     def lower_text(self) -> str:
@@ -256,6 +259,8 @@ class SourceAnalysis:
                 info.words.add(t.lower_)
                 info.lemmas.add(t.lemma_.lower())
                 info.words_at.append((c.start + t.idx, t.lower_, t.lemma_.lower()))
+                if t.tag_ == "IN":
+                    info.preps.add(c.start + t.idx)
         for info in infos:
             info.money = [(n.value, currency(info.text, n)) for n in find_numbers(info.text)]
             info.dates = {d for d, _, _ in date_words(info.text)}

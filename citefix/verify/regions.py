@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 from citefix.chunking import split_sentences
 from citefix.models import Unit
 from citefix.verify.lexical import date_words, find_numbers
-from citefix.verify.local import focus_ranges, in_focus, widen
+from citefix.verify.local import focus_ranges, in_focus, region_words, widen
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.source_search import bag_host, compression_at, copy_at, copy_host
+from citefix.verify.synonyms import Bag, floor_held, said_otherwise, source_phrases
 
 _ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 
@@ -151,6 +152,30 @@ class RegionFinder:
             m = (pool.tok_si == r.source) & (pool.tok_pos >= r.start) & (pool.tok_pos < r.end)
             mask = m if mask is None else (mask | m)
         return mask
+
+    def _held(self, pool: _Pool, regions: list[Any], content: list):
+        """``synonyms.floor_held`` for the unit's content words, as a function of (cosines, piece offsets, pool or
+        None): against the whole source (`pool`: a word it holds in any form, or says otherwise) or, with None, against
+        the evidence region alone. Without the switch `synonyms.alignment` the cosines pass unchanged."""
+        if not self.params.get("synonyms", {}).get("alignment", True) or not content:
+            return lambda cos, offsets, whole: cos
+        floor = self.params["alignment"]["token_threshold"]
+        seq: list[tuple[int, str, str]] = []
+        phrases: frozenset[int] = frozenset()
+        for r in regions:
+            src = pool.sources[r.source]
+            got = region_words(src.words_at, r.start, r.end)
+            seq += got
+            phrases |= source_phrases(got, src.text, src.preps)
+        bag = Bag(seq, phrases)
+        syn = bool(self.params.get("synonyms", {}).get("lexical", True))
+
+        def in_bag(t, b) -> bool:
+            return (t.lower_ in b.words or t.lemma_.lower() in b.lemmas or t.lower_ in b.lemmas
+                    or (syn and said_otherwise(t, b)))
+
+        return lambda cos, offsets, whole: floor_held(cos, offsets, content,
+                                                      lambda t: in_bag(t, whole or bag), floor)
 
     def _weights(self, ids: list[int]) -> list[float]:
         idf = self.idf

@@ -29,13 +29,13 @@ from typing import Any
 
 @lru_cache(maxsize=1)
 def antonyms() -> dict[str, dict[str, frozenset[str]]]:
-    """WordNet 3.0's one-word antonyms, {"verb": {lemma: antonyms}, "adj": {…}} (citefix/data/antonyms.json, built by
+    """WordNet 3.0's one-word antonyms, {"verb": {lemma: antonyms}, "adj": {…}, "adv": {…}} (citefix/data/antonyms.json, built by
     bench/build_antonyms.py; WordNet's licence travels in the file)."""
     raw = json.loads(resources.files("citefix").joinpath("data/antonyms.json").read_text(encoding="utf-8"))
     out: dict[str, dict[str, frozenset[str]]] = {}
-    for pos in ("verb", "adj"):
+    for pos in ("verb", "adj", "adv"):
         table: dict[str, set[str]] = {}
-        pairs = list(raw[pos])
+        pairs = list(raw.get(pos, []))
         if pos == "verb":  # the two ways an amount changes (CHANGE_UP / CHANGE_DOWN, below)
             pairs += [(a, b) for a in CHANGE_UP for b in CHANGE_DOWN] + [(b, a) for a in CHANGE_UP for b in CHANGE_DOWN]
         for a, b in pairs:
@@ -212,3 +212,44 @@ def agentless(verb) -> bool:
 def passive_voice(verb) -> bool:
     """A verb with a passive auxiliary or subject."""
     return any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
+
+
+def _modified(tok) -> tuple[str, Any] | None:
+    """("adj", the noun) for an attributive adjective of the positive degree ("a slow recovery"), ("adv", the verb or
+    adjective) for an adverb of manner or time on one ("flying strongly", "arrived early"); None for anything else
+    (comparatives are relation words, above; spaCy's stop words are function words)."""
+    if tok.tag_ in _COMPARATIVE or tok.is_stop:
+        return None  # a stop word ("other", "same", "last", "next", "often") picks a thing out; it says nothing of it
+    if tok.pos_ == "ADJ" and _attributive(tok):
+        return "adj", tok.head
+    if tok.pos_ in ("ADV", "ADJ") and tok.dep_ == "advmod" and tok.head.pos_ in ("VERB", "ADJ", "AUX"):
+        return "adv", tok.head  # (the tagger takes some adverbs for adjectives: "flying weakly")
+    return None
+
+
+def _describes(x, pos: str, lemmas: frozenset[str], head: str) -> bool:
+    """Does region word `x` say one of `lemmas` (a modifier of part of speech `pos`) of the thing whose lemma is `head`:
+    as its modifier, or (an adjective) as the predicate of its subject ("the recovery was slow")?"""
+    if (x.pos_ != "ADJ" if pos == "adj" else x.dep_ != "advmod") or wordnet_lemma(x.lemma_.lower(), pos) not in lemmas:
+        return False
+    if x.head.lemma_.lower() == head and x.head.i != x.i:
+        return True
+    return pos == "adj" and x.dep_ in ("acomp", "attr") and any(
+        c.dep_ in ("nsubj", "nsubjpass") and c.lemma_.lower() == head for c in x.head.children)
+
+
+def modifier_flip(tok, region_docs) -> Any | None:
+    """The word of a region doc that says the WordNet antonym of modifier `tok` (``_modified``) of the same noun or
+    verb, when no region doc says `tok` itself of it: "a slow recovery" where the region says "a fast recovery" or
+    "the recovery was fast", "flying strongly" where it says "flying weakly". None otherwise. The same noun or verb
+    is what makes two modifiers comparable: "new trains" and "old stations" oppose nothing."""
+    got = _modified(tok)
+    if got is None:
+        return None
+    pos, head = got
+    lemma = wordnet_lemma(tok.lemma_.lower(), pos)
+    opposite = antonyms()[pos].get(lemma)
+    hl = head.lemma_.lower()
+    if not opposite or any(_describes(x, pos, frozenset({lemma}), hl) for rd in region_docs for x in rd):
+        return None
+    return next((x for rd in region_docs for x in rd if _describes(x, pos, opposite, hl)), None)

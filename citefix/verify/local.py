@@ -46,6 +46,7 @@ from citefix.verify.relations import (
     relation_flip,
     wordnet_lemma,
 )
+from citefix.verify.slots import same_predicate, same_slot
 
 _AGENT = {"nsubj", "csubj"}
 _PATIENT = {"dobj", "nsubjpass", "csubjpass"}
@@ -330,11 +331,10 @@ def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]
         ua, up = roles(t)
         if not (ua or up) or (not (ua and up) and not _passive(t)):
             continue
-        lemma = t.lemma_.lower()
         swapped = right = False
         for rd in region_docs:
             for s in rd:
-                if s.pos_ != "VERB" or s.lemma_.lower() != lemma:
+                if s.pos_ != "VERB" or not same_predicate(s, t):  # the same verb or a synonym ("bought" / "acquired")
                     continue
                 sa, sp = roles(s)
                 if (ua & sa) or (up & sp):
@@ -562,7 +562,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         kind = VALUE_LABELS.get(ent.label_)
         if kind is None or not in_focus(ent.start_char, ent.end_char, focus):
             continue
-        a, role = name_slot(ent) if kind in NAME_KINDS else (anchor(ent), arg_role(ent))
+        a = name_slot(ent)[0] if kind in NAME_KINDS else anchor(ent)
         if a is None or a.lemma_.lower() in ("be", "have"):
             continue
         lemma = a.lemma_.lower()
@@ -583,10 +583,8 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
                     continue
                 if kind == "time" and not grains & time_grains(cand.text):
                     continue  # "fall 2016" / "this year", "2018" / "Thursday": times that cannot be told apart
-                ca, cand_role = name_slot(cand) if kind in NAME_KINDS else (anchor(cand), None)
-                if ca is None or ca.lemma_.lower() != lemma:
-                    continue
-                if kind in NAME_KINDS and cand_role != role:
+                # a name on the same predicate or a synonym, in the same role across voice; a value on the same word
+                if not (same_slot(ent, cand, name_slot) if kind in NAME_KINDS else anchor_lemma(cand) == lemma):
                     continue
                 hit = cand
                 break

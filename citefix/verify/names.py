@@ -293,7 +293,10 @@ def name_said_in_slot(doc, conflict: dict[str, Any], sentences: Sequence[str], p
     the unit says it: on a word of the same lemma, in the same role (``local.name_slot``)? `parse` turns sentence
     texts into spaCy docs. A name the source says only in another slot of the same sentence ("its factory in
     Doncaster … its plant in Wakefield" for "its Wakefield factory", "accounts controlled by Doyle" for "Doyle
-    diverted") is not said there; a unit whose name the parse hangs on nothing cannot be told, and counts as said."""
+    diverted") is not said there; a unit whose name the parse hangs on nothing cannot be told, and counts as said.
+    The same words around the name stand for the same place only in a sentence that has the unit's word too
+    ("opposition leader Tomas Werner argued …" does not say what "… introduced by opposition leader Tomas Werner"
+    says)."""
     span = doc.char_span(conflict["start"], conflict["end"], alignment_mode="expand")
     slot = name_slot(span) if span is not None else (None, None)
     if slot[0] is None:
@@ -304,7 +307,7 @@ def name_said_in_slot(doc, conflict: dict[str, Any], sentences: Sequence[str], p
         for e in [e for e in sd.ents if same_value(conflict["text"], e.text)] + copies(conflict["text"], sd):
             word, there = name_slot(e)
             if (one_anchor(word.lemma_.lower() if word is not None else None, lemma) and there == role
-                    or _same_words_around(span, e)):
+                    or _same_words_around(span, e) and any(t.lemma_.lower() == lemma for t in sd)):
                 return True
     return False
 

@@ -214,11 +214,14 @@ def passive_voice(verb) -> bool:
     return any(c.dep_ in ("auxpass", "nsubjpass") for c in verb.children)
 
 
+_GRADED = {"JJR", "JJS", "RBR", "RBS"}  # comparatives (relation words, above) and superlatives (they pick one out)
+
+
 def _modified(tok) -> tuple[str, Any] | None:
     """("adj", the noun) for an attributive adjective of the positive degree ("a slow recovery"), ("adv", the verb or
     adjective) for an adverb of manner or time on one ("flying strongly", "arrived early"); None for anything else
-    (comparatives are relation words, above; spaCy's stop words are function words)."""
-    if tok.tag_ in _COMPARATIVE or tok.is_stop:
+    (comparatives are relation words, above, and superlatives pick one out; spaCy's stop words are function words)."""
+    if tok.tag_ in _GRADED or tok.is_stop:
         return None  # a stop word ("other", "same", "last", "next", "often") picks a thing out; it says nothing of it
     if tok.pos_ == "ADJ" and _attributive(tok):
         return "adj", tok.head
@@ -232,6 +235,8 @@ def _describes(x, pos: str, lemmas: frozenset[str], head: str) -> bool:
     as its modifier, or (an adjective) as the predicate of its subject ("the recovery was slow")?"""
     if (x.pos_ != "ADJ" if pos == "adj" else x.dep_ != "advmod") or wordnet_lemma(x.lemma_.lower(), pos) not in lemmas:
         return False
+    if x.tag_ in _GRADED:
+        return False  # "replace the city's oldest trams" picks some trams out; it does not call the new ones old
     if x.head.lemma_.lower() == head and x.head.i != x.i:
         return True
     return pos == "adj" and x.dep_ in ("acomp", "attr") and any(

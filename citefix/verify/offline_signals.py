@@ -7,15 +7,14 @@ local checks in that region (values, polarity, roles; citefix.verify.local).
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from citefix.models import Case, Unit
-from citefix.verify.certainty import hedged_in_text, surer_than_source, wider_than_source
+from citefix.verify.certainty import surer_than_source, wider_than_source
 from citefix.verify.lexical import (
     APPROXIMATORS,
     MONTHS,
@@ -33,6 +32,7 @@ from citefix.verify.local import (
     antonym_predicates,
     focus_ranges,
     in_focus,
+    name_slot,
     polarity_mismatches,
     region_words,
     role_swaps,
@@ -41,7 +41,8 @@ from citefix.verify.local import (
 from citefix.verify.names import name_said_in_slot, name_substitutions, value_substitutions
 from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
-from citefix.verify.regions import _ENT_LABELS, RegionFinder
+from citefix.verify.regions import _ENT_LABELS, RegionFinder, hedged_where_cut, in_host, located_evidence
+from citefix.verify.slots import speaker_conflicts
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
 from citefix.verify.synonyms import said_otherwise
 
@@ -158,7 +159,7 @@ class UnitSignals(RegionFinder):
         f["stands_in_source"] = bool(host and host.keeps_negations and host.keeps_numbers)  # (the offline reviser)
         regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc, host=host)
         if located is not None and len(regions) == 1:
-            evidence = f["evidence"] = _located_evidence(pool, located, evidence)
+            evidence = f["evidence"] = located_evidence(pool, located, evidence)
 
         f["_region_text"] = " ".join(pool.sources[r.source].text[r.start:r.end] for r in regions) if regions else (
             evidence["text"] if evidence else "")
@@ -249,7 +250,7 @@ class UnitSignals(RegionFinder):
         text = unit.text
         out: list[dict[str, Any]] = []
         n_num = n_date = 0
-        pinned = _in_host(unit.text, pool, host)
+        pinned = in_host(unit.text, pool, host)
         near = anchored_test(doc, pool)
         anchored = lambda a, b: pinned(a, b) or near(a, b)  # noqa: E731
         for n in find_numbers(text):
@@ -328,7 +329,7 @@ class UnitSignals(RegionFinder):
         # a hedged predicate stated as certain, a part stated as the whole (citefix.verify.certainty)
         # (not where the text the unit was cut from hedges the verb: the cut may have left the hedge behind)
         surer = [c for c in surer_than_source(doc, focus, rdocs) + wider_than_source(doc, focus, rdocs)
-                 if not _hedged_where_cut(unit, c, case_text)] if not same_polarity else []
+                 if not hedged_where_cut(unit, c, case_text)] if not same_polarity else []
         structure += surer
         n_pol += len(surer)
         swaps = role_swaps(doc, focus, rdocs) if self.params.get("local", {}).get("roles", True) and not verbatim else []
@@ -347,6 +348,11 @@ class UnitSignals(RegionFinder):
 
         conflicts = [c for c in value_conflicts(doc, focus, rdocs) if stands(c)] if not verbatim else []
         found = {c["start"] for c in conflicts}
+        # a speech the region gives to another named speaker (citefix.verify.slots; `local.speakers`)
+        if self.params.get("local", {}).get("speakers", True) and not verbatim:
+            conflicts += [c for c in speaker_conflicts(doc, focus, rdocs, pool.sentences(), name_slot)
+                          if c["start"] not in found]
+            found = {c["start"] for c in conflicts}
         conflicts += [c for c in value_substitutions(doc, focus, rdocs) if c["start"] not in found and stands(c)
                       and not said_with_name(doc, c, pool)] if not verbatim else []
         structure += conflicts
@@ -560,41 +566,3 @@ def _finite(x: float) -> float:
 def _clip01(x: float) -> float:
     x = _finite(x)
     return 0.0 if x < 0 else 1.0 if x > 1 else x
-
-
-def _in_host(text: str, pool: _Pool, host: Host | None) -> Callable[[int, int], bool]:
-    """A test for a stretch of the unit (a name, number or date): does it stand in the source sentence that the unit's
-    text sentence copies or compresses (RegionFinder._host), where the text took it from? Not when the compression
-    left a number out between its words ("Freda Humphreys [in 1991] and Anne Smith 1999 – 2003": whose years those
-    are has changed)."""
-    if host is None or not host.keeps_numbers:
-        return lambda s, e: False
-    sentence = " ".join(pool.sources[host.source].text[host.start:host.end].lower().split())
-
-    def test(s: int, e: int) -> bool:
-        piece = " ".join(text[s:e].lower().split())
-        return bool(piece) and re.search(r"(?<!\w)" + re.escape(piece) + r"(?!\w)", sentence) is not None
-
-    return test
-
-
-def _located_evidence(pool: _Pool, located: tuple[int, int], evidence: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The evidence shown: the sentence piece that holds the unit's words (`located`), when pooled similarity picked
-    another."""
-    si, start = located
-    src = pool.sources[si]
-    k = bisect.bisect_right(src.piece_starts, start) - 1
-    piece = src.windows[k] if 0 <= k < src.n_pieces else None
-    if piece is not None and not (evidence and evidence["source_id"] == pool.ids[si]
-                                  and evidence["start"] <= piece.start < evidence["end"]):
-        return {"source_id": pool.ids[si], "start": piece.start, "end": piece.end, "text": piece.text}
-    return evidence
-
-
-def _hedged_where_cut(unit: Unit, c: dict[str, Any], case_text: str) -> bool:
-    """Does the text the unit was cut from hedge the word `c` stands on (certainty.hedged_in_text), found through the
-    unit's meta["align"] runs (unit start, unit end, text start)?"""
-    for a, b, at in (unit.meta or {}).get("align") or [[0, len(unit.text), unit.start or 0]]:
-        if a <= c["start"] < b:
-            return hedged_in_text(case_text, at + c["start"] - a)
-    return False

@@ -5,10 +5,12 @@ read (citefix.verify.local). ``RegionFinder`` is mixed into ``citefix.verify.off
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Any
+import re
+from typing import TYPE_CHECKING, Any, Callable
 
 from citefix.chunking import split_sentences
 from citefix.models import Unit
+from citefix.verify.certainty import hedged_in_text
 from citefix.verify.lexical import date_words, find_numbers
 from citefix.verify.local import focus_ranges, in_focus, region_words, widen
 from citefix.verify.offline_sources import Host, _Pool
@@ -183,3 +185,41 @@ class RegionFinder:
             return [1.0] * len(ids)
         table, default = idf["idf"], idf["default"]
         return [table.get(i, default) for i in ids]
+
+
+def in_host(text: str, pool: _Pool, host: Host | None) -> Callable[[int, int], bool]:
+    """A test for a stretch of the unit (a name, number or date): does it stand in the source sentence that the unit's
+    text sentence copies or compresses (RegionFinder._host), where the text took it from? Not when the compression
+    left a number out between its words ("Freda Humphreys [in 1991] and Anne Smith 1999 – 2003": whose years those
+    are has changed)."""
+    if host is None or not host.keeps_numbers:
+        return lambda s, e: False
+    sentence = " ".join(pool.sources[host.source].text[host.start:host.end].lower().split())
+
+    def test(s: int, e: int) -> bool:
+        piece = " ".join(text[s:e].lower().split())
+        return bool(piece) and re.search(r"(?<!\w)" + re.escape(piece) + r"(?!\w)", sentence) is not None
+
+    return test
+
+
+def located_evidence(pool: _Pool, located: tuple[int, int], evidence: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The evidence shown: the sentence piece that holds the unit's words (`located`), when pooled similarity picked
+    another."""
+    si, start = located
+    src = pool.sources[si]
+    k = bisect.bisect_right(src.piece_starts, start) - 1
+    piece = src.windows[k] if 0 <= k < src.n_pieces else None
+    if piece is not None and not (evidence and evidence["source_id"] == pool.ids[si]
+                                  and evidence["start"] <= piece.start < evidence["end"]):
+        return {"source_id": pool.ids[si], "start": piece.start, "end": piece.end, "text": piece.text}
+    return evidence
+
+
+def hedged_where_cut(unit: Unit, c: dict[str, Any], case_text: str) -> bool:
+    """Does the text the unit was cut from hedge the word `c` stands on (certainty.hedged_in_text), found through the
+    unit's meta["align"] runs (unit start, unit end, text start)?"""
+    for a, b, at in (unit.meta or {}).get("align") or [[0, len(unit.text), unit.start or 0]]:
+        if a <= c["start"] < b:
+            return hedged_in_text(case_text, at + c["start"] - a)
+    return False

@@ -8,8 +8,10 @@ no parameter.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from citefix.decompose.details import SPEECH_VERBS
 from citefix.verify.synonyms import phrase_senses_at, senses
 
 _RELATIVE = {"who", "which", "that"}
@@ -40,11 +42,11 @@ def slots(span, slot) -> list[tuple[Any, str | None]]:
 
 
 def same_predicate(a, b) -> bool:
-    """Do two words say one thing: the same lemma, or a WordNet synonym in their part of speech, alone or as the phrase
-    each stands in ("put off" / "postponed")?"""
+    """Do two words say one thing: the same lemma, two verbs of speech, or a WordNet synonym in their part of speech,
+    alone or as the phrase each stands in ("put off" / "postponed")?"""
     la, lb = a.lemma_.lower(), b.lemma_.lower()
-    if la == lb:
-        return True
+    if la == lb or (la in SPEECH_VERBS and lb in SPEECH_VERBS):
+        return True  # the same word; two verbs of speech ("argued" / "said"): who spoke is one slot
     if a.pos_ != b.pos_ or a.pos_ not in ("VERB", "NOUN", "ADJ"):
         return False
     sa = senses(la, a.pos_) | phrase_senses_at(a)
@@ -55,3 +57,77 @@ def same_slot(unit_span, region_span, slot) -> bool:
     """Does the region's name stand where the unit's does: on the same predicate (or a synonym), in the same role?"""
     return any(ua is not None and ra is not None and ur == rr and same_predicate(ua, ra)
                for ua, ur in slots(unit_span, slot) for ra, rr in slots(region_span, slot))
+
+
+# a speech is told by what it says: at least this many content words, most of which one speech of the region says
+SAID_WORDS = 3
+_SPEAKERS = {"PERSON", "ORG", "NORP"}
+_CONTENT_POS = {"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"}
+
+
+def _said(verb, skip: set[int]) -> dict[str, str]:
+    """{lemma: form} of the content words a verb of speech governs (its subtree), outside the tokens `skip` (its
+    speaker's phrase)."""
+    return {t.lemma_.lower(): t.lower_ for t in verb.subtree
+            if t.i not in skip and t.i != verb.i and t.is_alpha and not t.is_stop and t.pos_ in _CONTENT_POS}
+
+
+def _speaker(verb) -> Any | None:
+    return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+
+
+def _said_by_name_elsewhere(name: str, said: dict[str, str], sentences) -> bool:
+    """Does a source sentence that names `name` hold most of the words `said` (as lemma or form)?"""
+    needle = name.lower()
+    for s in sentences:
+        if needle in s.lower():
+            words = set(re.findall(r"[a-z]+", s.lower()))
+            if 2 * sum(1 for lem, form in said.items() if lem in words or form in words) >= len(said):
+                return True
+    return False
+
+
+def speaker_conflicts(doc, focus, region_docs, sentences, slot) -> list[dict[str, Any]]:
+    """Speeches given to another speaker: a name of the unit's focus that speaks (`slot`: citefix.verify.local's
+    name_slot says it is the subject of a verb of speech) what one speech of the region says (most of its content
+    words, at least SAID_WORDS; that speech alone, no other as close) while that speech's speaker is named and is
+    someone else ("Opposition leader Tomas Werner described the bill as the most significant change …" where the
+    region says "Housing minister Elena Drovic … said it was 'the most significant change …'"), unless a source
+    sentence naming the unit's speaker says most of it too (two people may say one thing). `sentences`: every source
+    sentence. Conflicts are value conflicts of kind "speaker"."""
+    out: list[dict[str, Any]] = []
+    def inside(a: int, b: int) -> bool:
+        return any(x < b and a < y for x, y in focus)
+
+    for ent in doc.ents:
+        if ent.label_ not in _SPEAKERS:
+            continue
+        verb, role = slot(ent)
+        if verb is None or role != "nsubj" or verb.lemma_.lower() not in SPEECH_VERBS:
+            continue
+        subj = _speaker(verb)
+        skip = {t.i for t in (subj.subtree if subj is not None else ent)}
+        said = _said(verb, skip)
+        # the unit's focus: the speaker, or what is said (a detail cut from it: "… as the most significant change")
+        here = [(ent.start_char, ent.end_char)] if inside(ent.start_char, ent.end_char) else [
+            (t.idx, t.idx + len(t.text)) for t in verb.subtree if t.i not in skip and inside(t.idx, t.idx + len(t.text))]
+        if len(said) < SAID_WORDS or not here:
+            continue
+        best, best_n, tie = None, 0, False
+        for rd in region_docs:
+            for v in rd:
+                vs = _speaker(v) if v.pos_ == "VERB" and v.lemma_.lower() in SPEECH_VERBS else None
+                if vs is None:
+                    continue
+                n = len(set(said) & set(_said(v, {t.i for t in vs.subtree})))
+                best, best_n, tie = ((vs, n, False) if n > best_n else (best, best_n, tie or (n == best_n and n > 0)))
+        if best is None or tie or 2 * best_n < len(said):
+            continue
+        theirs = {t.lower_ for t in best.subtree if t.ent_type_ in _SPEAKERS}
+        if not theirs or theirs & {t.lower_ for t in ent} or _said_by_name_elsewhere(ent.text, said, sentences):
+            continue
+        who = " ".join(t.text for t in best.subtree if t.ent_type_ in _SPEAKERS)
+        a, b = here[0][0], here[-1][1]
+        out.append({"kind": "conflict", "value_kind": "speaker", "text": doc.text[a:b], "start": a, "end": b,
+                    "evidence": who})
+    return out

@@ -118,3 +118,19 @@ def test_speaker_conflicts_have_a_switch(monkeypatch, tmp_path):
     got = _structure((ClauseDecomposer(), OfflineVerifier()), FINE,
                      "Naomi Tran said the case demonstrated that retention limits are not optional.")
     assert not [s for s in got if s.startswith("conflict")], got
+
+
+@pytest.mark.parametrize("source, text, fixed", [
+    (FINE, "Naomi Tran said the case demonstrated that retention limits are not optional.",
+     "Piotr Zalewski said the case demonstrated that retention limits are not optional."),
+    (BILL, "Opposition leader Tomas Werner described the bill as the most significant change to housing rules in a "
+           "generation.",
+     "Housing minister Elena Drovic described the bill as the most significant change to housing rules in a "
+     "generation."),
+])
+def test_the_reviser_gives_the_speech_back_to_its_speaker(tools, source, text, fixed):
+    from tests.helpers import offline_revision
+
+    r = offline_revision(tools, source, text)
+    assert r.text == fixed, r.edits
+    assert r.edits[0]["kind"] == "correction (name)"

@@ -39,12 +39,14 @@ from citefix.verify.local import (
     NOT_ARG,
     VALUE_LABELS,
     anchor_lemma,
+    name_slot,
     opposite_in,
     same_value,
 )
 from citefix.verify.local import anchor as _anchor
 from citefix.verify.local import arg_role as _role
 from citefix.verify.names import name_substitutions, value_substitutions
+from citefix.verify.slots import speaker_conflicts, speaker_phrase
 
 _NEG = {"not", "n't", "never", "no"}
 
@@ -117,6 +119,7 @@ class Corrector:
             if not toks:
                 continue
             found = (self._values(u, v, toks, rdoc, sid, off, known) or self._names(u, v, toks, rdoc, sid, off, known)
+                     or self._speakers(u, v, toks, rdoc, sid, off, known)
                      or self._negation(u, v, toks, rdoc, sid, off) or self._roles(u, v, toks, rdoc, sid, off)
                      or self._certainty(u, v, toks, rdoc, sid, off))
             for c in found:
@@ -212,6 +215,31 @@ class Corrector:
             ev = _ev(sid, off, sub["evidence_start"], sub["evidence_end"], sub["evidence"])
             kind = "value" if sub.get("value_kind") else "name"
             out.append(Correction(u.id, kind, sub["start"], sub["end"], sub["text"], sub["evidence"], ev))
+        return out
+
+    def _speakers(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int, known) -> list[Correction]:
+        """A speech the region gives to another named speaker (citefix.verify.slots.speaker_conflicts) gets that
+        speaker: the unit's speaker phrase ("Opposition leader Tomas Werner") replaced by the region's ("Housing
+        minister Elena Drovic"), clauses and asides left out of both."""
+        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("conflict: ")}
+        if not flagged:
+            return []
+        doc = toks[0].doc
+        span = [(toks[0].idx, toks[-1].idx + len(toks[-1].text))]
+        out = []
+        for c in speaker_conflicts(doc, span, [rdoc], [], name_slot):
+            if c["text"] not in flagged or c["speaker"] is None:
+                continue
+            mine, theirs = speaker_phrase(c["speaker"]), speaker_phrase(c["evidence_speaker"])
+            if mine is None or theirs is None:
+                continue
+            new = rdoc.text[theirs[0]:theirs[1]]
+            if not all(known(w) for w in re.findall(r"[A-Za-z]+", new)):
+                continue
+            first = doc[c["speaker"].left_edge.i].is_sent_start
+            new = new[0].upper() + new[1:] if first else (new[0].lower() + new[1:] if new.split()[0] in ("The", "A", "An") else new)
+            out.append(Correction(u.id, "name", mine[0], mine[1], doc.text[mine[0]:mine[1]], new,
+                                  _ev(sid, off, theirs[0], theirs[1], rdoc.text[theirs[0]:theirs[1]])))
         return out
 
     # --- negation -------------------------------------------------------------------------------------------------

@@ -94,7 +94,8 @@ def speaker_conflicts(doc, focus, region_docs, sentences, slot) -> list[dict[str
     someone else ("Opposition leader Tomas Werner described the bill as the most significant change …" where the
     region says "Housing minister Elena Drovic … said it was 'the most significant change …'"), unless a source
     sentence naming the unit's speaker says most of it too (two people may say one thing). `sentences`: every source
-    sentence. Conflicts are value conflicts of kind "speaker"."""
+    sentence. Conflicts are value conflicts of kind "speaker"; "speaker" and "evidence_speaker" hold the two subject
+    tokens (the unit's may be None) for the reviser."""
     out: list[dict[str, Any]] = []
     def inside(a: int, b: int) -> bool:
         return any(x < b and a < y for x, y in focus)
@@ -129,5 +130,26 @@ def speaker_conflicts(doc, focus, region_docs, sentences, slot) -> list[dict[str
         who = " ".join(t.text for t in best.subtree if t.ent_type_ in _SPEAKERS)
         a, b = here[0][0], here[-1][1]
         out.append({"kind": "conflict", "value_kind": "speaker", "text": doc.text[a:b], "start": a, "end": b,
-                    "evidence": who})
+                    "evidence": who, "speaker": subj, "evidence_speaker": best})
     return out
+
+
+_NOT_CORE = {"relcl", "acl", "prep", "punct", "appos", "cc", "conj", "advcl"}
+
+
+def speaker_phrase(subj) -> tuple[int, int] | None:
+    """The character span of a speaker's noun phrase without its clauses, asides and prepositions ("Housing minister
+    Elena Drovic" of "Housing minister Elena Drovic, who introduced the bill,"), or, where that names no one, of the
+    first name in an aside ("Piotr Zalewski" of "The authority's commissioner, Piotr Zalewski,"); None if neither is
+    one unbroken run of words with a name in it."""
+    drop: set[int] = set()
+    for c in subj.children:
+        if c.dep_ in _NOT_CORE:
+            drop |= {t.i for t in c.subtree}
+    kept = sorted(t.i for t in subj.subtree if t.i not in drop)
+    doc = subj.doc
+    if kept == list(range(kept[0], kept[-1] + 1)) and any(doc[i].ent_type_ in _SPEAKERS for i in kept):
+        return doc[kept[0]].idx, doc[kept[-1]].idx + len(doc[kept[-1]].text)
+    ent = next((e for e in doc.ents if e.label_ in _SPEAKERS and subj.left_edge.i <= e.start and e.end <= subj.right_edge.i + 1),
+               None)
+    return (ent.start_char, ent.end_char) if ent is not None else None

@@ -22,7 +22,7 @@ def _content(tokens) -> bool:
 
 SPEECH_VERBS = frozenset(
     "say tell add claim state report announce warn insist argue explain confirm deny believe think suggest write note "
-    "reveal admit stress estimate predict promise describe".split()
+    "reveal admit stress estimate predict promise describe caution".split()
 )
 _DETAIL_ENTS = {"DATE", "TIME", "CARDINAL", "MONEY", "QUANTITY", "PERCENT", "ORDINAL", "GPE", "LOC", "ORG", "PERSON",
                 "FAC", "NORP", "EVENT"}

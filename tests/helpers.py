@@ -59,3 +59,13 @@ def offline_revision(tools, source: str, text: str):
     case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
     ev = evaluate(case, decomposer=dec, verifier=ver)
     return OfflineReviser().revise(case, build_strategy("acu").feedback(case, ev), ev)
+
+
+def unit_verdict(verifier, text: str, source: str):
+    """The verdict of `verifier` on `text` taken whole as one clause unit, against one source."""
+    from citefix.models import Case, Source, Unit
+
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
+    unit = Unit(id="u1", text=text, kind="clause", decomposer="spacy-clauses", start=0, end=len(text))
+    (v,) = verifier.verify([unit], case)
+    return v

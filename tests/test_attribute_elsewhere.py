@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import units_verdicts
 
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.verify.offline import OfflineVerifier
-from tests.helpers import units_verdicts
 
 # bench/probes/heldout_probes_3.jsonl, article 11 (written for citefix); "teacher" is said of the strikers, never of
 # Rosa Delgado, and "maths" nowhere

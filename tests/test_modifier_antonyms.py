@@ -5,22 +5,14 @@ citefix.verify.relations.modifier_flip (real spaCy parses, the packaged MiniLM).
 from __future__ import annotations
 
 import pytest
+from helpers import unit_verdict as _verdict
 
-from citefix.models import Case, Source, Unit
-from citefix.verify.offline import OfflineVerifier
 from citefix.verify.relations import antonyms
 
 
 @pytest.fixture(scope="module")
-def verifier():
-    return OfflineVerifier()
-
-
-def _verdict(verifier, text: str, source: str):
-    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
-    unit = Unit(id="u1", text=text, kind="clause", decomposer="spacy-clauses", start=0, end=len(text))
-    (v,) = verifier.verify([unit], case)
-    return v
+def verifier(offline_verifier):
+    return offline_verifier
 
 
 def _antonyms(v) -> list[str]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 import spacy
+from helpers import offline_revision, units_verdicts
 
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.verify.local import name_slot
 from citefix.verify.offline import OfflineVerifier
 from citefix.verify.slots import same_predicate, slots
-from tests.helpers import units_verdicts
 
 # bench/probes/heldout_probes_3.jsonl, article 1 (written for citefix)
 BILL = ("The regional parliament of Castavia voted on Tuesday to approve a new housing bill that would require developers "
@@ -55,13 +55,6 @@ def test_another_name_in_the_doers_place_is_a_conflict(tools):
     assert "conflict: Tomas Werner" in got, got
 
 
-def test_the_right_name_in_the_doers_place_is_none(tools):
-    got = _structure(tools, BILL, "The housing bill was introduced in March by housing minister Elena Drovic.")
-    assert not [s for s in got if s.startswith("conflict")], got
-    got = _structure(tools, BILL, "Opposition leader Tomas Werner argued that the quota would discourage construction.")
-    assert not [s for s in got if s.startswith("conflict")], got
-
-
 def test_a_role_swap_is_read_across_synonym_verbs(tools):
     source = "Nordvik Foods has purchased Pellham Brands for $2.3 billion, the companies said on Monday."
     got = _structure(tools, source, "Pellham Brands has bought Nordvik Foods for $2.3 billion.")
@@ -95,10 +88,16 @@ def test_a_speech_given_to_another_named_speaker_is_a_conflict(tools):
     assert any(s.startswith("conflict: as the most significant change") for s in got), got
 
 
-def test_the_speakers_own_speech_is_no_conflict(tools):
-    got = _structure(tools, FINE, "Piotr Zalewski said the case demonstrated that retention limits are not optional.")
-    assert not [s for s in got if s.startswith("conflict")], got
-    got = _structure(tools, FINE, "Naomi Tran said Quillon regretted the error and insisted no data had been sold.")
+@pytest.mark.parametrize("source, text", [
+    # the right name in the doer's place
+    (BILL, "The housing bill was introduced in March by housing minister Elena Drovic."),
+    (BILL, "Opposition leader Tomas Werner argued that the quota would discourage construction."),
+    # the speaker's own speech
+    (FINE, "Piotr Zalewski said the case demonstrated that retention limits are not optional."),
+    (FINE, "Naomi Tran said Quillon regretted the error and insisted no data had been sold."),
+])
+def test_the_right_name_in_its_place_is_no_conflict(tools, source, text):
+    got = _structure(tools, source, text)
     assert not [s for s in got if s.startswith("conflict")], got
 
 
@@ -129,8 +128,6 @@ def test_speaker_conflicts_have_a_switch(monkeypatch, tmp_path):
      "generation."),
 ])
 def test_the_reviser_gives_the_speech_back_to_its_speaker(tools, source, text, fixed):
-    from tests.helpers import offline_revision
-
     r = offline_revision(tools, source, text)
     assert r.text == fixed, r.edits
     assert r.edits[0]["kind"] == "correction (name)"

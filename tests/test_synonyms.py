@@ -8,22 +8,15 @@ import json
 from importlib import resources
 
 import pytest
+from helpers import unit_verdict as _verdict
 
-from citefix.models import Case, Source, Unit
 from citefix.verify.offline import OfflineVerifier, load_params
 from citefix.verify.synonyms import senses
 
 
 @pytest.fixture(scope="module")
-def verifier():
-    return OfflineVerifier()
-
-
-def _verdict(verifier, text: str, source: str):
-    case = Case(id="c", sources=[Source(id="1", text=source)], text=text)
-    unit = Unit(id="u1", text=text, kind="clause", decomposer="spacy-clauses", start=0, end=len(text))
-    (v,) = verifier.verify([unit], case)
-    return v
+def verifier(offline_verifier):
+    return offline_verifier
 
 
 def test_the_table_is_wordnets_with_its_licence():

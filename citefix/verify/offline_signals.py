@@ -186,13 +186,16 @@ class UnitSignals(RegionFinder):
             f["alignment"] = _clip01((f["alignment_raw"] - ab) / (1 - ab))
             mask = self._region_mask(pool, regions)
             if mask is not None and bool(mask.any()):
-                loc_cos = held((emb @ pool.tok_emb[mask].T).max(dim=1).values.tolist(), offsets, None)
+                raw_loc = (emb @ pool.tok_emb[mask].T).max(dim=1).values.tolist()
+                loc_cos = held(raw_loc, offsets, None)
                 lprec = sum(w * c for w, c in zip(weights, loc_cos)) / tot if tot > 0 else 0.0
             else:
-                loc_cos, lprec = best_cos, prec
+                raw_loc, loc_cos, lprec = raw_cos, best_cos, prec
             f["local_alignment_raw"] = _finite(lprec)
             f["local_alignment"] = _clip01((f["local_alignment_raw"] - ab) / (1 - ab))
-            f["low_tokens"] = self._low_words(unit.text, offsets, loc_cos, weights)
+            # the words shown and cut as unsupported: by their own cosines (a word the evidence holds in another
+            # sense, "wanted" of a warrant, still aligns poorly; the floor is for the score only)
+            f["low_tokens"] = self._low_words(unit.text, offsets, raw_loc, weights)
             invented = self._invented_words(content, offsets, raw_cos, pool)
         else:
             f["alignment_raw"] = f["local_alignment_raw"] = 0.0

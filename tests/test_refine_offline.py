@@ -225,3 +225,21 @@ def test_a_partly_supported_unit_is_not_deleted(reviser):
     assert kept and "partly supported" in kept[0]["why"]
     # the same unit judged unsupported is deleted
     assert revise(reviser, text, ["take two years"]).text == "Work will begin next spring."
+
+
+def test_a_preposition_keeps_its_object():
+    """An unsupported complement of "as" goes with the "as": no sentence is left with a bare preposition (real parse,
+    the packaged verifier)."""
+    from helpers import offline_revision
+
+    from citefix.decompose.clauses import ClauseDecomposer
+    from citefix.verify.offline import OfflineVerifier
+
+    source = ("The report showed that recorded crime in Scotland fell by 8% last year. Opposition parties had dismissed "
+              "the earlier figures. The fall has not reached the areas with the highest crime rates, the report said.")
+    text = ("The report showed that the fall in crime in Scotland, which opposition parties had dismissed as too good "
+            "to be true, has not reached the areas with the highest crime rates.")
+    r = offline_revision((ClauseDecomposer(), OfflineVerifier()), source, text)
+    assert "dismissed as," not in r.text and "dismissed as " not in r.text, r.text
+    assert "too good to be true" not in r.text
+    assert r.text.startswith("The report showed that the fall in crime in Scotland")

@@ -131,3 +131,17 @@ def test_the_reviser_gives_the_speech_back_to_its_speaker(tools, source, text, f
     r = offline_revision(tools, source, text)
     assert r.text == fixed, r.edits
     assert r.edits[0]["kind"] == "correction (name)"
+
+
+def test_a_name_put_right_once_covers_the_speech_it_said(tools):
+    """The speaker's name conflicts on one unit and the speech on another: one correction of the name fixes both, and
+    nothing of what was said is cut."""
+    source = ("The novelist said she had received hundreds of messages on Tuesday. After a Twitter user suggested her "
+              "books should be burned in public, the writer joked she would bring marshmallows. Labour councillors "
+              "later condemned the messages.")
+    text = ("The writer joked she would bring marshmallows after a Labour user suggested her books should be burned in "
+            "public.")
+    got = _structure(tools, source, text)
+    assert "conflict: Labour" in got and "conflict: in public" in got, got
+    r = offline_revision(tools, source, text)
+    assert r.text == text.replace("Labour", "Twitter"), r.edits

@@ -93,6 +93,7 @@ class Corrector:
     def __init__(self, nlp):
         self.nlp = nlp
         self._docs: dict[str, Any] = {}
+        self.covered: set[str] = set()
 
     def _parse(self, text: str):
         if text not in self._docs:
@@ -102,9 +103,13 @@ class Corrector:
     def plan(self, case: Case, doc, units: list[Unit], verdicts: dict[str, Verdict],
              to_orig: Callable[[int, int], tuple[int, int]], known: Callable[[str], bool]) -> list[Correction]:
         """Corrections for the flagged units. `doc` parses the text without citation marks; `to_orig` maps a
-        cleaned (start, end) to the original text; `known(word)` says whether a word is in the text or sources."""
+        cleaned (start, end) to the original text; `known(word)` says whether a word is in the text or sources.
+        Afterwards `covered` names the units whose own name correction overlapped another unit's: the name is put
+        right once, and such a unit is corrected, not cut."""
         out: list[Correction] = []
         taken: list[tuple[int, int]] = []
+        names: list[tuple[int, int]] = []  # the ranges of the name and value corrections planned
+        self.covered = set()
         for u in units:
             v = verdicts.get(u.id)
             if v is None or not u.has_span:
@@ -124,9 +129,15 @@ class Corrector:
                      or self._certainty(u, v, toks, rdoc, sid, off))
             for c in found:
                 a, b = to_orig(c.start, c.end)
+                if any(a < y and x < b for x, y in names):
+                    if c.kind == "name":
+                        self.covered.add(c.unit)  # its name is being put right by another unit's correction
+                    continue
                 if any(a < y and x < b for x, y in taken):
                     continue
                 taken.append((a, b))
+                if c.kind in ("name", "value"):
+                    names.append((a, b))
                 out.append(Correction(c.unit, c.kind, a, b, c.old, c.new, c.evidence))
         return out
 

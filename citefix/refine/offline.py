@@ -107,6 +107,7 @@ class OfflineReviser:
         edits: list[dict[str, Any]] = []
         mark_edits: dict[tuple[int, int], str] = {}  # original (start, end) of a mark run → replacement
         corrections: list = []
+        covered: set[str] = set()
         # a flagged unit whose sentence stands in a source sentence as written, or with a few words left out (its
         # negations and numbers kept: the offline verifier's `stands_in_source`), is left alone: no edit can bring it
         # closer to the source
@@ -114,9 +115,9 @@ class OfflineReviser:
         edits += [{"unit": k, "kind": "kept", "text": "", "why": "its sentence stands in the source as written (a few "
                    "words left out at most): not changed"} for k in sorted(standing)]
         if feedback.units and self.correct:
-            corrections = self._corrections(case, tx, feedback, skip=standing)
+            corrections, covered = self._corrections(case, tx, feedback, skip=standing)
             edits += [c.edit() for c in corrections]
-        fixed = {c.unit for c in corrections}
+        fixed = {c.unit for c in corrections} | covered
         if feedback.units:
             supported = [u for u in evaluation.units if (v := evaluation.verdict_for(u.id)) is not None and v.label == "supported"]
             for u in feedback.units:
@@ -151,7 +152,8 @@ class OfflineReviser:
 
     # --- planning: corrections from the source ------------------------------------------------------------------------
 
-    def _corrections(self, case: Case, tx: _Text, feedback: Feedback, skip: Collection[str] = ()) -> list:
+    def _corrections(self, case: Case, tx: _Text, feedback: Feedback, skip: Collection[str] = ()) -> tuple[list, set[str]]:
+        """The corrections planned, and the units whose name another unit's correction puts right."""
         from citefix.refine.correct import Corrector
 
         vocab = {w.lower() for w in re.findall(r"[A-Za-z]+", tx.original + "\n" + "\n".join(s.text for s in case.sources))}
@@ -159,8 +161,10 @@ class OfflineReviser:
         def to_orig(a: int, b: int) -> tuple[int, int]:
             return tx.orig_of[a], tx.orig_of[max(a, b - 1)] + 1
 
-        return Corrector(self.nlp).plan(case, tx.doc, [u for u in feedback.units if u.id not in skip], feedback.verdicts, to_orig,
-                                        lambda w: w.lower() in vocab)
+        corrector = Corrector(self.nlp)
+        planned = corrector.plan(case, tx.doc, [u for u in feedback.units if u.id not in skip], feedback.verdicts,
+                                 to_orig, lambda w: w.lower() in vocab)
+        return planned, corrector.covered
 
     # --- planning: flagged units -------------------------------------------------------------------------------------
 

@@ -222,7 +222,8 @@ _OPEN_ENDS = set("-\u2013\u2014:;,(")  # what no sentence ends on
 
 
 def _settle(sent, plan: _Plan, *, allow_drop: bool = True) -> None:
-    """Outermost nodes only; a deletion that leaves a verb needing a complement bare takes the verb's clause along."""
+    """Outermost nodes only; a deletion that leaves a verb needing a complement bare takes the verb's clause along, and
+    one that leaves a preposition without its object takes the preposition's phrase."""
     for _ in range(20):
         _outermost(sent, plan)
         changed = False
@@ -236,6 +237,8 @@ def _settle(sent, plan: _Plan, *, allow_drop: bool = True) -> None:
             needs = head.pos_ in ("VERB", "AUX") and (lemma in NEEDS_COMPLEMENT or head.pos_ == "AUX")
             # a participle or adjective modifier left without its measure ("a man, aged [47 to 61]") goes with it
             needs = needs or (head.dep_ in ("amod", "acl") and head.tag_ in ("VBN", "JJ") and node.dep_ in ("npadvmod", "prep"))
+            # a preposition keeps its object ("rubbished as [too extreme to be possible]" leaves no bare "as")
+            needs = needs or head.pos_ == "ADP"
             if not needs:
                 continue
             rest = [c for c in head.children if c.i not in toks and c.dep_ not in FUNCTIONAL]

@@ -74,6 +74,13 @@ def _derived() -> dict[str, frozenset[str]]:
     return {w: frozenset(x) for w, x in out.items()}
 
 
+def load_tables() -> None:
+    """Read and index the table now (each part is read once per process)."""
+    _table()
+    _derived()
+    _longest()
+
+
 @lru_cache(maxsize=1)
 def _longest() -> int:
     """The most words of a phrase member of the table ("come to light": 3)."""

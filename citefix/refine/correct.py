@@ -247,8 +247,10 @@ class Corrector:
             new = rdoc.text[theirs[0]:theirs[1]]
             if not all(known(w) for w in re.findall(r"[A-Za-z]+", new)):
                 continue
-            first = doc[c["speaker"].left_edge.i].is_sent_start
-            new = new[0].upper() + new[1:] if first else (new[0].lower() + new[1:] if new.split()[0] in ("The", "A", "An") else new)
+            if doc[c["speaker"].left_edge.i].is_sent_start:
+                new = new[0].upper() + new[1:]
+            elif new.split()[0] in ("The", "A", "An"):  # "The authority's commissioner" inside a sentence
+                new = new[0].lower() + new[1:]
             out.append(Correction(u.id, "name", mine[0], mine[1], doc.text[mine[0]:mine[1]], new,
                                   _ev(sid, off, theirs[0], theirs[1], rdoc.text[theirs[0]:theirs[1]])))
         return out

@@ -77,6 +77,14 @@ def _speaker(verb) -> Any | None:
     return next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
 
 
+def _speeches(region_docs):
+    """(verb, its subject) of every verb of speech with a subject in the region docs."""
+    for rd in region_docs:
+        for v in rd:
+            if v.pos_ == "VERB" and v.lemma_.lower() in SPEECH_VERBS and (vs := _speaker(v)) is not None:
+                yield v, vs
+
+
 def _said_by_name_elsewhere(name: str, said: dict[str, str], sentences) -> bool:
     """Does a source sentence that names `name` hold most of the words `said` (as lemma or form)?"""
     needle = name.lower()
@@ -115,16 +123,13 @@ def speaker_conflicts(doc, focus, region_docs, sentences, slot) -> list[dict[str
             (t.idx, t.idx + len(t.text)) for t in verb.subtree if t.i not in skip and inside(t.idx, t.idx + len(t.text))]
         if len(said) < SAID_WORDS or not here:
             continue
-        best, best_n, tie = None, 0, False
-        for rd in region_docs:
-            for v in rd:
-                vs = _speaker(v) if v.pos_ == "VERB" and v.lemma_.lower() in SPEECH_VERBS else None
-                if vs is None:
-                    continue
-                n = len(set(said) & set(_said(v, {t.i for t in vs.subtree})))
-                best, best_n, tie = ((vs, n, False) if n > best_n else (best, best_n, tie or (n == best_n and n > 0)))
-        if best is None or tie or 2 * best_n < len(said):
+        # the region's speeches by how many of the unit's content words each says; the closest alone counts
+        speeches = [(len(set(said) & set(_said(v, {t.i for t in vs.subtree}))), vs) for v, vs in _speeches(region_docs)]
+        best_n = max((n for n, _ in speeches), default=0)
+        closest = [vs for n, vs in speeches if n == best_n]
+        if not best_n or len(closest) > 1 or 2 * best_n < len(said):
             continue
+        best = closest[0]
         theirs = {t.lower_ for t in best.subtree if t.ent_type_ in _SPEAKERS}
         if not theirs or theirs & {t.lower_ for t in ent} or _said_by_name_elsewhere(ent.text, said, sentences):
             continue

@@ -35,6 +35,13 @@ CACHE = ROOT / "out" / "lodo"
 from tune_offline import FILES, auc, one_vs_one  # noqa: E402
 
 SETS = ("xsumfaith", "summeval", "wice", "attributionbench", "planted")
+# Further sets the learned judge is trained and measured on (bench/judge.py): the SummEdits domains of the training
+# pool (human labels; one LODO fold each), the faithful hard paraphrases and one-error statements of the read probe
+# files, and a sample of the pool's claim-evidence pairs (training only: never a quality figure).
+EXTRA_SETS = ("summedits", "probes", "pool")
+POOL_SAMPLE = {"fever": 700, "fool_me_twice": 500, "factcg": 500}
+READ_PROBES = tuple(f"bench/probes/{n}" for n in ("dev_probes.jsonl", "heldout_probes_1.jsonl", "heldout_probes_2.jsonl",
+                                                   "heldout_probes_3.jsonl", "heldout_probes_4.jsonl"))
 SIGNALS = ("lexical", "alignment", "similarity", "entail")
 # Combinations compared: name → parameter overlay (None: the packaged parameters as they are).
 VARIANTS: dict[str, dict[str, Any] | None] = {
@@ -75,6 +82,9 @@ def _items(name: str, data: Path, planted: str | None, limit: int | None):
     from citefix.models import Case, Source
     from citefix.nlp import strip_citations
 
+    if name in EXTRA_SETS:
+        yield from _extra_items(name, data, limit)
+        return
     path = Path(planted) if name == "planted" else data / FILES[name]
     n = 0
     for line in open(path, encoding="utf-8"):
@@ -110,6 +120,35 @@ def _items(name: str, data: Path, planted: str | None, limit: int | None):
                 n += 1
 
 
+def _extra_items(name: str, data: Path, limit: int | None):
+    """The SummEdits domains and a per-source sample of the training pool (../shared/data/train/pool.jsonl), or the
+    read probe files; each statement against its one document, as summaries are checked."""
+    import random
+
+    from citefix.models import Case, Source
+
+    if name == "probes":
+        recs = [json.loads(line) for f in READ_PROBES for line in open(ROOT / f, encoding="utf-8")]
+        recs = [{"id": r["id"], "evidence": r["document"], "claim": r["summary"], "label": r["label"],
+                 "domain": r.get("error_type")} for r in recs]
+    else:
+        pool = [json.loads(line) for line in open(data / "train" / "pool.jsonl", encoding="utf-8")]
+        if name == "summedits":
+            recs = [r for r in pool if r["source"] == "summedits"]
+        else:
+            rng = random.Random(13)
+            recs = []
+            for src, k in POOL_SAMPLE.items():
+                mine = [r for r in pool if r["source"] == src]
+                recs += rng.sample(mine, min(k, len(mine)))
+            recs = [{**r, "domain": r["source"]} for r in recs]
+    for n, r in enumerate(recs):
+        if limit and n >= limit:
+            return
+        case = Case(id=str(r["id"]), sources=[Source(id="doc", text=r["evidence"])], text=r["claim"], kind="summary")
+        yield {"id": case.id, "label": int(r["label"]), "case": case, "targets": None, "group": r.get("domain")}
+
+
 _DROP = {"evidence", "missing", "missing_words", "low_tokens", "misplaced", "structure", "invented"}
 
 
@@ -143,7 +182,8 @@ def features(args) -> None:
             feats = v.features(units, case, targets=tg, tokens=True)
             rows.append({"id": it["id"], "label": it["label"], "group": it["group"],
                          "whole": _slim(feats[0]), "units": [_slim(f) for f in feats[1:]],
-                         "roles": [(u.meta or {}).get("role") for u in units[1:]]})
+                         "roles": [(u.meta or {}).get("role") for u in units[1:]],
+                         "spans": [[u.start, u.end] for u in units[1:]]})
             if len(rows) % 50 == 0:
                 print(f"  {name}: {len(rows)} items, {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
         (CACHE / f"{name}.json").write_text(json.dumps(rows))
@@ -390,7 +430,7 @@ def main() -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("features")
     f.add_argument("--limit", type=int, default=None)
-    f.add_argument("--sets", nargs="+", default=list(SETS))
+    f.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS + EXTRA_SETS))
     f.add_argument("--planted", default=None, help="a planted-error suite (bench/make_planted.py)")
     f.add_argument("--data-dir", default=None, help="the shared data folder (default ../shared/data)")
     sub.add_parser("eval")

@@ -163,7 +163,8 @@ def _rates_raw(f: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None
 
 
 def verdict_rates(
-    flagged: Sequence[bool | None], labels: Sequence[int | None], *, bootstrap: int = 0, seed: int = 0
+    flagged: Sequence[bool | None], labels: Sequence[int | None], *, bootstrap: int = 0, seed: int = 0,
+    rule: str = "flagged = the verifier's own verdict is not 'supported'",
 ) -> list[Stat]:
     """Detection rate, false-flag rate and balanced accuracy of fixed yes/no decisions (flagged = "not supported").
 
@@ -179,7 +180,7 @@ def verdict_rates(
     for k, (name, value, why, n) in enumerate(spec):
         stat = Stat(name=name, value=value, reason=None if value is not None else why, n=n, n_missing=missing,
                     details={"n_pos": n_pos, "n_neg": n_neg, "flagged": int(f.sum()),
-                             "rule": "flagged = the verifier's own verdict is not 'supported'"})
+                             "rule": rule})
         rate: Callable[..., float | None] = lambda idx, k=k: _rates_raw(f[idx], y[idx])[k]  # noqa: E731
         out.append(_with_ci(stat, rate, len(y), bootstrap, seed))
     return out

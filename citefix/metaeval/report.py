@@ -13,12 +13,13 @@ _LABELS = {
     "auc_ovo_mean": "AUC one-vs-one mean", "span_precision": "char precision", "span_recall": "char recall",
     "span_f1": "char F1", "detect_rate": "detected (label 0 flagged)",
     "false_flag_rate": "false flags (label 1 flagged)", "balanced_accuracy_verdict": "BAcc (verdict)",
-    "roc_auc_vs_other": "ROC-AUC vs other label", "ndcg@5": "NDCG@5", "ndcg@10": "NDCG@10", "ndcg@20": "NDCG@20", "rouge1_best_match": "ROUGE-1 best match", "rouge1_gold_coverage": "ROUGE-1 gold coverage",
+    "roc_auc_vs_other": "ROC-AUC vs other label", "partial_unit_rate": "partial (share of label-1 units)", "ndcg@5": "NDCG@5", "ndcg@10": "NDCG@10", "ndcg@20": "NDCG@20", "rouge1_best_match": "ROUGE-1 best match", "rouge1_gold_coverage": "ROUGE-1 gold coverage",
 }
 _PROTOCOLS = {
     "binary": "binary label", "rating": "expert rating", "levels": "support level", "ranking": "chunk ranking",
     "spans-union": "spans (union)", "spans-majority": "spans (majority)", "decomposition": "decomposition",
     "decision": "verdict",
+    "decision-unsupported": "verdict 'unsupported'",
 }
 VERDICT_NOTE = ("verdict: an item counts as flagged when the verifier's own verdict for one of its units is not "
                 "'supported', i.e. at each verifier's packaged 'supported' threshold (offline signals: "

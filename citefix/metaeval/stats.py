@@ -60,6 +60,22 @@ def flagged(row: ItemScore) -> bool | None:
     return any(label != "supported" for label in row.unit_labels)
 
 
+def flagged_unsupported(row: ItemScore) -> bool | None:
+    """True when some unit's verdict is "unsupported" (a "partial" verdict asks for a look, it does not flag)."""
+    if row.error is not None or row.score is None or not row.unit_labels:
+        return None
+    return any(label == "unsupported" for label in row.unit_labels)
+
+
+def _partial_share(rows: Sequence[ItemScore]) -> P.Stat:
+    """The share of the units of faithful (label 1) items whose verdict is "partial"."""
+    labels = [lab for r in rows if r.label == 1 and r.error is None for lab in r.unit_labels]
+    if not labels:
+        return P.Stat(name="partial_unit_rate", value=None, reason="no units of items labelled 1")
+    return P.Stat(name="partial_unit_rate", value=sum(lab == "partial" for lab in labels) / len(labels),
+                  n=len(labels), details={"rule": "units of label-1 items whose verdict is 'partial'"})
+
+
 def _system_stats(
     name: str, rows: Sequence[ItemScore], by_id: Mapping[str, MetaItem], kw: dict[str, Any], *,
     majority: bool = True, whole: Sequence[ItemScore] | None = None,
@@ -75,6 +91,9 @@ def _system_stats(
             binary.append(_auc_vs_other(rows, whole, classes.pop(), kw))
         out += _tag(binary, "binary", name)
         out += _tag(P.verdict_rates([flagged(r) for r in rows], labels, **kw), "decision", name)
+        rule = "flagged = the verifier's own verdict for some unit is 'unsupported' ('partial' is not counted)"
+        out += _tag(P.verdict_rates([flagged_unsupported(r) for r in rows], labels, rule=rule, **kw)
+                    + [_partial_share(rows)], "decision-unsupported", name)
     if any(r.rating is not None for r in rows):
         out += _tag(P.correlations(scores, [r.rating for r in rows], **kw).all(), "rating", name)
     if any(r.level is not None for r in rows):

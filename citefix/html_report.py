@@ -86,6 +86,8 @@ function selectUnit(uid) {
     + '<p><span class="k">verdict</span><span class="v v-' + esc(u.label || 'none') + '">' + esc(u.label || 'not checked')
     + '</span>' + (u.discrete ? ' (0/1)' : '') + '</p>'
     + '<p><span class="k">score</span><span class="score">' + fmt(u.score) + '</span></p>'
+    + (u.p_unsupported != null ? '<p><span class="k">p unsupported</span>' + fmt(u.p_unsupported) + '</p>' : '')
+    + (u.why ? '<p><span class="k">why</span>' + esc(u.why) + '</p>' : '')
     + '<p><span class="k">verifier</span>' + esc(u.verifier || '—') + '</p>';
   if (u.error) h += '<p><span class="k">error</span>' + esc(u.error) + '</p>';
   if (u.evidence) h += '<p><span class="k">evidence</span>[' + esc(u.evidence.source_id) + '] <q>' + esc(u.evidence.text) + '</q></p>';
@@ -177,7 +179,9 @@ def _unit_rows(ev: Evaluation) -> list[dict[str, Any]]:
         out.append({"id": u.id, "text": u.text, "label": v.label if v else None, "score": v.score if v else None,
                     "verifier": v.verifier if v else None, "discrete": bool(v and v.discrete),
                     "error": v.error if v else None, "cited": u.cited, "citations": cites,
-                    "evidence": (v.evidence.model_dump() if v and v.evidence else None)})
+                    "evidence": (v.evidence.model_dump() if v and v.evidence else None),
+                    "p_unsupported": (v.details or {}).get("p_unsupported") if v else None,
+                    "why": (v.details or {}).get("why") if v and v.label != "supported" else None})
     return out
 
 

@@ -128,6 +128,9 @@ def render(ev: Evaluation, *, run: RunRow | None = None, store_path: str | None 
             score = "—"
             if v is not None:
                 verdict = v.label + (" (0/1)" if v.discrete else "")
+                p_uns = (v.details or {}).get("p_unsupported")
+                if isinstance(p_uns, (int, float)):
+                    verdict += f"\np={p_uns:.2f}"  # the judge's probability that the unit is not supported
                 score = _fmt(v.score)
                 if v.error:
                     ev_text = f"error: {v.error}"
@@ -135,6 +138,9 @@ def render(ev: Evaluation, *, run: RunRow | None = None, store_path: str | None 
                     snippet = v.evidence.text.replace("\n", " ")
                     ev_text = (f"[{v.evidence.source_id}] " if len(_sources(ev)) > 1 else "") + (
                         snippet if len(snippet) <= 120 else snippet[:117] + "…")
+                why = (v.details or {}).get("why")
+                if why and v.label != "supported":
+                    ev_text = f"why: {why}" + (f"\n{ev_text}" if ev_text else "")
             unit_text = u.text + ("" if u.has_span else f"  (no span: {u.note})")
             style = STYLE.get(v.label, "") if (color and v is not None) else ""
             table.add_row(u.id, unit_text, score, verdict, ev_text, style=style or None)

@@ -300,6 +300,11 @@ class MainScreen(JobsMixin, Screen):
         else:
             t.append(v.label, style=VERDICT_STYLE.get(v.label, ""))
             t.append(f" {'—' if v.score is None else f'{v.score:.2f}'} by {v.verifier}")
+            details = v.details or {}
+            if isinstance(details.get("p_unsupported"), (int, float)):
+                t.append(f" · p(unsupported) {details['p_unsupported']:.2f}")
+            if details.get("why") and v.label != "supported":
+                t.append(f" · why: {details['why']}", style=VERDICT_STYLE.get(v.label, ""))
             if v.error:
                 t.append(f" · error: {v.error}", style="magenta")
             if v.evidence is not None:

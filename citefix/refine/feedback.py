@@ -63,14 +63,17 @@ def build_strategy(name: str, *, llm=None) -> FeedbackStrategy:
 
 
 def _flagged(evaluation: Evaluation) -> tuple[list[Unit], dict[str, Verdict]]:
-    units = evaluation.unsupported
+    """The units a reviser acts on: those judged unsupported. A partial verdict ("check this") is shown to the user,
+    never handed to a reviser to cut."""
+    units = [u for u in evaluation.unsupported if getattr(evaluation.verdict_for(u.id), "label", None) == "unsupported"]
     verdicts = {u.id: v for u in units if (v := evaluation.verdict_for(u.id)) is not None}
     return units, verdicts
 
 
 @register_strategy("acu")
 class ACUFeedback(FeedbackStrategy):
-    """The units judged unsupported (or partly supported), listed, with the rule that nothing unsupported may stay."""
+    """The units judged unsupported, listed, with the rule that nothing unsupported may stay (partial ones are shown to
+    the user, not sent)."""
 
     def feedback(self, case: Case, evaluation: Evaluation) -> Feedback:
         units, verdicts = _flagged(evaluation)

@@ -118,6 +118,9 @@ class OfflineReviser:
             corrections, covered = self._corrections(case, tx, feedback, skip=standing)
             edits += [c.edit() for c in corrections]
         fixed = {c.unit for c in corrections} | covered
+        # a unit flagged for words it shares with units being corrected (the offline verifier's `shared_from`) is
+        # put right by their corrections
+        fixed |= {u.id for u in feedback.units if _shared_only(feedback.verdicts.get(u.id), fixed)}
         if feedback.units:
             supported = [u for u in evaluation.units if (v := evaluation.verdict_for(u.id)) is not None and v.label == "supported"]
             for u in feedback.units:
@@ -371,3 +374,10 @@ def _stands_in_source(v: Verdict | None) -> bool:
     """Did the offline verifier find the unit's sentence standing in one source sentence (word for word or with a few
     words left out, negations and numbers kept)?"""
     return bool(v is not None and v.label != "supported" and (v.details or {}).get("stands_in_source"))
+
+
+def _shared_only(v: Verdict | None, fixed: Collection[str]) -> bool:
+    """Whether a verdict's findings all come from words it shares with units in `fixed` (none of its own)."""
+    d = (v.details or {}) if v is not None else {}
+    shared = d.get("shared_from") or []
+    return bool(shared) and not d.get("structure") and not d.get("missing") and set(shared) <= set(fixed)

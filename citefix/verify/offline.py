@@ -93,6 +93,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         self._lock = threading.Lock()
         self._profile_params: dict[str | None, dict[str, Any]] = {}  # None: the default profile
         self._entail = None
+        self._judge = None
 
     # --- models, loaded on first use ------------------------------------------------------------------------------
 
@@ -144,6 +145,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
     ) -> list[Verdict]:
         """One verdict per unit, in order. `targets[i]`: source ids for unit i (empty/None: all sources)."""
         feats = self.features(units, case, targets=targets)
+        share_findings(units, feats, case.text)
         return [self._verdict(u, f, case) for u, f in zip(units, feats)]
 
     def verify_signals(
@@ -167,6 +169,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         tokens = any(s in ("combined", "alignment", "entail") for s in signals)
         entail = "entail" in signals or ("combined" in signals and self.uses_entail(combined=True))
         feats = self.features(units, case, targets=targets, tokens=tokens, entail=entail)
+        share_findings(units, feats, case.text)
         return {s: [self._verdict(u, f, case, signal=s) for u, f in zip(units, feats)] for s in signals}
 
     def features(
@@ -283,43 +286,72 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             self._profile_params[profile] = merged
         return self._profile_params[profile]
 
+    @property
+    def judge(self):
+        """The learned judge (citefix.verify.judge) that the "judge" combination scores with: the packaged one, or the
+        file named by ``combined.judge`` in the parameters."""
+        if self._judge is None:
+            from citefix.verify.judge import load_judge
+
+            self._judge = load_judge(self.params.get("combined", {}).get("judge"))
+        return self._judge
+
+    def thresholds(self, profile: str | None, signal: str | None = None) -> dict[str, float]:
+        """The ``supported`` and ``partial`` score thresholds of a signal under a profile. For the judge's combination
+        they come from the judge: a score of 1 - p, unsupported from its ``unsupported`` probability, partial from its
+        ``partial`` one."""
+        signal = signal or self.signal
+        p = self.profile_params(profile)
+        if signal == "combined" and p.get("combined", {}).get("method") == "judge":
+            return {"supported": round(1.0 - self.judge.partial_at, 6), "partial": round(1.0 - self.judge.unsupported_at, 6)}
+        table = p.get("thresholds") or {}
+        entry = table.get(signal) or table.get("combined") or {}
+        return {k: float(v) for k, v in entry.items() if isinstance(v, (int, float))}
+
     def supported_at(self, profile: str, signal: str | None = None) -> float:
         """The score at which this verifier (or its `signal`) labels a unit supported under a calibration profile (its
         ``supported`` threshold, the combined one when the signal has none); 0.5 if the parameters give none."""
-        table = self.profile_params(profile).get("thresholds") or {}
-        entry = table.get(signal or self.signal) or table.get("combined") or {}
-        th = entry.get("supported")
-        return float(th) if isinstance(th, (int, float)) else 0.5
+        return float(self.thresholds(profile, signal).get("supported", 0.5))
 
-    def _capped(self, feat: dict[str, Any], p: dict[str, Any] | None = None) -> bool:
-        """Whether the cap applies: the unit has an invented number, date or name (missing entity weight ≥ 1) or,
-        with the local checks on, a value, verb polarity or role assignment that its evidence contradicts, or (when
-        ``cap.invented_words`` is set) that many content words found nowhere in the source, in form or meaning. Values
-        found only away from the evidence (misplaced) are reported but do not cap: on human-labelled dev data they
-        fire on 19-42% of supported texts (bench/lodo.py caps)."""
+    def findings(self, feat: dict[str, Any], p: dict[str, Any] | None = None) -> dict[str, bool]:
+        """Which of the hard checks fire on a unit, by name (citefix.verify.judge.CHECKS): an invented number, date or
+        name (missing entity weight ≥ 1); with the local checks on, a value, verb polarity, role assignment or name
+        that its evidence contradicts; and (when ``cap.invented_words`` is set) an atomic unit with that many content
+        words found nowhere in the source, in form or meaning, making up at least ``cap.invented_share`` of its words.
+        Values found only away from the evidence (misplaced) are reported but are not findings. Switches:
+        ``cap.local``, ``cap.substitution``, ``cap.invented_words`` (0: off), ``cap.attribute_misplaced``."""
         p = p or self.profile_params(feat.get("profile"))
         cap = p.get("cap", {})
-        hard = feat["missing_numbers"] + feat["missing_dates"] + feat["missing_entities"]
-        if p.get("combined", {}).get("method") == "local" and cap.get("local", True):
-            hard += feat.get("value_conflict", 0) + feat.get("polarity_mismatch", 0) + feat.get("role_swap", 0)
-            if cap.get("substitution", True):
-                hard += feat.get("name_substitution", 0)
-            # an atomic fact (an ACU or a clause unit, not a whole sentence or claim) with `invented_words` or more
-            # content words that no source word matches in form or in meaning (one alone may be a paraphrase the token
-            # alignment misses; 0 turns the check off)
-            need = int(cap.get("invented_words") or 0)
-            share = float(cap.get("invented_share") or 0.0)  # and at least this share of its content words (0: any)
-            n_inv = feat.get("invented_words", 0)
-            words = feat.get("n_words", 0)
-            if cap.get("attribute_misplaced", True) and feat.get("attribute"):
-                # what a unit says of an entity (an apposition, a relative clause, an attribute detail) stands where
-                # the source speaks of it: its words the source holds only elsewhere count as invented here
-                n_inv += round(feat.get("misplaced_word_frac", 0.0) * words)
-            if cap.get("invented_of_clause", True):  # a clause's core: the share of its whole clause's words
-                words = max(words, feat.get("clause_words", 0))
-            if need and feat.get("atomic") and n_inv >= need and n_inv >= share * words:
-                hard += 1
-        return bool(cap.get("enabled")) and hard >= 1
+        out = {
+            "missing_numbers": feat.get("missing_numbers", 0) >= 1,
+            "missing_dates": feat.get("missing_dates", 0) >= 1,
+            "missing_entities": feat.get("missing_entities", 0) >= 1,
+        }
+        local = p.get("combined", {}).get("method") in ("local", "judge") and cap.get("local", True)
+        for k in ("value_conflict", "polarity_mismatch", "role_swap"):
+            out[k] = bool(local and feat.get(k, 0) >= 1)
+        out["name_substitution"] = bool(local and cap.get("substitution", True) and feat.get("name_substitution", 0) >= 1)
+        # an atomic fact (an ACU or a clause unit, not a whole sentence or claim) with `invented_words` or more content
+        # words that no source word matches in form or in meaning (one alone may be a paraphrase the token alignment
+        # misses; 0 turns the check off)
+        need = int(cap.get("invented_words") or 0)
+        share = float(cap.get("invented_share") or 0.0)  # and at least this share of its content words (0: any)
+        n_inv = feat.get("invented_words", 0)
+        words = feat.get("n_words", 0)
+        if cap.get("attribute_misplaced", True) and feat.get("attribute"):
+            # what a unit says of an entity (an apposition, a relative clause, an attribute detail) stands where the
+            # source speaks of it: its words the source holds only elsewhere count as invented here
+            n_inv += round(feat.get("misplaced_word_frac", 0.0) * words)
+        if cap.get("invented_of_clause", True):  # a clause's core: the share of its whole clause's words
+            words = max(words, feat.get("clause_words", 0))
+        out["invented_words"] = bool(local and need and feat.get("atomic") and n_inv >= need and n_inv >= share * words)
+        return out
+
+    def _capped(self, feat: dict[str, Any], p: dict[str, Any] | None = None) -> bool:
+        """Whether the cap applies (the "local" combination): some finding fires and ``cap.enabled`` is set. On
+        human-labelled dev data the misplaced values fire on 19-42% of supported texts, so they are not findings."""
+        p = p or self.profile_params(feat.get("profile"))
+        return bool(p.get("cap", {}).get("enabled")) and any(self.findings(feat, p).values())
 
     def score(self, feat: dict[str, Any], signal: str | None = None) -> float:
         """The score in [0, 1] of one feature dict under `signal` (default: this verifier's) and the feature's profile."""
@@ -335,6 +367,9 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             if "entail" not in feat:
                 raise ValueError("the entail signal needs features computed with the entailment model")
             s = feat["entail"]
+        elif p["combined"].get("method") == "judge":
+            # the checks' findings are its features, beside the signals' geometric mean: no cap after it
+            s = 1.0 - self.judge.probability(self._local_score(feat, p), self.findings(feat, p), feat)
         elif p["combined"].get("method") == "local":
             s = self._cap(self._local_score(feat, p), feat, p)
         else:
@@ -391,10 +426,11 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             return Verdict(unit_id=unit.id, verifier=name, score=None, label="error", error=f["error"],
                            target=list(f.get("target", [])))
         score = self.score(f, signal)
-        thresholds = self.profile_params(f.get("profile"))["thresholds"]
-        th = thresholds.get(signal, thresholds["combined"])
+        th = self.thresholds(f.get("profile"), signal)
         label = label_for(score, supported_at=th["supported"], partial_at=th.get("partial"))
-        if signal == "combined" and label == "partial" and self._capped(f):
+        p_used = self.profile_params(f.get("profile"))
+        judged = p_used["combined"].get("method") == "judge"
+        if signal == "combined" and label == "partial" and not judged and self._capped(f):
             # The cap's rule: a unit that invents a number, date or name is not partly right, it is unsupported.
             label = "unsupported"
         marks: list[tuple[int, int]] = []
@@ -405,6 +441,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             marks += [(m["start"], m["end"]) for m in f.get("misplaced", [])]
             marks += [(m["start"], m["end"]) for m in f.get("structure", [])]
             marks += [(m["start"], m["end"]) for m in f.get("invented", [])]
+            marks += [(m["start"], m["end"]) for m in f.get("shared", [])]
         if signal in ("combined", "alignment"):
             marks += [(m["start"], m["end"]) for m in f["low_tokens"]]
         # Only a unit that is not judged supported gets its weak words painted.
@@ -428,6 +465,19 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             "stands_in_source": bool(f.get("stands_in_source")),
             "features": {k: f[k] for k in _FEATURE_KEYS + _LOCAL_KEYS if k in f},
         }
+        if signal == "combined":
+            # what the checks found, as records (kind, the unit's words and their span in the unit, what the evidence
+            # says instead where a check knows it), and the finding said in words
+            details["conflicts"] = [{k: m[k] for k in ("kind", "value_kind", "text", "start", "end", "evidence")
+                                     if k in m} for m in f.get("structure", [])]
+            if f.get("shared_from"):  # findings made on words this unit shares with those units
+                details["shared_from"] = list(dict.fromkeys(f["shared_from"]))
+            if label != "supported":
+                details["why"] = reason(f, self.findings(f), label)
+        if signal == "combined" and judged:
+            # the judge's probability that the unit is not supported, and what pushed it there most
+            details["p_unsupported"] = round(1.0 - score, 4)
+            details["judge_reasons"] = [k for k, _ in self.judge.contributions(self._local_score(f, p_used), self.findings(f), f)]
         ev = f.get("evidence")
         return Verdict(
             unit_id=unit.id,
@@ -439,6 +489,95 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             unsupported_spans=spans,
             details=details,
         )
+
+
+# the raw feature a finding counts in, and the marks that place it in the unit: (list key, the marks' kinds)
+_FINDING_MARKS = {
+    "missing_numbers": ("missing", ("number",)), "missing_dates": ("missing", ("date",)),
+    "missing_entities": ("missing", ("entity",)), "value_conflict": ("structure", ("conflict",)),
+    "name_substitution": ("structure", ("substitution",)), "polarity_mismatch": ("structure", ("polarity", "antonym")),
+    "role_swap": ("structure", ("role",)),
+}
+
+
+def share_findings(units: Sequence[Unit], feats: list[dict[str, Any]], case_text: str) -> None:
+    """A finding made on some words applies to every unit that holds those words: a unit whose text covers another
+    unit's contradicted value, negation, role or invented name gets that finding too (with its marks), so that the
+    words are not unsupported in one unit and supported in a longer one that contains them."""
+    from citefix.decompose.clauses import unit_to_text_offsets
+
+    aligns = [unit_to_text_offsets(u, case_text) if u.has_span else None for u in units]
+    for i, fi in enumerate(feats):
+        if "error" in fi or aligns[i] is None:
+            continue
+        for key, (where, kinds) in _FINDING_MARKS.items():
+            if fi.get(key, 0) < 1:
+                continue
+            for m in fi.get(where, []):
+                if m.get("kind") not in kinds:
+                    continue
+                spans = _to_case_spans(units[i], case_text, [(m["start"], m["end"])])
+                if not spans:
+                    continue
+                for j, fj in enumerate(feats):
+                    if j == i or "error" in fj or aligns[j] is None or fj.get(key, 0) >= 1:
+                        continue
+                    local = _from_case_spans(aligns[j], spans)
+                    if local is None:
+                        continue
+                    fj[key] = 1
+                    # kept apart from the unit's own marks (which the reviser reads): said in its reason, painted
+                    fj.setdefault("shared", []).append({**m, "start": local[0], "end": local[1]})
+                    fj.setdefault("shared_from", []).append(units[i].id)
+
+
+def _from_case_spans(align: list[list[int]], spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """Where case-text spans lie in a unit's own text (its alignment to the case), when it holds all of them."""
+    lo, hi = None, None
+    for s, e in spans:
+        hit = next(((a + s - o, a + e - o) for a, b, o in align if o <= s and e <= o + (b - a)), None)
+        if hit is None:
+            return None
+        lo = hit[0] if lo is None else min(lo, hit[0])
+        hi = hit[1] if hi is None else max(hi, hit[1])
+    return (lo, hi) if lo is not None and hi is not None else None
+
+
+def _quote(items: Sequence[str], limit: int = 3) -> str:
+    words = list(dict.fromkeys(x.strip() for x in items if x and x.strip()))
+    return ", ".join(f"'{w}'" for w in words[:limit]) + (" …" if len(words) > limit else "")
+
+
+def reason(f: dict[str, Any], findings: dict[str, bool], label: str) -> str:
+    """Why a unit is not judged supported, in words: the strongest finding first, else how little of it the evidence
+    holds."""
+    why: list[str] = []
+    shared = f.get("shared", [])
+    for m in f.get("structure", []) + [m for m in shared if m.get("kind") not in ("number", "date", "entity")]:
+        kind, text, ev = m.get("kind"), m.get("text", ""), m.get("evidence")
+        if kind in ("conflict", "substitution") and ev:
+            why.append(f"the source says '{ev}' where this says '{text}'")
+        elif kind == "antonym" and ev:
+            why.append(f"the source says '{ev}', the opposite of '{text}'")
+        elif kind == "polarity":
+            why.append(f"the source says the opposite of '{text}'" + (" (it is not negated there)"
+                                                                     if m.get("unit_negated") else " (negated)"))
+        elif kind == "role":
+            why.append(f"who does what is the other way round in the source ('{text}')")
+        elif kind == "certainty":
+            why.append(f"the source is less certain than '{text}'")
+    missing = {k: [m["text"] for m in f.get("missing", []) + shared if m.get("kind") == k]
+               for k in ("number", "date", "entity")}
+    for k, name in (("number", "figure"), ("date", "date"), ("entity", "name")):
+        if missing[k]:
+            why.append(f"the source has no {name} {_quote(missing[k])}")
+    if findings.get("invented_words") and f.get("invented"):
+        why.append(f"words found nowhere in the source: {_quote([m['text'] for m in f['invented']])}")
+    if not why:
+        weak = [m["text"] for m in f.get("low_tokens", [])] + [m["text"] for m in f.get("missing_words", [])]
+        why.append(("little of it is found in the evidence" if label == "unsupported" else
+                    "only partly found in the evidence: check it") + (f" (weakest: {_quote(weak)})" if weak else ""))
+    return "; ".join(dict.fromkeys(why))
 
 
 def _to_case_spans(unit: Unit, case_text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]]:

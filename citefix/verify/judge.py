@@ -1,0 +1,121 @@
+"""The offline verifier's learned judge: a small calibrated logistic model over a unit's signals and checks.
+
+Its features are the geometric mean of the three signals (lexical coverage, MiniLM token alignment to the evidence,
+sentence similarity: the parameter-free "local" combination, on a log scale) and the findings of the hard checks
+(invented numbers, dates and names, contradicted values, polarity and roles, a name put in another's place, invented
+words); none of them decides a verdict alone. Each finding may only raise the probability, the mean only lower it: on
+held-out datasets a free weighting of the signals ranked worse than their plain geometric mean, so the signals are not
+re-weighted, and the checks' weights are what is learned. Its weights, its calibration and its two decision points are fitted by ``bench/judge.py`` on
+human-labelled development data (leave one dataset out) and ship as ``citefix/data/judge.json``.
+
+Its output is the probability that a unit is *not* supported by its source; the verifier reports ``1 - p`` as the
+unit's score, so that a higher score still means better supported and every score the product shows keeps its
+direction. The verdict: ``unsupported`` at or above the ``unsupported`` probability, ``partial`` ("check this") at or
+above the ``partial`` one, ``supported`` below.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+# The hard checks whose findings are features (OfflineVerifier.findings), in the model's order after the signals'
+# geometric mean. Each may only push toward "not supported" (its weight is fitted non-negative).
+CHECKS = (
+    "missing_numbers", "missing_dates", "missing_entities", "value_conflict", "polarity_mismatch", "role_swap",
+    "name_substitution", "invented_words",
+)
+# Graded findings read from the unit's raw features: the share of its content words found nowhere in the source (in
+# form or meaning), the share of its content lemmas the source lacks, and the share found only away from its evidence.
+GRADED = ("invented_share", "missing_word_frac", "misplaced_word_frac")
+FEATURES = ("local_log",) + CHECKS + GRADED
+# the direction each feature may push the logit of "not supported": -1 only down, +1 only up
+SIGNS = (-1,) + (1,) * (len(CHECKS) + len(GRADED))
+LOCAL_FLOOR = 1e-3  # the geometric mean is read on a log scale, floored here
+
+
+def _share(f: dict[str, Any], key: str) -> float:
+    try:
+        x = float(f.get(key, 0.0) or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+    return min(1.0, max(0.0, x)) if math.isfinite(x) else 0.0
+
+
+def vector(local: float, findings: dict[str, bool], f: dict[str, Any] | None = None) -> dict[str, float]:
+    """The judge's features of one unit: the log of its signals' geometric mean (the "local" combination before any
+    cap), one 0/1 feature per hard check, and the graded findings read from its raw features `f`."""
+    try:
+        x = float(local)
+    except (TypeError, ValueError):
+        x = 0.0
+    if not math.isfinite(x):
+        x = 0.0
+    f = f or {}
+    out = {"local_log": math.log(max(LOCAL_FLOOR, min(1.0, x)))}
+    for k in CHECKS:
+        out[k] = 1.0 if findings.get(k) else 0.0
+    try:
+        words = max(float(f.get("n_words", 0) or 0), float(f.get("clause_words", 0) or 0))
+        invented = float(f.get("invented_words", 0) or 0)
+    except (TypeError, ValueError):
+        words, invented = 0.0, 0.0
+    out["invented_share"] = min(1.0, invented / words) if words > 0 and math.isfinite(invented / words) else 0.0
+    out["missing_word_frac"] = _share(f, "missing_word_frac")
+    out["misplaced_word_frac"] = _share(f, "misplaced_word_frac")
+    return out
+
+
+class Judge:
+    """The fitted model: standardised features → logit → Platt-calibrated probability of "not supported"."""
+
+    def __init__(self, spec: dict[str, Any]):
+        self.spec = spec
+        self.features: list[str] = list(spec["features"])
+        unknown = [k for k in self.features if k not in FEATURES]
+        if unknown:
+            raise ValueError(f"judge features unknown to this citefix: {', '.join(unknown)}")
+        self.mean = [float(x) for x in spec["mean"]]
+        self.scale = [float(x) or 1.0 for x in spec["scale"]]
+        self.coef = [float(x) for x in spec["coef"]]
+        self.intercept = float(spec["intercept"])
+        cal = spec.get("calibration") or {"a": 1.0, "b": 0.0}
+        self.cal_a, self.cal_b = float(cal["a"]), float(cal["b"])
+        th = spec["thresholds"]
+        self.unsupported_at = float(th["unsupported"])
+        self.partial_at = float(th["partial"])
+        if not 0.0 < self.partial_at <= self.unsupported_at < 1.0:
+            raise ValueError("judge thresholds must satisfy 0 < partial <= unsupported < 1")
+
+    def logit(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None) -> float:
+        x = vector(local, findings, f)
+        z = self.intercept
+        for k, m, s, w in zip(self.features, self.mean, self.scale, self.coef):
+            z += w * (x[k] - m) / s
+        return z
+
+    def probability(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None) -> float:
+        """Calibrated probability that the unit is not supported by its source."""
+        z = self.cal_a * self.logit(local, findings, f) + self.cal_b
+        z = max(-50.0, min(50.0, z))
+        return 1.0 / (1.0 + math.exp(-z))
+
+    def contributions(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None,
+                      top: int = 3) -> list[tuple[str, float]]:
+        """The features that push this unit most toward "not supported": (name, logit contribution), largest first."""
+        x = vector(local, findings, f)
+        parts = [(k, w * (x[k] - m) / s) for k, m, s, w in zip(self.features, self.mean, self.scale, self.coef)]
+        return sorted((p for p in parts if p[1] > 0), key=lambda p: -p[1])[:top]
+
+
+@lru_cache(maxsize=4)
+def load_judge(path: str | None = None) -> Judge:
+    """The packaged judge (``citefix/data/judge.json``), or one from `path`."""
+    if path:
+        with open(path, encoding="utf-8") as fh:
+            return Judge(json.load(fh))
+    text = resources.files("citefix").joinpath("data/judge.json").read_text(encoding="utf-8")
+    return Judge(json.loads(text))

@@ -1,0 +1,111 @@
+"""The offline verifier's learned judge: the packaged model, its verdicts on real parses and encodings, and its file."""
+
+import json
+
+import pytest
+
+from citefix.models import Case, Source
+from citefix.verify.judge import CHECKS, FEATURES, SIGNS, Judge, load_judge, vector
+
+EXAMPLE_SOURCE = (
+    "The town council of Harwick approved a plan on Monday to turn the disused Millbrook railway depot into a public "
+    "park and a community workshop.\n\nThe depot closed in 1987 and has stood empty since. Councillors voted 9 to 4 in "
+    "favour of the plan, which will cost £2.4 million. Most of the money will come from a regional regeneration fund, "
+    "with the rest raised through the sale of a council-owned car park on Station Road.\n\nCouncil leader Priya "
+    "Natarajan said the park would give families in the east of the town their first large green space. \"People have "
+    "been asking for this for twenty years,\" she said. \"We finally have the funding to do it properly.\"\n\nWork is "
+    "expected to begin next spring and to take about eighteen months. The old engine shed will be kept and restored as "
+    "a workshop where local groups can repair bicycles, furniture and electrical goods.\n\nOpposition councillor Tom "
+    "Leary voted against the plan. He said the council should have used the land for affordable housing, and warned "
+    "that the running costs of the workshop had not been worked out.\n\nA public consultation last year drew more than "
+    "1,200 responses, three quarters of which supported a park on the site."
+)
+
+# A faithful summary of the bundled article, written as a paraphrase (other words, other order, other voice).
+PARAPHRASE = (
+    "Harwick's councillors have backed a £2.4 million scheme to convert the old Millbrook railway depot, shut since "
+    "1987, into a public park with a community workshop. The decision passed by nine votes to four. Most of the cost "
+    "will be met by a regional regeneration fund. Council leader Priya Natarajan said families in the east of the town "
+    "would get their first big green space. Tom Leary, an opposition councillor, opposed the scheme and argued that the "
+    "site should have gone to affordable housing."
+)
+
+
+def _check(verifier, text, source=EXAMPLE_SOURCE):
+    from citefix.decompose.clauses import ClauseDecomposer
+
+    case = Case(id="c", sources=[Source(id="1", text=source)], text=text, kind="summary")
+    units = ClauseDecomposer().units(case)
+    return units, verifier.verify(units, case)
+
+
+def test_packaged_judge_loads_and_is_consistent():
+    j = load_judge()
+    assert j.features and set(j.features) <= set(FEATURES)
+    assert len(j.coef) == len(j.mean) == len(j.scale) == len(j.features)
+    # each weight keeps its sign: a finding only raises the probability, support only lowers it
+    for k, w in zip(j.features, j.coef):
+        assert w * SIGNS[FEATURES.index(k)] >= 0, (k, w)
+    assert 0 < j.partial_at <= j.unsupported_at < 1
+    assert "_provenance" in j.spec and j.spec["trained_on"]
+
+
+def test_judge_rejects_a_file_it_cannot_read(tmp_path):
+    spec = json.loads(json.dumps(load_judge().spec))
+    spec["features"] = spec["features"][:-1] + ["no_such_feature"]
+    with pytest.raises(ValueError, match="no_such_feature"):
+        Judge(spec)
+    spec = json.loads(json.dumps(load_judge().spec))
+    spec["thresholds"] = {"unsupported": 0.3, "partial": 0.6}
+    with pytest.raises(ValueError, match="partial <= unsupported"):
+        Judge(spec)
+
+
+def test_vector_reads_missing_and_non_finite_features_as_zero():
+    x = vector(float("nan"), {"role_swap": True}, {"n_words": "x", "missing_word_frac": float("inf")})
+    assert set(x) == set(FEATURES)
+    assert all(v == v and abs(v) < 10 for v in x.values())  # no NaN, no infinity
+    assert x["role_swap"] == 1.0 and sum(x[k] for k in CHECKS) == 1.0
+
+
+def test_a_finding_raises_the_probability_and_support_lowers_it():
+    j = load_judge()
+    base = j.probability(0.6, {})
+    assert j.probability(0.6, {"value_conflict": True}) > base
+    assert j.probability(0.9, {}) <= base <= j.probability(0.1, {})
+
+
+def test_faithful_paraphrase_of_the_example_is_not_flagged(offline_verifier):
+    units, verdicts = _check(offline_verifier, PARAPHRASE)
+    flagged = [(u.text, v.score) for u, v in zip(units, verdicts) if v.label == "unsupported"]
+    assert not flagged, flagged
+
+
+def test_invented_details_of_the_example_are_flagged(offline_verifier):
+    text = ("Council leader Priya Natarajan said work would start next spring and take two years. Opposition councillor "
+            "Tom Leary, who chairs the housing committee, wanted the land used for affordable housing.")
+    units, verdicts = _check(offline_verifier, text)
+    bad = [u.text for u, v in zip(units, verdicts) if v.label == "unsupported"]
+    assert any("two years" in t for t in bad), bad
+    assert any("chairs the housing committee" in t for t in bad), bad
+
+
+def test_a_changed_figure_is_flagged_and_the_right_one_is_not(offline_verifier):
+    src = "The new bridge over the River Aln cost £6.3 million. It opened to traffic in May after two years of work."
+    _, ok = _check(offline_verifier, "The bridge over the Aln cost £6.3 million.", src)
+    _, wrong = _check(offline_verifier, "The bridge over the Aln cost £9.8 million.", src)
+    assert all(v.label != "unsupported" for v in ok)
+    assert any(v.label == "unsupported" for v in wrong)
+
+
+def test_verdicts_carry_the_probability_and_follow_the_decision_points(offline_verifier):
+    j = offline_verifier.judge
+    units, verdicts = _check(offline_verifier, PARAPHRASE + " The works will take two years.")
+    for v in verdicts:
+        p = v.details["p_unsupported"]
+        assert v.score == pytest.approx(1 - p, abs=1e-3)
+        want = "unsupported" if p >= j.unsupported_at else "partial" if p >= j.partial_at else "supported"
+        # rounding to four places may move a unit sitting exactly on a decision point
+        if min(abs(p - j.unsupported_at), abs(p - j.partial_at)) > 1e-3:
+            assert v.label == want
+        assert isinstance(v.details["judge_reasons"], list)

@@ -474,6 +474,13 @@ def export(args) -> None:
         print(f"  {k:22s} {w:+.3f}")
 
 
+def table(args) -> None:
+    """The judge's features as a Markdown table (what each stands for, an example, its weight in the packaged judge)."""
+    from citefix.verify.judge import markdown_table
+
+    print(markdown_table())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache", default=str(ROOT / "out" / "lodo"), help="bench/lodo.py's feature cache")
@@ -483,10 +490,11 @@ def main() -> None:
                     "from the held-out planted split (bench/make_planted.py --split heldout)")
     ab = sub.add_parser("ablate")
     ab.add_argument("--all-features", action="store_true", help="start from every feature, the excluded ones too")
+    sub.add_parser("table", help="the packaged judge's features, examples and weights as a Markdown table")
     e = sub.add_parser("export")
     e.add_argument("--out", default=str(ROOT / "citefix" / "data" / "judge.json"))
     args = ap.parse_args()
-    {"eval": evaluate, "ablate": ablate, "export": export}[args.cmd](args)
+    {"eval": evaluate, "ablate": ablate, "export": export, "table": table}[args.cmd](args)
 
 
 if __name__ == "__main__":

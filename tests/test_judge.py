@@ -5,7 +5,7 @@ import json
 import pytest
 
 from citefix.models import Case, Source
-from citefix.verify.judge import CHECKS, FEATURES, SIGNS, Judge, load_judge, vector
+from citefix.verify.judge import CHECKS, FEATURES, REGISTRY, SIGNS, Judge, load_judge, vector
 
 EXAMPLE_SOURCE = (
     "The town council of Harwick approved a plan on Monday to turn the disused Millbrook railway depot into a public "
@@ -85,17 +85,27 @@ def test_invented_details_of_the_example_are_flagged(offline_verifier):
     text = ("Council leader Priya Natarajan said work would start next spring and take two years. Opposition councillor "
             "Tom Leary, who chairs the housing committee, wanted the land used for affordable housing.")
     units, verdicts = _check(offline_verifier, text)
-    bad = [u.text for u, v in zip(units, verdicts) if v.label == "unsupported"]
+    by_text = {u.text: v for u, v in zip(units, verdicts)}
+    bad = [t for t, v in by_text.items() if v.label == "unsupported"]
     assert any("two years" in t for t in bad), bad
-    assert any("chairs the housing committee" in t for t in bad), bad
+    assert "eighteen months" in next(v.details["why"] for t, v in by_text.items() if "two years" in t)
+    # an invented attribute found by its invented words alone: flagged for a look ("partial"), not cut, since on
+    # human-labelled summaries words found nowhere in the source are as often a paraphrase
+    chairs = [v for t, v in by_text.items() if "chairs the housing committee" in t]
+    assert chairs and all(v.label != "supported" for v in chairs), chairs
+    assert any("chairs" in v.details["why"] for v in chairs)
 
 
 def test_a_changed_figure_is_flagged_and_the_right_one_is_not(offline_verifier):
     src = "The new bridge over the River Aln cost £6.3 million. It opened to traffic in May after two years of work."
     _, ok = _check(offline_verifier, "The bridge over the Aln cost £6.3 million.", src)
-    _, wrong = _check(offline_verifier, "The bridge over the Aln cost £9.8 million.", src)
-    assert all(v.label != "unsupported" for v in ok)
-    assert any(v.label == "unsupported" for v in wrong)
+    _, wrong = _check(offline_verifier, "The Aln bridge cost £9.8 million and opened in May.", src)
+    assert all(v.label == "supported" for v in ok)
+    flagged = [v for v in wrong if v.label == "unsupported"]
+    # said in words, with what the source has instead
+    assert flagged and any("'6.3' where this says '9.8'" in v.details["why"] for v in flagged), \
+        [v.details.get("why") for v in wrong]
+    assert any(c["kind"] == "conflict" and c["evidence"] == "6.3" for v in flagged for c in v.details["conflicts"])
 
 
 def test_verdicts_carry_the_probability_and_follow_the_decision_points(offline_verifier):
@@ -109,3 +119,32 @@ def test_verdicts_carry_the_probability_and_follow_the_decision_points(offline_v
         if min(abs(p - j.unsupported_at), abs(p - j.partial_at)) > 1e-3:
             assert v.label == want
         assert isinstance(v.details["judge_reasons"], list)
+
+
+@pytest.mark.parametrize("feature", REGISTRY, ids=[f.name for f in REGISTRY])
+def test_every_registered_feature_fires_on_its_example(offline_verifier, feature):
+    """The registry's example of each feature sets it off (on some atomic unit, through the real parse and encoder)."""
+    from citefix.decompose.clauses import ClauseDecomposer
+
+    case = Case(id="c", sources=[Source(id="1", text=feature.source)], text=feature.statement, kind="summary")
+    units = ClauseDecomposer().units(case)
+    feats = offline_verifier.features(units, case)
+    vecs = [vector(offline_verifier._local_score(f, offline_verifier.params), offline_verifier.findings(f), f)
+            for f in feats if "error" not in f]
+    assert vecs, feature
+    if feature.name == "local_log":  # a faithful example: well supported on every unit
+        assert all(x["local_log"] > -0.7 for x in vecs), vecs
+    else:
+        assert any(x[feature.name] > 0 for x in vecs), [(u.text, x) for u, x in zip(units, vecs)]
+
+
+def test_the_readme_table_of_checks_is_the_generated_one():
+    """README and docs/quality.md show the table `bench/judge.py table` prints from the registry and judge.json."""
+    from pathlib import Path
+
+    from citefix.verify.judge import markdown_table
+
+    root = Path(__file__).resolve().parent.parent
+    table = markdown_table()
+    for page in ("README.md", "docs/quality.md"):
+        assert table in (root / page).read_text(encoding="utf-8"), f"{page}: run bench/judge.py table and paste it"

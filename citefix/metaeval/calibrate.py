@@ -61,6 +61,16 @@ def thresholds(result: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _judged(profile: str) -> bool:
+    """Whether the offline verifier's combination under `profile` is the learned judge (the parameters in force)."""
+    from citefix.verify.offline_params import load_params
+
+    params = load_params()
+    method = params.get("combined", {}).get("method")
+    prof = (params.get("profiles") or {}).get(profile) or {}
+    return (prof.get("combined", {}).get("method") or method) == "judge"
+
+
 def write_calibration(result: Any, path: str | Path, command: str) -> dict[str, Any]:
     """Merge the fitted thresholds into the overlay file at `path` (created if missing) and return what was written."""
     if not any(n in OFFLINE_SIGNALS for n in result.verifiers):
@@ -82,6 +92,9 @@ def write_calibration(result: Any, path: str | Path, command: str) -> dict[str, 
             raise ConfigError(f"--calibrate {p}: expected a JSON object; name a new file")
     profile = profile_for_shape(result.shape)
     th = {sig: {"supported": v["supported"], "partial": v["partial"]} for sig, v in found.items()}
+    if "combined" in th and _judged(profile):
+        # the scores were the learned judge's (1 - p): its decision points, kept apart from the rules' thresholds
+        th["judge"] = th.pop("combined")
     if profile == "default":
         section = data.setdefault("thresholds", {})
     else:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -31,7 +32,56 @@ CHECKS = (
 # Graded findings read from the unit's raw features: the share of its content words found nowhere in the source (in
 # form or meaning), the share of its content lemmas the source lacks, and the share found only away from its evidence.
 GRADED = ("invented_share", "missing_word_frac", "misplaced_word_frac")
+# What each feature stands for, with a statement and a source that set it off: the table of checks in the README and
+# docs/quality.md is generated from this (bench/judge.py table), and tests/test_judge.py runs every example through
+# the verifier and asserts its feature fires on some unit.
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    what: str
+    statement: str  # an example that sets it off …
+    source: str  # … against this source
+
+
+_BRIDGE = "The new bridge over the River Aln cost £6.3 million. It opened to traffic in May after two years of work."
+REGISTRY: tuple[Feature, ...] = (
+    Feature("local_log", "support: the geometric mean of lexical coverage, MiniLM token alignment to the evidence and "
+            "sentence similarity (log)", "The bridge opened to traffic in May.", _BRIDGE),
+    Feature("missing_numbers", "a number or amount the sources do not hold",
+            "The Aln bridge cost £9.8 million.", _BRIDGE),
+    Feature("missing_dates", "a date, month or weekday the sources do not hold",
+            "The bridge opened to traffic in June.", _BRIDGE),
+    Feature("missing_entities", "a name the sources do not hold",
+            "Mayor John Smith was delighted with the decision.",
+            "Mayor Anna Lee said she was delighted with the decision."),
+    Feature("value_conflict", "the evidence sentence holds another value in the same slot",
+            "Work would start next spring and take two years.",
+            "Work is expected to begin next spring and to take about eighteen months."),
+    Feature("polarity_mismatch", "the evidence says the opposite: a negation or an antonym of the same verb, "
+            "adjective, relation word or comparative", "The council approved the budget on Monday.",
+            "The council did not approve the budget on Monday, after a long debate."),
+    Feature("role_swap", "who did what to whom is reversed", "Chelsea beat Arsenal 2-1 on Saturday.",
+            "Arsenal beat Chelsea 2-1 on Saturday at the Emirates."),
+    Feature("name_substitution", "a name put where the evidence sentence, copied word for word, has another",
+            "Brecon footage showed the soldier being punched.",
+            "The soldier was attacked on a night out in Brecon. CCTV footage showed the soldier being punched, going "
+            "to the ground and being beaten."),
+    Feature("invented_words", "an atomic unit with two or more content words, a third of its words or more, that "
+            "match no source word in form or meaning", "Opposition councillor Tom Leary chairs the housing committee.",
+            "Opposition councillor Tom Leary voted against the plan."),
+    Feature("invented_share", "the share of the unit's content words that match no source word (graded)",
+            "Opposition councillor Tom Leary chairs the housing committee.",
+            "Opposition councillor Tom Leary voted against the plan."),
+    Feature("missing_word_frac", "the share of the unit's content lemmas the sources lack (graded)",
+            "The bridge was painted bright orange.", _BRIDGE),
+    Feature("misplaced_word_frac", "the share of the unit's words the sources hold only away from its evidence "
+            "(graded)", "The depot closed after residents complained about noise from the quarry.",
+            "The council approved a plan on Monday to turn the old railway depot into a park. The depot closed in "
+            "1987. Most of the money will come from a regional fund. Several residents complained about noise from "
+            "the nearby quarry."),
+)
 FEATURES = ("local_log",) + CHECKS + GRADED
+assert tuple(f.name for f in REGISTRY) == FEATURES, "the registry lists the judge's features in the model's order"
 # the direction each feature may push the logit of "not supported": -1 only down, +1 only up
 SIGNS = (-1,) + (1,) * (len(CHECKS) + len(GRADED))
 LOCAL_FLOOR = 1e-3  # the geometric mean is read on a log scale, floored here
@@ -119,3 +169,18 @@ def load_judge(path: str | None = None) -> Judge:
             return Judge(json.load(fh))
     text = resources.files("citefix").joinpath("data/judge.json").read_text(encoding="utf-8")
     return Judge(json.loads(text))
+
+
+def markdown_table(judge: Judge | None = None) -> str:
+    """The judge's features as a Markdown table (what each stands for, an example, its weight), and its decision
+    points: the table of checks the README and docs/quality.md show (``bench/judge.py table`` prints it)."""
+    j = judge or load_judge()
+    w = dict(zip(j.features, j.coef))
+    rows = ["| feature | what it stands for | example: statement (source) | weight (logit) |", "|---|---|---|---|"]
+    for f in REGISTRY:
+        cell = f"{w[f.name]:+.2f}" if f.name in w else "left out"
+        src = f.source if len(f.source) <= 60 else f.source[:57].rstrip() + "…"
+        rows.append(f"| `{f.name}` | {f.what} | '{f.statement}' ('{src}') | {cell} |")
+    rows += ["", f"Intercept {j.intercept:+.2f}; calibration p = σ({j.cal_a:.3f}·logit {j.cal_b:+.3f}); unsupported at "
+                 f"p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}."]
+    return "\n".join(rows)

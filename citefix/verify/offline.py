@@ -302,9 +302,11 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         ``partial`` one."""
         signal = signal or self.signal
         p = self.profile_params(profile)
-        if signal == "combined" and p.get("combined", {}).get("method") == "judge":
-            return {"supported": round(1.0 - self.judge.partial_at, 6), "partial": round(1.0 - self.judge.unsupported_at, 6)}
         table = p.get("thresholds") or {}
+        if signal == "combined" and p.get("combined", {}).get("method") == "judge":
+            if isinstance(table.get("judge"), dict):  # fitted on a user's own labels (meta-eval --calibrate)
+                return {k: float(v) for k, v in table["judge"].items() if isinstance(v, (int, float))}
+            return {"supported": round(1.0 - self.judge.partial_at, 6), "partial": round(1.0 - self.judge.unsupported_at, 6)}
         entry = table.get(signal) or table.get("combined") or {}
         return {k: float(v) for k, v in entry.items() if isinstance(v, (int, float))}
 

@@ -118,6 +118,10 @@ class Store(RunTransfer):
                 self.db.execute("select count(*) from sqlite_master").fetchall()
             except sqlite3.DatabaseError as exc:
                 raise ConfigError(f"cannot read the store at {self.path} ({exc}); check {source}") from exc
+            if "runs" not in self.db.table_names():
+                what = "an empty file" if self.path.stat().st_size == 0 else "an SQLite file without citefix's tables"
+                raise InputError(f"{self.path} is not a citefix store ({what}); check {source}, or point --db at a "
+                                 "store that citefix check, refine or tui made")
             return
         parent = self.path.parent
         for folder in [parent, *parent.parents]:
@@ -499,10 +503,10 @@ class Store(RunTransfer):
         return out
 
     def evaluation(self, run_id: int, n: int | None = None, *, role: str = "primary") -> Evaluation:
+        from citefix.errors import InputError  # one name for every branch below (a branch-local import shadows it)
+
         rows = self.rounds(run_id)
         if not rows:
-            from citefix.errors import InputError
-
             raise InputError(f"run {run_id} has no stored rounds")
         row: RoundRow | None
         if n is None:  # the run's current text: its last accepted round (a rejected or reverted round is not it)

@@ -15,6 +15,22 @@ if TYPE_CHECKING:
     from citefix.store.rows import RoundRow
 
 
+_MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def run_id(text: str) -> int:
+    """A run id as the store holds it: a whole number from 1 to SQLite's largest integer."""
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a run id: give a whole number (see `citefix runs`)") from None
+    if not 1 <= n <= _MAX_ID:
+        raise argparse.ArgumentTypeError(f"{text} is not a run id: run ids go from 1 to {_MAX_ID} (see `citefix runs`)")
+    return n
+
+
 def register(sub) -> None:
     p = sub.add_parser("runs", help="list stored runs", description="List stored runs, newest first.")
     p.add_argument("--case", help="filter by case id (substring)")
@@ -28,7 +44,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_runs)
 
     p = sub.add_parser("show", help="reprint a stored run", description="Reprint a run's report from the store.")
-    p.add_argument("run", type=int)
+    p.add_argument("run", type=run_id)
     p.add_argument("--round", type=int, help="which round (default: the run's best; round 0 is the original text)")
     p.add_argument("--diff", nargs="*", type=int, metavar="N",
                    help="show the text diff between two rounds (default: first and last)")
@@ -39,7 +55,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("export", help="export a run as JSON, Markdown or a self-contained HTML report")
-    p.add_argument("run", type=int)
+    p.add_argument("run", type=run_id)
     p.add_argument("--format", choices=("json", "md", "html"), default="json")
     p.add_argument("--out", help="write to this file instead of standard output")
     p.add_argument("--db")

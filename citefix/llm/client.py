@@ -538,7 +538,8 @@ class LLMClient:
                         "raise --run-deadline (or CITEFIX_RUN_DEADLINE) or try again later", "deadline")
         with self._lock:
             if self._breaker_until and time.monotonic() < self._breaker_until:
-                raise _Stop(f"{self.model!r} timed out {self._timeouts_in_row} times in a row (timeout "
+                # the number that trips the breaker (calls already in flight may time out after it tripped)
+                raise _Stop(f"{self.model!r} timed out {self.breaker_timeouts} times in a row (timeout "
                             f"{self.timeout:g} s), so citefix stopped calling it for {self.breaker_cooldown:g} s; check "
                             "that the provider is up, or raise --llm-timeout", "breaker_open")
             if self._breaker_until:  # cooled down: let this call through as a trial

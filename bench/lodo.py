@@ -179,7 +179,10 @@ def features(args) -> None:
             whole = Unit(id="u0", text=case.text, kind="sentence", decomposer="whole", start=0, end=len(case.text))
             units = [whole] + dec.units(case)
             tg = None if it["targets"] is None else [it["targets"]] * len(units)
-            feats = v.features(units, case, targets=tg, tokens=True)
+            feats = v.features(units, case, targets=tg, tokens=True, keep_region=True)
+            for u, f in zip(units, feats):
+                if "region_text" in f:
+                    f["unit_text"] = u.text  # the (unit, region) pair, for scoring another entailment model later
             rows.append({"id": it["id"], "label": it["label"], "group": it["group"],
                          "whole": _slim(feats[0]), "units": [_slim(f) for f in feats[1:]],
                          "roles": [(u.meta or {}).get("role") for u in units[1:]],

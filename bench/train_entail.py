@@ -47,12 +47,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=str(REPO / "citefix" / "data" / "entail"))
+    ap.add_argument("--sources", nargs="*", default=None,
+                    help="with the training pool as input: only these sources (e.g. fever fool_me_twice factcg)")
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = random.Random(args.seed)
 
     rows = [json.loads(x) for x in open(args.pairs, encoding="utf-8")]
+    if rows and "claim" in rows[0]:
+        # the training pool (../shared/data/train/pool.jsonl): claim against its evidence; pairs sharing an evidence
+        # text stay on one side of the validation split
+        rows = [{"statement": r["claim"], "evidence": r["evidence"], "label": int(r["label"]),
+                 "article_id": f"{r['source']}:{hashlib.sha256(r['evidence'].encode()).hexdigest()[:16]}"}
+                for r in rows if not args.sources or r["source"] in args.sources]
     rng.shuffle(rows)
     if args.limit:
         rows = rows[: args.limit]
@@ -128,8 +136,8 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
     prov = {"pairs": Path(args.pairs).name, "n_train": len(train), "n_val": len(val), "val_auc": round(auc, 4),
             "val_acc": round(acc, 4), "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed,
-            "command": "bench/make_entail_pairs.py --per-type 700 --seed 1; bench/train_entail.py out/entail_pairs.jsonl "
-                       f"--layers {args.layers} --epochs {args.epochs}"}
+            "command": " ".join(["bench/train_entail.py", Path(args.pairs).name, "--layers", str(args.layers), "--epochs",
+                                 str(args.epochs)] + (["--sources", *args.sources] if args.sources else []))}
     path = save_delta(head, Path(args.out), base_sha256=MINILM_SHA256, max_length=args.max_length, provenance=prov)
     print(f"saved {path} ({path.stat().st_size / 1e6:.1f} MB)", flush=True)
     return 0

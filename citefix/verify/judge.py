@@ -5,8 +5,9 @@ sentence similarity: the parameter-free "local" combination, on a log scale) and
 (invented numbers, dates and names, contradicted values, polarity and roles, a name put in another's place, invented
 words); none of them decides a verdict alone. Each finding may only raise the probability, the mean only lower it: on
 held-out datasets a free weighting of the signals ranked worse than their plain geometric mean, so the signals are not
-re-weighted, and the checks' weights are what is learned. Its weights, its calibration and its two decision points are fitted by ``bench/judge.py`` on
-human-labelled development data (leave one dataset out) and ship as ``citefix/data/judge.json``.
+re-weighted, and the checks' weights are what is learned. Its weights, its calibration and its two decision points
+are fitted by ``bench/judge.py`` on human-labelled development data (leave one dataset out) and ship as
+``citefix/data/judge.json``.
 
 Its output is the probability that a unit is *not* supported by its source; the verifier reports ``1 - p`` as the
 unit's score, so that a higher score still means better supported and every score the product shows keeps its
@@ -23,21 +24,14 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-# The hard checks whose findings are features (OfflineVerifier.findings), in the model's order after the signals'
-# geometric mean. Each may only push toward "not supported" (its weight is fitted non-negative).
-CHECKS = (
-    "missing_numbers", "missing_dates", "missing_entities", "value_conflict", "polarity_mismatch", "role_swap",
-    "name_substitution", "invented_words",
-)
-# Graded findings read from the unit's raw features: the share of its content words found nowhere in the source (in
-# form or meaning), the share of its content lemmas the source lacks, and the share found only away from its evidence.
-GRADED = ("invented_share", "missing_word_frac", "misplaced_word_frac")
+
 # What each feature stands for, with a statement and a source that set it off: the table of checks in the README and
 # docs/quality.md is generated from this (bench/judge.py table), and tests/test_judge.py runs every example through
 # the verifier and asserts its feature fires on some unit.
 @dataclass(frozen=True)
 class Feature:
     name: str
+    kind: str  # "signal" (pushes toward supported), "check" (a 0/1 finding) or "graded" (a share in [0, 1])
     what: str
     statement: str  # an example that sets it off …
     source: str  # … against this source
@@ -45,45 +39,51 @@ class Feature:
 
 _BRIDGE = "The new bridge over the River Aln cost £6.3 million. It opened to traffic in May after two years of work."
 REGISTRY: tuple[Feature, ...] = (
-    Feature("local_log", "support: the geometric mean of lexical coverage, MiniLM token alignment to the evidence and "
+    Feature("local_log", "signal",
+            "support: the geometric mean of lexical coverage, MiniLM token alignment to the evidence and "
             "sentence similarity (log)", "The bridge opened to traffic in May.", _BRIDGE),
-    Feature("missing_numbers", "a number or amount the sources do not hold",
+    Feature("missing_numbers", "check", "a number or amount the sources do not hold",
             "The Aln bridge cost £9.8 million.", _BRIDGE),
-    Feature("missing_dates", "a date, month or weekday the sources do not hold",
+    Feature("missing_dates", "check", "a date, month or weekday the sources do not hold",
             "The bridge opened to traffic in June.", _BRIDGE),
-    Feature("missing_entities", "a name the sources do not hold",
+    Feature("missing_entities", "check", "a name the sources do not hold",
             "Mayor John Smith was delighted with the decision.",
             "Mayor Anna Lee said she was delighted with the decision."),
-    Feature("value_conflict", "the evidence sentence holds another value in the same slot",
+    Feature("value_conflict", "check", "the evidence sentence holds another value in the same slot",
             "Work would start next spring and take two years.",
             "Work is expected to begin next spring and to take about eighteen months."),
-    Feature("polarity_mismatch", "the evidence says the opposite: a negation or an antonym of the same verb, "
+    Feature("polarity_mismatch", "check", "the evidence says the opposite: a negation or an antonym of the same verb, "
             "adjective, relation word or comparative", "The council approved the budget on Monday.",
             "The council did not approve the budget on Monday, after a long debate."),
-    Feature("role_swap", "who did what to whom is reversed", "Chelsea beat Arsenal 2-1 on Saturday.",
+    Feature("role_swap", "check", "who did what to whom is reversed", "Chelsea beat Arsenal 2-1 on Saturday.",
             "Arsenal beat Chelsea 2-1 on Saturday at the Emirates."),
-    Feature("name_substitution", "a name put where the evidence sentence, copied word for word, has another",
+    Feature("name_substitution", "check", "a name put where the evidence sentence, copied word for word, has another",
             "Brecon footage showed the soldier being punched.",
             "The soldier was attacked on a night out in Brecon. CCTV footage showed the soldier being punched, going "
             "to the ground and being beaten."),
-    Feature("invented_words", "an atomic unit with two or more content words, a third of its words or more, that "
+    Feature("invented_words", "check",
+            "an atomic unit with two or more content words, a third of its words or more, that "
             "match no source word in form or meaning", "Opposition councillor Tom Leary chairs the housing committee.",
             "Opposition councillor Tom Leary voted against the plan."),
-    Feature("invented_share", "the share of the unit's content words that match no source word (graded)",
+    Feature("invented_share", "graded", "the share of the unit's content words that match no source word (graded)",
             "Opposition councillor Tom Leary chairs the housing committee.",
             "Opposition councillor Tom Leary voted against the plan."),
-    Feature("missing_word_frac", "the share of the unit's content lemmas the sources lack (graded)",
+    Feature("missing_word_frac", "graded", "the share of the unit's content lemmas the sources lack (graded)",
             "The bridge was painted bright orange.", _BRIDGE),
-    Feature("misplaced_word_frac", "the share of the unit's words the sources hold only away from its evidence "
+    Feature("misplaced_word_frac", "graded",
+            "the share of the unit's words the sources hold only away from its evidence "
             "(graded)", "The depot closed after residents complained about noise from the quarry.",
             "The council approved a plan on Monday to turn the old railway depot into a park. The depot closed in "
             "1987. Most of the money will come from a regional fund. Several residents complained about noise from "
             "the nearby quarry."),
 )
-FEATURES = ("local_log",) + CHECKS + GRADED
-assert tuple(f.name for f in REGISTRY) == FEATURES, "the registry lists the judge's features in the model's order"
-# the direction each feature may push the logit of "not supported": -1 only down, +1 only up
-SIGNS = (-1,) + (1,) * (len(CHECKS) + len(GRADED))
+# Removing a check is removing its line above (then refit: bench/judge.py export); the model reads these, in order.
+FEATURES = tuple(f.name for f in REGISTRY)
+# the hard checks whose findings are features (OfflineVerifier.findings), and the graded findings
+CHECKS = tuple(f.name for f in REGISTRY if f.kind == "check")
+GRADED = tuple(f.name for f in REGISTRY if f.kind == "graded")
+# the direction each feature may push the logit of "not supported": a signal only down, a finding only up
+SIGNS = tuple(-1 if f.kind == "signal" else 1 for f in REGISTRY)
 LOCAL_FLOOR = 1e-3  # the geometric mean is read on a log scale, floored here
 
 
@@ -113,9 +113,12 @@ def vector(local: float, findings: dict[str, bool], f: dict[str, Any] | None = N
         invented = float(f.get("invented_words", 0) or 0)
     except (TypeError, ValueError):
         words, invented = 0.0, 0.0
-    out["invented_share"] = min(1.0, invented / words) if words > 0 and math.isfinite(invented / words) else 0.0
-    out["missing_word_frac"] = _share(f, "missing_word_frac")
-    out["misplaced_word_frac"] = _share(f, "misplaced_word_frac")
+    graded = {
+        "invented_share": min(1.0, invented / words) if words > 0 and math.isfinite(invented / words) else 0.0,
+        "missing_word_frac": _share(f, "missing_word_frac"),
+        "misplaced_word_frac": _share(f, "misplaced_word_frac"),
+    }
+    out.update({k: graded[k] for k in GRADED})
     return out
 
 
@@ -127,7 +130,8 @@ class Judge:
         self.features: list[str] = list(spec["features"])
         unknown = [k for k in self.features if k not in FEATURES]
         if unknown:
-            raise ValueError(f"judge features unknown to this citefix: {', '.join(unknown)}")
+            raise ValueError(f"judge features unknown to this citefix: {', '.join(unknown)}; refit the judge "
+                             "(bench/judge.py export) after changing the registry")
         self.mean = [float(x) for x in spec["mean"]]
         self.scale = [float(x) or 1.0 for x in spec["scale"]]
         self.coef = [float(x) for x in spec["coef"]]
@@ -181,6 +185,6 @@ def markdown_table(judge: Judge | None = None) -> str:
         cell = f"{w[f.name]:+.2f}" if f.name in w else "left out"
         src = f.source if len(f.source) <= 60 else f.source[:57].rstrip() + "…"
         rows.append(f"| `{f.name}` | {f.what} | '{f.statement}' ('{src}') | {cell} |")
-    rows += ["", f"Intercept {j.intercept:+.2f}; calibration p = σ({j.cal_a:.3f}·logit {j.cal_b:+.3f}); unsupported at "
-                 f"p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}."]
+    rows += ["", f"Intercept {j.intercept:+.2f}; calibration p = σ({j.cal_a:.3f}·logit {j.cal_b:+.3f}); "
+                 f"unsupported at p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}."]
     return "\n".join(rows)

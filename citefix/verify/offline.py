@@ -180,10 +180,12 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         targets: Sequence[Sequence[str]] | None = None,
         tokens: bool | None = None,
         entail: bool | None = None,
+        keep_region: bool = False,
     ) -> list[dict[str, Any]]:
         """Raw per-unit features (all three signals), or {"error": ...}. Used by verify() and by the tuner.
 
-        ``tokens``: compute the token alignment (default: when this verifier's signal uses it).
+        ``tokens``: compute the token alignment (default: when this verifier's signal uses it). ``keep_region``: keep
+        the evidence region's text (``region_text``), the pair an entailment model reads with the unit.
         """
         if tokens is None:
             tokens = self.signal in ("combined", "alignment", "entail")
@@ -235,6 +237,9 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             cast("dict[str, Any]", out[i])["target"] = list(target_ids[i] or [])  # set just above
             cast("dict[str, Any]", out[i])["profile"] = self.profile_for(case)
         regions = {i: cast("dict[str, Any]", out[i]).pop("_region_text", "") for i in live}
+        if keep_region:
+            for i in live:
+                cast("dict[str, Any]", out[i])["region_text"] = regions[i]
         if entail:
             # (e) the entailment model, one batch for all units: the unit against its evidence region
             probs = self.entail_model.score([(units[i].text, regions[i]) for i in live])

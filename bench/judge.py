@@ -53,7 +53,7 @@ TRAIN_ONLY = ("pool", "planted")
 FF_TARGET, PARTIAL_TARGET = 0.15, 0.20
 SIGNALS = ("lexical", "alignment", "similarity")
 MIL_ROUNDS = 3
-GROUPS: dict[str, tuple[str, ...]] = {"signals' geometric mean": ("local_log",), **{f"check: {c}": (c,) for c in CHECKS},
+GROUPS: dict[str, tuple[str, ...]] = {"signals' geometric mean": ("local_log",), "entail (candidate)": ("entail",), **{f"check: {c}": (c,) for c in CHECKS},
                                       **{f"graded: {c}": (c,) for c in GRADED}}
 # features the ablation found to add nothing on human data, leave one dataset out (their weights are held at 0)
 EXCLUDED: tuple[str, ...] = ()
@@ -73,6 +73,30 @@ class Item:
     raw_units: list[dict[str, Any]] = field(repr=False, default_factory=list)
 
 
+def _entail_scores(cache: Path, folder: str) -> dict[tuple[str, str], float]:
+    """An entailment model's score of every cached (unit, evidence region) pair, computed once and kept beside the
+    cache (entail-<folder name>.json)."""
+    from citefix.verify.entail import load_entail
+
+    out_path = cache / f"entail-{Path(folder).name}.json"
+    if out_path.exists():
+        return {(a, b): s for a, b, s in json.loads(out_path.read_text())}
+    pairs: dict[tuple[str, str], None] = {}
+    for p in sorted(cache.glob("*.json")):
+        if p.name.startswith("entail-"):
+            continue
+        for r in json.loads(p.read_text()):
+            for f in [r["whole"], *r["units"]]:
+                if "region_text" in f:
+                    pairs[(f.get("unit_text", ""), f["region_text"])] = None
+    if not pairs:
+        raise SystemExit(f"{cache}: no evidence regions cached; rerun bench/lodo.py features into it")
+    keys = list(pairs)
+    vals = load_entail(Path(folder)).score(keys)
+    out_path.write_text(json.dumps([[a, b, s] for (a, b), s in zip(keys, vals)]))
+    return dict(zip(keys, vals))
+
+
 def _ok(f: dict[str, Any]) -> bool:
     return "error" not in f
 
@@ -89,15 +113,26 @@ def _verifier(overlay: dict[str, Any] | None = None):
     return OfflineVerifier(params=p)
 
 
-def load(cache: Path, overlay: dict[str, Any] | None = None) -> dict[str, list[Item]]:
+# The model's columns: the judge's features, and a candidate signal tried beside them (eval, ablate: --entail-model).
+COLUMNS: list[str] = list(FEATURES)
+COLUMN_SIGNS: list[int] = list(SIGNS)
+
+
+def load(cache: Path, overlay: dict[str, Any] | None = None, entail: str | None = None) -> dict[str, list[Item]]:
     """The cached sets as items, each unit read as the judge reads it (`overlay`: parameters laid over the packaged
-    ones, e.g. a check switched off)."""
+    ones, e.g. a check switched off). `entail`: an entailment model's folder (bench/train_entail.py --out); its score
+    of each unit against its cached evidence region becomes a further column, "entail" (sign: support)."""
     v = _verifier(overlay)
+    scores = _entail_scores(cache, entail) if entail else {}
+    if entail and "entail" not in COLUMNS:
+        COLUMNS.append("entail")
+        COLUMN_SIGNS.append(-1)
 
     def row(f: dict[str, Any]) -> list[float]:
         p = v.profile_params(f.get("profile"))
         x = vector(v._local_score(f, p), v.findings(f, p), f)
-        return [x[k] for k in FEATURES]
+        extra = [scores.get((f.get("unit_text", ""), f.get("region_text", "")), 0.5)] if entail else []
+        return [x[k] for k in FEATURES] + extra
 
     out: dict[str, list[Item]] = {}
     for name in ("xsumfaith", "summeval", "wice", "attributionbench", "summedits", "probes", "pool", "planted"):
@@ -164,10 +199,10 @@ def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | N
     """Logistic regression with each weight bounded to its sign (SIGNS), ridge L2; features in `drop` held at 0."""
     from scipy.optimize import minimize
 
-    bounds = [(None, None)] + [(None, 0.0) if sg < 0 else (0.0, None) for sg in SIGNS]
+    bounds = [(None, None)] + [(None, 0.0) if sg < 0 else (0.0, None) for sg in COLUMN_SIGNS]
     for k in EXCLUDED if drop is None else drop:
-        bounds[1 + FEATURES.index(k)] = (0.0, 0.0)
-    w = np.zeros(len(FEATURES) + 1)
+        bounds[1 + COLUMNS.index(k)] = (0.0, 0.0)
+    w = np.zeros(len(COLUMNS) + 1)
     model: Model | None = None
     for _ in range(MIL_ROUNDS):
         parts = [_design(sets[n], model) for n in names]
@@ -316,9 +351,10 @@ def _label(v, f: dict[str, Any]) -> str:
 
 
 def evaluate(args) -> None:
-    sets = load(Path(args.cache))
+    sets = load(Path(args.cache), entail=args.entail_model)
     oof = lodo(sets)
     folds = list(oof)
+    print(f"judge columns: {', '.join(COLUMNS)}\n")
     print("## Leave-one-dataset-out: ROC-AUC of the support score (WiCE: one-vs-one mean)\n")
     print("whole = the statement as one unit; units-min = its weakest atomic unit; units-mean = their mean "
           "(what `check` reports)\n")
@@ -400,7 +436,7 @@ def evaluate(args) -> None:
 
 
 def ablate(args) -> None:
-    sets = load(Path(args.cache))
+    sets = load(Path(args.cache), entail=args.entail_model)
     folds = [n for n in HUMAN if n in sets]
 
     def summary(drop: tuple[str, ...]) -> dict[str, Any]:
@@ -429,7 +465,7 @@ def ablate(args) -> None:
           f" | {np.mean(list(base['units'].values())):.3f} | {np.mean(list(base['whole'].values())):.3f} | "
           f"{base['ff']:.3f} | {base['bf']:.3f} |")
     for g, keys in GROUPS.items():
-        if set(keys) <= set(base_drop):
+        if set(keys) <= set(base_drop) or not set(keys) <= set(COLUMNS):
             continue
         r = summary(tuple(dict.fromkeys(base_drop + keys)))
         d = [r["units"][n] - base["units"][n] for n in folds]
@@ -486,10 +522,13 @@ def main() -> None:
     ap.add_argument("--cache", default=str(ROOT / "out" / "lodo"), help="bench/lodo.py's feature cache")
     sub = ap.add_subparsers(dest="cmd", required=True)
     ev = sub.add_parser("eval")
+    ev.add_argument("--entail-model", default=None, help="an entailment model's folder (bench/train_entail.py --out): "
+                    "its score of each unit against its evidence region is tried as a further feature")
     ev.add_argument("--planted-heldout", default=None, help="a bench/lodo.py cache folder holding planted.json made "
                     "from the held-out planted split (bench/make_planted.py --split heldout)")
     ab = sub.add_parser("ablate")
     ab.add_argument("--all-features", action="store_true", help="start from every feature, the excluded ones too")
+    ab.add_argument("--entail-model", default=None, help="as for eval")
     sub.add_parser("table", help="the packaged judge's features, examples and weights as a Markdown table")
     e = sub.add_parser("export")
     e.add_argument("--out", default=str(ROOT / "citefix" / "data" / "judge.json"))

@@ -37,7 +37,7 @@ def export_run(store: Store, run_id: int, fmt: str) -> str:
     if run.best_round is not None:
         lines.append(f"- best round: {run.best_round}")
     judged = any(r.judge_score is not None for r in rounds)
-    lines += ["", "| round | score |" + (" judge |" if judged else "") + " units | unsupported | edit (prev) |",
+    lines += ["", "| round | score |" + (" judge |" if judged else "") + " units | unsupported or partial | edit (prev) |",
               "|---:|---:|" + ("---:|" if judged else "") + "---:|---:|---:|"]
     for r in rounds:
         s = "—" if r.score is None else f"{r.score:.3f}"
@@ -49,8 +49,9 @@ def export_run(store: Store, run_id: int, fmt: str) -> str:
         if r.comment:
             lines += ["Feedback:", "", "> " + r.comment.replace("\n", "\n> "), ""]
         lines += ["Text ([[+ supported]] [[~ partial]] [[- unsupported]]):", "", marked_plain(ev), ""]
-        uns = ev.unsupported
-        if uns:
-            lines.append("Unsupported units:")
-            lines += [f"- {u.text}" for u in uns]
+        for label, head in (("unsupported", "Unsupported units:"), ("partial", "Partial units (shown for a look):")):
+            units = [u for u in ev.unsupported if getattr(ev.verdict_for(u.id), "label", None) == label]
+            if units:
+                lines.append(head)
+                lines += [f"- {u.text}" for u in units]
     return "\n".join(lines) + "\n"

@@ -123,24 +123,7 @@ def render(ev: Evaluation, *, run: RunRow | None = None, store_path: str | None 
             table.add_column(col, **kw)
         for u in units:
             v = ev.verdict_for(u.id)
-            ev_text = ""
-            verdict = "not checked"
-            score = "—"
-            if v is not None:
-                verdict = v.label + (" (0/1)" if v.discrete else "")
-                p_uns = (v.details or {}).get("p_unsupported")
-                if isinstance(p_uns, (int, float)):
-                    verdict += f"\np={p_uns:.2f}"  # the judge's probability that the unit is not supported
-                score = _fmt(v.score)
-                if v.error:
-                    ev_text = f"error: {v.error}"
-                elif v.evidence:
-                    snippet = v.evidence.text.replace("\n", " ")
-                    ev_text = (f"[{v.evidence.source_id}] " if len(_sources(ev)) > 1 else "") + (
-                        snippet if len(snippet) <= 120 else snippet[:117] + "…")
-                why = (v.details or {}).get("why")
-                if why and v.label != "supported":
-                    ev_text = f"why: {why}" + (f"\n{ev_text}" if ev_text else "")
+            score, verdict, ev_text = _cells(ev, v)
             unit_text = u.text + ("" if u.has_span else f"  (no span: {u.note})")
             style = STYLE.get(v.label, "") if (color and v is not None) else ""
             table.add_row(u.id, unit_text, score, verdict, ev_text, style=style or None)
@@ -176,6 +159,27 @@ def render(ev: Evaluation, *, run: RunRow | None = None, store_path: str | None 
     if run is not None:
         con.print(f"Stored as run {run.id} in {store_path}  (reprint: citefix show {run.id})", markup=False)
     return buf.getvalue()
+
+
+def _cells(ev: Evaluation, v) -> tuple[str, str, str]:
+    """A unit's score, verdict (with the judge's probability) and evidence cells (with the reason, when flagged)."""
+    if v is None:
+        return "—", "not checked", ""
+    verdict = v.label + (" (0/1)" if v.discrete else "")
+    p_uns = (v.details or {}).get("p_unsupported")
+    if isinstance(p_uns, (int, float)):
+        verdict += f"\np={p_uns:.2f}"  # the judge's probability that the unit is not supported
+    ev_text = ""
+    if v.error:
+        ev_text = f"error: {v.error}"
+    elif v.evidence:
+        snippet = v.evidence.text.replace("\n", " ")
+        ev_text = (f"[{v.evidence.source_id}] " if len(_sources(ev)) > 1 else "") + (
+            snippet if len(snippet) <= 120 else snippet[:117] + "…")
+    why = (v.details or {}).get("why")
+    if why and v.label != "supported":
+        ev_text = f"why: {why}" + (f"\n{ev_text}" if ev_text else "")
+    return _fmt(v.score), verdict, ev_text
 
 
 def _sources(ev: Evaluation) -> set[str]:

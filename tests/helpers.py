@@ -69,3 +69,38 @@ def unit_verdict(verifier, text: str, source: str):
     unit = Unit(id="u1", text=text, kind="clause", decomposer="spacy-clauses", start=0, end=len(text))
     (v,) = verifier.verify([unit], case)
     return v
+
+
+# The offline verifier's rules (the signals' geometric mean capped to unsupported on any finding) instead of the
+# learned judge: for the tests of a check's detector and of the reviser's edits on what a detector found, which hold
+# whatever weight the judge gives that check.
+RULES_OVERLAY = {"combined": {"method": "local"}, "profiles": {"cited_answer": {"combined": {"method": "local"}}}}
+
+
+def rules_params() -> dict:
+    """The packaged parameters with the rules' combination."""
+    import json
+
+    from citefix.verify.offline_params import _overlay, load_params
+
+    p = load_params()
+    _overlay(p, json.loads(json.dumps(RULES_OVERLAY)))
+    return p
+
+
+def rules_verifier(**kw):
+    """An offline verifier judging by the rules (see RULES_OVERLAY)."""
+    from citefix.verify.offline import OfflineVerifier
+
+    return OfflineVerifier(params=rules_params(), **kw)
+
+
+def use_rules(monkeypatch, tmp_path) -> str:
+    """Every offline verifier built from here on (citefix.check, the CLI in-process or as a process) judges by the
+    rules: the overlay file is named by CITEFIX_OFFLINE_PARAMS."""
+    import json
+
+    path = tmp_path / "rules-params.json"
+    path.write_text(json.dumps(RULES_OVERLAY), encoding="utf-8")
+    monkeypatch.setenv("CITEFIX_OFFLINE_PARAMS", str(path))
+    return str(path)

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import units_verdicts
+from helpers import rules_verifier, units_verdicts
 
 from citefix.decompose.clauses import ClauseDecomposer
-from citefix.verify.offline import OfflineVerifier
 
 # bench/probes/heldout_probes_3.jsonl, article 11 (written for citefix); "teacher" is said of the strikers, never of
 # Rosa Delgado, and "maths" nowhere
@@ -34,13 +33,13 @@ def _attribute(decomposer, verifier, text: str, name: str):
 
 
 def test_an_attribute_taken_from_another_persons_sentence_is_unsupported(decomposer):
-    v = _attribute(decomposer, OfflineVerifier(), INVENTED, "Union secretary Rosa Delgado")
+    v = _attribute(decomposer, rules_verifier(), INVENTED, "Union secretary Rosa Delgado")
     assert v.label == "unsupported", v.details
     assert "teacher" in v.details["misplaced"] and "maths" in v.details["invented"]
 
 
 def test_the_attribute_where_the_source_gives_it_is_supported(decomposer):
-    v = _attribute(decomposer, OfflineVerifier(),
+    v = _attribute(decomposer, rules_verifier(),
                    "Board chair Michael Oyelaran, who was disappointed by the decision to strike, urged the union to "
                    "return to talks.", "Board chair Michael Oyelaran")
     assert v.label == "supported", v.details
@@ -50,5 +49,5 @@ def test_without_the_switch_misplaced_words_do_not_cap(decomposer, monkeypatch, 
     overlay = tmp_path / "p.json"
     overlay.write_text(json.dumps({"cap": {"attribute_misplaced": False}}))
     monkeypatch.setenv("CITEFIX_OFFLINE_PARAMS", str(overlay))
-    v = _attribute(decomposer, OfflineVerifier(), INVENTED, "Union secretary Rosa Delgado")
+    v = _attribute(decomposer, rules_verifier(), INVENTED, "Union secretary Rosa Delgado")
     assert v.label == "supported", v.details  # one invented word of three: a paraphrase, by the cap's own rule

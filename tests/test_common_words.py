@@ -8,18 +8,17 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import whole_unit_features
+from helpers import rules_verifier, whole_unit_features
 
 from citefix.verify.lexical import common_word, find_numbers
 from citefix.verify.local import same_value
-from citefix.verify.offline import OfflineVerifier
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def verifier():
-    return OfflineVerifier()
+    return rules_verifier()
 
 
 _check = whole_unit_features

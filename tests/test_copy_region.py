@@ -4,14 +4,13 @@ around the slot, not copied punctuation: the offline verifier on real spaCy pars
 from __future__ import annotations
 
 import pytest
-from helpers import whole_unit_features
+from helpers import rules_verifier, whole_unit_features
 
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.evaluate import evaluate
 from citefix.models import Case, Source
 from citefix.refine.feedback import build_strategy
 from citefix.refine.offline import OfflineReviser
-from citefix.verify.offline import OfflineVerifier
 
 TRIAL = (
     "A busker who played the bagpipes outside Anfield has been fined for collecting money under a false pretence. "
@@ -27,7 +26,7 @@ TRIAL = (
 
 @pytest.fixture(scope="module")
 def verifier():
-    return OfflineVerifier()
+    return rules_verifier()
 
 
 def test_a_word_for_word_copy_is_read_against_its_own_sentence(verifier):

@@ -4,6 +4,7 @@ the source's, the amount is not. Caught by the offline verifier, put right by th
 from __future__ import annotations
 
 import pytest
+from helpers import rules_verifier
 
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.evaluate import evaluate
@@ -12,7 +13,6 @@ from citefix.refine.feedback import build_strategy
 from citefix.refine.offline import OfflineReviser
 from citefix.verify.lexical import currency, currency_conflict, find_numbers
 from citefix.verify.local import same_value
-from citefix.verify.offline import OfflineVerifier
 
 SOURCE = ("The trial was funded by the European Research Council and cost €4 million. It was carried out at six "
           "hospitals in Lyon.")
@@ -20,7 +20,7 @@ SOURCE = ("The trial was funded by the European Research Council and cost €4 m
 
 @pytest.fixture(scope="module")
 def tools():
-    return ClauseDecomposer(), OfflineVerifier()
+    return ClauseDecomposer(), rules_verifier()
 
 
 @pytest.mark.parametrize("text, want", [

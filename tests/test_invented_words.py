@@ -8,10 +8,11 @@ import json
 from importlib import resources
 
 import pytest
+from helpers import rules_verifier
 
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.models import Case, Source, Unit
-from citefix.verify.offline import OfflineVerifier, load_params
+from citefix.verify.offline import load_params
 
 SOURCE = ("Work is expected to begin next spring and to take about eighteen months. "
           "Opposition councillor Tom Leary voted against the plan. He said the council should have used the land "
@@ -22,7 +23,7 @@ TEXT = ("Work would start next spring. Opposition councillor Tom Leary, who chai
 
 @pytest.fixture(scope="module")
 def tools():
-    return ClauseDecomposer(), OfflineVerifier()
+    return ClauseDecomposer(), rules_verifier()
 
 
 def _case(text: str = TEXT, source: str = SOURCE) -> Case:
@@ -82,7 +83,7 @@ def test_the_check_can_be_turned_off(monkeypatch, tmp_path):
     overlay = tmp_path / "p.json"
     overlay.write_text(json.dumps({"cap": {"invented_words": 0}}))
     monkeypatch.setenv("CITEFIX_OFFLINE_PARAMS", str(overlay))
-    v = OfflineVerifier()
+    v = rules_verifier()
     assert v.params["cap"]["invented_words"] == 0
     case = _case()
     units = ClauseDecomposer().units(case)

@@ -140,8 +140,9 @@ def test_params_env_changes_the_label(tmp_path, monkeypatch, shared_models):
     unit = [Unit(id="u1", text=case.text, kind="sentence", decomposer="t", start=0, end=len(case.text))]
     score = OfflineVerifier(encoder=enc, nlp=nlp).verify(unit, case)[0].score
     f = tmp_path / "strict.json"
-    f.write_text(json.dumps({"thresholds": {"combined": {"supported": min(1.0, score + 0.01),
-                                                         "partial": min(1.0, score + 0.005)}}}), encoding="utf-8")
+    # the judge's thresholds (the combination's, under the packaged learned judge), as --calibrate writes them
+    f.write_text(json.dumps({"thresholds": {"judge": {"supported": min(1.0, score + 0.01),
+                                                      "partial": min(1.0, score + 0.005)}}}), encoding="utf-8")
     monkeypatch.setenv(PARAMS_ENV, str(f))
     v = OfflineVerifier(encoder=enc, nlp=nlp).verify(unit, case)[0]
     assert v.score == score and v.label == "unsupported"

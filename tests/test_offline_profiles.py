@@ -6,6 +6,7 @@ import json
 import math
 
 import pytest
+from helpers import rules_verifier
 
 from citefix.errors import ConfigError
 from citefix.models import Case, Source, Unit
@@ -31,7 +32,8 @@ def _expected(feat: dict, cap: dict) -> float:
 def test_packaged_params_carry_a_cited_answer_profile():
     p = load_params()
     prof = p["profiles"]["cited_answer"]
-    assert p["combined"]["method"] == "local" and prof["combined"]["method"] == "local"
+    # both profiles take their verdicts from the learned judge; the rules' thresholds stay for the rules' combination
+    assert p["combined"]["method"] == "judge" and prof["combined"]["method"] == "judge"
     for sig in ("combined", "lexical", "alignment", "similarity"):
         assert prof["thresholds"][sig]["supported"] > prof["thresholds"][sig]["partial"]
         assert p["thresholds"][sig]["supported"] > p["thresholds"][sig]["partial"]
@@ -56,7 +58,7 @@ def test_profile_params_lay_the_profile_over_the_defaults():
 
 @pytest.mark.slow
 def test_cited_answers_are_scored_under_their_profile():
-    v = OfflineVerifier()
+    v = rules_verifier()
     p = v.params
     claim = "The bridge opened in 1932 and has six lanes."
     cited = Case(id="c", sources=PASSAGES, text=claim + " [1]", kind="cited_answer")
@@ -80,7 +82,8 @@ def test_cited_answers_are_scored_under_their_profile():
 def test_user_overlay_can_recalibrate_only_cited_answers(tmp_path, monkeypatch):
     packaged = load_params()
     f = tmp_path / "mine.json"
-    f.write_text(json.dumps({"profiles": {"cited_answer": {"thresholds": {"combined": {"supported": 0.999, "partial": 0.998}}}}}))
+    # the judge's thresholds, as meta-eval --calibrate writes them
+    f.write_text(json.dumps({"profiles": {"cited_answer": {"thresholds": {"judge": {"supported": 0.999, "partial": 0.998}}}}}))
     monkeypatch.setenv("CITEFIX_OFFLINE_PARAMS", str(f))
     v = OfflineVerifier()
     claim = "The bridge opened in 1932."
@@ -101,7 +104,9 @@ def test_user_overlay_can_recalibrate_only_cited_answers(tmp_path, monkeypatch):
 def test_cited_metrics_use_the_cited_answer_threshold():
     from citefix.cited import verifier_threshold
 
-    v = OfflineVerifier()
+    judged = OfflineVerifier()
+    assert verifier_threshold(judged) == judged.supported_at("cited_answer") == pytest.approx(1 - judged.judge.partial_at)
+    v = rules_verifier()
     assert verifier_threshold(v) == v.params["profiles"]["cited_answer"]["thresholds"]["combined"]["supported"]
     assert verifier_threshold(v, "default") == v.params["thresholds"]["combined"]["supported"]
     lex = OfflineVerifier(signal="lexical")
@@ -127,7 +132,7 @@ def test_capped_units_keep_their_order_below_the_cap():
     """A capped unit's score is its own score scaled into [0, cap.score]: every capped unit stays below the cap (so
     unsupported), and of two capped units the better-supported one still scores higher — a tie at the cap would lose
     that order (cap.scale = false restores the tie)."""
-    v = OfflineVerifier()
+    v = rules_verifier()
     p = v.params
     c = float(p["cap"]["score"])
     base = {"lexical_log": 0.0, "local_alignment": 0.9, "alignment": 0.9, "similarity": 0.8, "missing_numbers": 1,

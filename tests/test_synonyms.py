@@ -8,6 +8,7 @@ import json
 from importlib import resources
 
 import pytest
+from helpers import rules_verifier
 from helpers import unit_verdict as _verdict
 
 from citefix.verify.offline import OfflineVerifier, load_params
@@ -68,4 +69,5 @@ def test_an_invented_detail_stays_invented(verifier):
               "for affordable housing.")
     v = _verdict(verifier, "Opposition councillor Tom Leary chairs the housing committee", source)
     assert sorted(v.details["invented"]) == ["chairs", "committee"]
-    assert v.label == "unsupported" and v.score <= load_params()["cap"]["score"] + 1e-9
+    ruled = _verdict(rules_verifier(), "Opposition councillor Tom Leary chairs the housing committee", source)
+    assert ruled.label == "unsupported" and ruled.score <= load_params()["cap"]["score"] + 1e-9

@@ -4,16 +4,15 @@ of the source: the offline verifier on real spaCy parses (the packaged MiniLM)."
 from __future__ import annotations
 
 import pytest
-from helpers import whole_unit_features
+from helpers import rules_verifier, whole_unit_features
 
 from citefix.models import Case, Source
 from citefix.verify.local import time_grains
-from citefix.verify.offline import OfflineVerifier
 
 
 @pytest.fixture(scope="module")
 def verifier():
-    return OfflineVerifier()
+    return rules_verifier()
 
 
 _check = whole_unit_features

@@ -163,7 +163,7 @@ def cmd_show(args) -> int:
             cost = f"  cost {format_cost(r.cost, spent.why_unknown or 'no price for a model')}" if (
                 r.cost is None or r.cost) else ""
             mark = "  <- best" if r.n == best else ""
-            print(f"round {r.n}: score {s}{judge}  unsupported {r.n_unsupported}  edit(prev) {r.edit_prev}  "
+            print(f"round {r.n}: score {s}{judge}  unsupported or partial {r.n_unsupported}  edit(prev) {r.edit_prev}  "
                   f"{r.status}{parent}{kept}{_edits_note(r)}{cost}{mark}")
         if best is not None:
             print(f"best round: {best}")

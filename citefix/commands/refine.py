@@ -169,7 +169,7 @@ class HumanProgress:
             if data.get("reused"):
                 reuse = f"; {data['reused']} of {data['reused'] + (data.get('verified') or 0)} verdicts reused"
             extra = f" ({data['message']})" if data.get("message") and data.get("status") != "ok" else ""
-            self._line(f"round {n}: score {s}{j}; {data.get('n_unsupported')} of {data.get('n_units')} units unsupported{reuse}{extra}")
+            self._line(f"round {n}: score {s}{j}; {data.get('n_unsupported')} of {data.get('n_units')} units unsupported or partial{reuse}{extra}")
         elif event == "revision_proposed":
             if data.get("text") is None:
                 self._stop_bar()

@@ -41,11 +41,30 @@ def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLM
         from citefix.llm.direct import direct_transport_from_settings
 
         transport = direct_transport_from_settings()
+    if transport is None:
+        _require_api_key(model)
     client = LLMClient(model, transport=transport, cache=cache, concurrency=settings.concurrency,
                        timeout=settings.llm_timeout, max_attempts=settings.llm_attempts,
                        backoff_max=settings.llm_backoff_max, run_deadline=settings.run_deadline or None)
     client.budget = getattr(settings, "budget", None)  # --max-cost, set on the settings by the command
     return client
+
+
+def _require_api_key(model: str) -> None:
+    """A settings mistake caught before any work: the provider's API key is missing from the environment (what
+    litellm would look for on the first call). Base URLs litellm can default are not required."""
+    import os
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    try:
+        missing = [k for k in litellm.validate_environment(model=model).get("missing_keys") or [] if k.endswith("_KEY")]
+    except Exception:  # an unknown provider: litellm says so on the first call, with its own message
+        return
+    if missing:
+        raise ConfigError(f"no API key for {model!r}: set {' or '.join(missing)} in the environment (any value for a "
+                          "local OpenAI-compatible server), or run offline without --llm")
 
 
 def build_verifier(name: str, settings: Settings, store=None, llm: LLMClient | None = None, transport=None) -> Verifier:

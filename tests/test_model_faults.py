@@ -93,6 +93,7 @@ def test_fault_settings_come_from_flag_env_and_config(tmp_path, monkeypatch):
 
     (tmp_path / "config" / "citefix").mkdir(parents=True)
     (tmp_path / "config" / "citefix" / "config.toml").write_text("llm_attempts = 3\nrun_deadline = 600\n")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")  # a client is built only with the provider's key
     monkeypatch.setenv("CITEFIX_LLM_TIMEOUT", "7.5")
     s = load_settings(llm_backoff_max=2.0)
     assert (s.llm_timeout, s.llm_attempts, s.llm_backoff_max, s.run_deadline) == (7.5, 3, 2.0, 600.0)
@@ -123,3 +124,19 @@ def test_llm_attempts_flag_reaches_the_client_through_the_cli(server, tmp_path, 
     assert server.stats.requests == len(logged) == 4
     assert [r["status"] for r in logged] == ["retried", "error"] * 2
     assert {r["error_class"] for r in logged} == {"server_error"}
+
+
+def test_a_missing_api_key_is_a_settings_error_before_any_work(tmp_path, monkeypatch, capsys):
+    """As a new user meets it: `check --llm openai/…` with no key in the environment is one line naming the key to
+    set, exit 2, and no run stored (not a stored run with score — and a garbled warning per unit)."""
+    from citefix.cli import main
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    db = tmp_path / "s.db"
+    rc = main(["check", "--example", "summary", "--llm", "openai/gpt-4o-mini", "--db", str(db)])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert err.count("\n") == 0 and "no API key for 'openai/gpt-4o-mini'" in err and "OPENAI_API_KEY" in err, err
+    if db.exists():
+        assert main(["runs", "--db", str(db)]) == 0
+        assert "no runs in" in capsys.readouterr().out

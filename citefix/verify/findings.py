@@ -39,7 +39,7 @@ def share_findings(units: Sequence[Unit], feats: list[dict[str, Any]], case_text
                     if j == i or "error" in fj or aligns[j] is None or fj.get(key, 0) >= 1:
                         continue
                     # only words the unit states itself (its painted pieces), not the context a detail unit carries
-                    own = units[j].meta.get("pieces") or [[units[j].start, units[j].end]]
+                    own = _own_pieces(units[j])
                     if not all(any(a <= s and e <= b for a, b in own) for s, e in spans):
                         continue
                     local = _from_case_spans(aligns[j], spans)
@@ -49,6 +49,20 @@ def share_findings(units: Sequence[Unit], feats: list[dict[str, Any]], case_text
                     # kept apart from the unit's own marks (which the reviser reads): said in its reason, painted
                     fj.setdefault("shared", []).append({**m, "start": local[0], "end": local[1]})
                     fj.setdefault("shared_from", []).append(units[i].id)
+
+
+def _own_pieces(u: Unit) -> list[tuple[int, int]]:
+    """The stretches of the case text a unit states itself: meta["pieces"] as (start, end) pairs (lists or the
+    {start, end, text} records of the claim decomposer), else its span."""
+    out = []
+    for p in (u.meta or {}).get("pieces") or []:
+        if isinstance(p, dict) and "start" in p and "end" in p:
+            out.append((int(p["start"]), int(p["end"])))
+        elif isinstance(p, (list, tuple)) and len(p) >= 2:
+            out.append((int(p[0]), int(p[1])))
+    if not out and u.start is not None and u.end is not None:
+        out.append((u.start, u.end))
+    return out
 
 
 def _from_case_spans(align: list[list[int]], spans: list[tuple[int, int]]) -> tuple[int, int] | None:

@@ -127,9 +127,13 @@ def test_logprobs_over_http_give_a_probability(server):
 
 def test_env_base_url_is_used(server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_BASE", server.base_url)
-    yn = fast("openai/test-model", litellm_transport()).yes_probability(MSG, purpose="verify")
+    c = fast("openai/test-model", litellm_transport())
+    yn = c.yes_probability(MSG, purpose="verify")
     assert yn.score == pytest.approx(0.8, abs=1e-6)
     assert server.stats.answered == 1
+    # the call log names the server the text went to, not the provider's default host
+    [rec] = c.drain_calls()
+    assert rec.api_base == server.base_url, rec.api_base
 
 
 def test_usage_is_recorded(server):

@@ -172,7 +172,12 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
         declare_unpriced_free(litellm, model, completion_kwargs)  # priced at $0 at once, logged as unknown
         resp = litellm_call(litellm, kwargs, timeout)  # on citefix's event loop when nothing listens (aio.py)
         freeze_long_lived("answer")
-        return raw_response(resp, model, litellm)
+        raw = raw_response(resp, model, litellm)
+        if base:
+            # the URL the request went to: litellm's own note names the provider's default even when the base URL
+            # came from the environment (OPENAI_API_BASE), which would put a host the text never reached in the log
+            raw.api_base = base
+        return raw
 
     cast(Any, call).api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)
     cast(Any, call).completion_kwargs = dict(completion_kwargs)

@@ -16,8 +16,13 @@ def signature(pipeline, decomposer) -> dict:
     from citefix.refine.incremental import verifier_fingerprint
     from citefix.version import __version__
 
+    llm = getattr(pipeline, "llm", None)
+    from citefix.llm.failures import redact
+
     return {"verifier": verifier_fingerprint(pipeline.verifier), "decomposer": decomposer.name,
             "llm": pipeline.settings.llm, "version": __version__,
+            # the server that answers: two servers behind one model name are two checks
+            "endpoint": redact(llm.endpoint()) if llm is not None and hasattr(llm, "endpoint") else None,
             "acu_granularity": pipeline.settings.acu_granularity, "aggregation": pipeline.settings.aggregation}
 
 
@@ -31,9 +36,12 @@ def run_settings(settings, pipeline, decomposer=None) -> dict:
 
 
 def find_checked(case: Case, pipeline, store: Store) -> tuple[Evaluation, int] | None:
-    """The newest finished check of this case (same content) with the same signature, if the store holds one."""
+    """The newest finished check of this case (same content) with the same signature, if the store holds one; none
+    with the model cache off (--no-cache: every answer asked for again)."""
     import json
 
+    if getattr(pipeline.settings, "cache", True) is False:
+        return None
     want = signature(pipeline, pipeline.decomposer_for(case.kind))
     for row in store.find_runs(content_hash=case.content_hash(), command="check"):
         if row.status != "finished":

@@ -51,3 +51,31 @@ def test_runs_on_a_file_that_is_not_a_store_says_so(capsys, tmp_path, kind):
     assert "is not a citefix store" in err and ("empty file" if kind == "empty" else "without citefix's tables") in err
     assert "internal error" not in err
     assert path.read_bytes() == before  # nothing written to someone else's file
+
+
+def test_a_rejected_proposal_is_never_shown_as_the_best_round(capsys, tmp_path):
+    """A TUI run whose round 1 (a higher score) was rejected: `show` and the Markdown export name round 0 as the
+    best, and `show` prints round 0's text."""
+    from citefix.models import Case, Evaluation, Source, Unit, Verdict
+    from citefix.store import Store
+
+    case = Case(id="c1", sources=[Source(id="1", text="The depot closed in 1987.")], text="The depot closed in 1987.")
+
+    def ev(text: str, score: float) -> Evaluation:
+        u = Unit(id="u1", text=text.rstrip("."), kind="clause", decomposer="d", start=0, end=len(text) - 1)
+        v = Verdict(unit_id="u1", verifier="v", score=score, label="supported" if score > 0.5 else "unsupported")
+        return Evaluation(case_id=case.id, kind="summary", text=text, units=[u], verdicts=[v], score=score,
+                          scores={"unit_mean": score}, decomposer="d", verifier="v")
+
+    db = tmp_path / "s.db"
+    store = Store(db)
+    run = store.start_run(case, "tui")
+    store.write_round(run, 0, ev("The depot closed in 1987.", 0.6))
+    store.write_round(run, 1, ev("The depot shut in 1987.", 0.9), accepted=False, parent=0)
+    store.finish_run(run, "finished", best_round=None)
+
+    rc, out, err = _run(capsys, "show", str(run), "--rounds", "--db", str(db))
+    assert rc == 0, err
+    assert "best round: 0" in out and "best round: 1" not in out, out
+    rc, out, err = _run(capsys, "show", str(run), "--db", str(db))
+    assert rc == 0 and "closed in 1987" in out and "shut" not in out, out

@@ -70,10 +70,13 @@ def stop_reason(cur: Round | None, chain: list[Round], *, judge: bool, max_round
 
 
 def best_round_of(run: RunRow, rows: list[RoundRow]) -> int | None:
-    """The run's best round as stored; else the last round."""
+    """The run's best round as stored, when it is an accepted round; else the accepted round with the best score
+    (the latest of equals); a rejected proposal is never the best. With no accepted round, the last round."""
     if not rows:
         return None
-    ns = {r.n for r in rows}
-    if run.best_round is not None and run.best_round in ns:
+    kept = [r for r in rows if r.is_accepted]
+    if run.best_round is not None and run.best_round in {r.n for r in kept}:
         return run.best_round
+    if kept:
+        return max(kept, key=lambda r: (r.score if r.score is not None else float("-inf"), r.n)).n
     return rows[-1].n

@@ -221,3 +221,24 @@ def test_cli_unknown_by_field_is_one_line(tmp_path):
                 tmp_path=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "--by colour: no record of" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_progress_goes_to_a_log_when_asked(tmp_path):
+    """With stderr not a terminal, meta-eval says nothing of its progress unless --progress is given; then a line
+    every 10 records and one at the end."""
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "items.jsonl"
+    rows = [{"id": f"i{k}", "document": "The council approved the bridge on Monday.", "summary": "The council approved "
+             "the bridge.", "label": 1} for k in range(12)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    base = [sys.executable, "-m", "citefix.cli", "meta-eval", str(path), "--verifier", "offline", "--no-store",
+            "--bootstrap", "0"]
+    quiet = subprocess.run(base, capture_output=True, text=True, timeout=600)
+    loud = subprocess.run(base + ["--progress"], capture_output=True, text=True, timeout=600)
+    assert quiet.returncode == loud.returncode == 0, (quiet.stderr, loud.stderr)
+    assert "records," not in quiet.stderr
+    lines = [x for x in loud.stderr.splitlines() if x.startswith("meta-eval: ")]
+    assert lines[0].startswith("meta-eval: 10/12 records") and lines[-1].startswith("meta-eval: 12/12 records"), lines

@@ -60,6 +60,9 @@ def register(sub) -> None:
                         "parameter overlay, merged if it exists); use it with CITEFIX_OFFLINE_PARAMS=FILE")
     p.add_argument("--concurrency", type=int, help="parallel model calls (default 8)")
     p.add_argument("--no-cache", action="store_true", help="do not answer identical model requests from the store")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="report progress on stderr (default: only on a terminal; --progress also to a log or a pipe, a "
+                        "line every 10 records)")
     p.add_argument("--db", help="SQLite store (default: $CITEFIX_HOME/citefix.db or the XDG data dir)")
     p.add_argument("--no-store", action="store_true", help="do not record the run in the store")
     p.add_argument("--fresh", action="store_true",
@@ -88,9 +91,23 @@ def command_line(args) -> str:
     return shlex.join(parts)
 
 
-def _progress(done: int, total: int, item_id: str) -> None:
-    if sys.stderr.isatty():
-        print(f"\r[{done}/{total}] {item_id[:60]:<60}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+def _progress_for(mode: bool | None):
+    """The per-record progress: on a terminal one line rewritten in place; with --progress and no terminal (a log, a
+    pipe) a line every 10 records and at the end, with the elapsed time; --no-progress prints nothing."""
+    import time
+
+    started = time.monotonic()
+
+    def show(done: int, total: int, item_id: str) -> None:
+        if mode is False:
+            return
+        if sys.stderr.isatty():
+            print(f"\r[{done}/{total}] {item_id[:60]:<60}", end="" if done < total else "\n", file=sys.stderr,
+                  flush=True)
+        elif mode and (done % 10 == 0 or done == total):
+            print(f"meta-eval: {done}/{total} records, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+
+    return show
 
 
 def _torch_threads() -> None:
@@ -152,7 +169,8 @@ def run(args) -> int:
         evaluator = make_evaluator(args, settings)  # --executor ray: records scored on Ray workers
         if evaluator is not None:
             evaluator.metaeval = {"names": names, "decomposer": dec_name}
-        result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit, on_progress=_progress,
+        result = run_meta_eval(args.path, verifiers, decomposer=decomposer, limit=args.limit,
+                               on_progress=_progress_for(args.progress),
                                bootstrap=args.bootstrap, seed=args.seed, format=shape, aggregate=args.aggregate,
                                skip_invalid=not args.strict, by=by, executor=evaluator)
     print(to_json(result) if args.json else render_table(result), end="" if not args.json else "\n", flush=True)

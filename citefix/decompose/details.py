@@ -45,10 +45,15 @@ class _Detail:
     ancestors: list["_Detail"] = field(default_factory=list)
 
 
+_DETAIL_DEPS = frozenset(("ccomp", "acl", "advcl", "npadvmod", "prep", "agent"))
+
+
 def _detail_role(t) -> str | None:
     """Whether a token heads a detail of its clause, and which kind: a modifier phrase carrying a time, place, number,
     duration, manner or condition, or the content of a reported statement ("X said that …")."""
     dep, head = t.dep_, t.head
+    if dep not in _DETAIL_DEPS or t.is_punct:
+        return None  # only these arcs head a detail; read before the subtree, which is long on a deep parse
     sub = list(t.subtree)
     # a phrase whose only words are stop words ("in front", "for now", "at all") states nothing to check on its own
     content = [x for x in sub if x.pos_ in _CONTENT_POS_D and (x.like_num or (x.is_alpha and not x.is_stop))]

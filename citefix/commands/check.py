@@ -209,9 +209,12 @@ class _Batch:
             summary = summarise(self.cited)
             print(json.dumps({"summary": summary}) if args.json else render_summary(summary), flush=True)
         if self.model_failure:
-            print("citefix: some cases could not be verified (see the warnings); fix the model settings and rerun",
-                  file=sys.stderr)
-            return 3
+            from citefix.errors import EXIT_MODEL_FAILURE
+
+            # the warnings say why (a settings mistake, or a provider that failed or did not answer in time)
+            print("citefix: some cases could not be verified; the warnings above say why and what to do, then rerun "
+                  "(checked cases are kept and reused)", file=sys.stderr)
+            return EXIT_MODEL_FAILURE
         if self.failed_gate:
             print(f"citefix: a score is below --fail-under {args.fail_under}", file=sys.stderr)
             return 1

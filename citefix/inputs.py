@@ -12,6 +12,7 @@ of the development data are read as cases too: {"document", "summary", ...} (XSu
 from __future__ import annotations
 
 import json
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -34,7 +35,25 @@ MAX_JSON_DEPTH = 64  # a case is at most ~5 levels deep; metadata gets room, a p
 _CASE_FIELDS = set(Case.model_fields)
 
 
-def read_text(path: str, what: str, *, limit: int = MAX_SOURCE_CHARS) -> str:
+CAP_ENV = "CITEFIX_MAX_SOURCE_CHARS"
+
+
+def case_source_cap() -> int:
+    """The most source characters one case may hold, all its sources together: MAX_SOURCE_CHARS, or the number in
+    $CITEFIX_MAX_SOURCE_CHARS."""
+    raw = os.environ.get(CAP_ENV, "").strip()
+    if not raw:
+        return MAX_SOURCE_CHARS
+    try:
+        cap = int(raw.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise InputError(f"{CAP_ENV}={raw!r} is not a whole number of characters; e.g. {CAP_ENV}=5000000") from None
+    if cap < 1:
+        raise InputError(f"{CAP_ENV}={raw!r}: the cap must be at least 1 character")
+    return cap
+
+
+def read_text(path: str, what: str, *, limit: int | None = None) -> str:
     """Read a UTF-8 text file or standard input ('-'), or raise InputError naming the file and the fix. A text
     longer than `limit` characters is refused (a source or summary: MAX_SOURCE_CHARS; a case file: its cases are
     held to the per-case limits one by one, the file to MAX_CASE_FILE_CHARS)."""
@@ -60,8 +79,10 @@ def read_text(path: str, what: str, *, limit: int = MAX_SOURCE_CHARS) -> str:
         ) from exc
     if not text.strip():
         raise InputError(f"{name}: the {what} is empty; give a file with text in it")
+    limit = case_source_cap() if limit is None else limit
     if len(text) > limit:
-        raise InputError(f"{name}: {len(text):,} characters is beyond what citefix checks ({limit:,}); split it")
+        raise InputError(f"{name}: {len(text):,} characters is beyond what citefix checks ({limit:,}); split it"
+                         + (f", or raise the cap with {CAP_ENV}=N" if limit == case_source_cap() else ""))
     return text
 
 
@@ -218,9 +239,13 @@ def _build(rec: dict, name: str, lineno: int | None, index: int | None = None) -
         case = Case.model_validate(rec)
     except ValidationError as exc:
         raise InputError(f"{where}: {_explain(exc)}") from exc
-    for s in case.sources:
-        if len(s.text) > MAX_SOURCE_CHARS:
-            raise InputError(f"{where}: source {s.id!r} has {len(s.text):,} characters, beyond {MAX_SOURCE_CHARS:,}; split it")
+    cap = case_source_cap()
+    total = sum(len(s.text) for s in case.sources)
+    if total > cap:
+        one = len(case.sources) == 1
+        raise InputError(f"{where}: {'its source holds' if one else 'its sources hold'} {total:,} characters"
+                         f"{'' if one else ' together'}, beyond the cap of {cap:,} per case; split the case, or raise "
+                         f"the cap with {CAP_ENV}=N (memory and time grow with it)")
     longest = _longest_sentence(case.text)
     if longest > MAX_SENTENCE_CHARS:
         raise InputError(f"{where}: the text has a sentence of {longest:,} characters (no '.', '!', '?' or line break), "

@@ -76,7 +76,22 @@ def test_oversized_source_is_refused_not_truncated(tmp_path):
 def test_oversized_source_in_a_case_is_refused(tmp_path):
     case = dict(GOOD, sources=[{"id": "1", "text": "x" * (MAX_SOURCE_CHARS + 1)}])
     msg = error_of(load_cases, write(tmp_path, "big.json", json.dumps(case)))
-    assert "big.json" in msg and "split it" in msg
+    assert "big.json" in msg and "split the case" in msg and "CITEFIX_MAX_SOURCE_CHARS" in msg
+
+
+def test_the_cap_is_per_case_not_per_source(tmp_path, monkeypatch):
+    """Three sources under the cap each, over it together: refused, naming the cap and the setting that raises it;
+    raised, the same case loads."""
+    third = "word " * (MAX_SOURCE_CHARS // 15 + 10)  # each just over a third of the cap
+    case = dict(GOOD, sources=[{"id": str(i), "text": third} for i in (1, 2, 3)])
+    path = write(tmp_path, "three.json", json.dumps(case))
+    msg = error_of(load_cases, path)
+    assert "three.json" in msg and "sources hold" in msg and "together" in msg and f"{MAX_SOURCE_CHARS:,}" in msg
+    assert "CITEFIX_MAX_SOURCE_CHARS" in msg
+    monkeypatch.setenv("CITEFIX_MAX_SOURCE_CHARS", str(4 * MAX_SOURCE_CHARS))
+    assert len(load_cases(path)[0].sources) == 3
+    monkeypatch.setenv("CITEFIX_MAX_SOURCE_CHARS", "lots")
+    assert "not a whole number" in error_of(load_cases, path)
 
 
 def test_a_case_file_larger_than_one_source_may_hold_many_cases(tmp_path):

@@ -79,3 +79,23 @@ def test_a_rejected_proposal_is_never_shown_as_the_best_round(capsys, tmp_path):
     assert "best round: 0" in out and "best round: 1" not in out, out
     rc, out, err = _run(capsys, "show", str(run), "--db", str(db))
     assert rc == 0 and "closed in 1987" in out and "shut" not in out, out
+
+
+def test_a_store_made_by_an_earlier_citefix_is_upgraded_and_read(capsys, tmp_path):
+    """A store whose schema is an earlier one (only the first migration applied): `runs` upgrades it, says so on
+    stderr, and lists; a second `runs` has nothing to upgrade."""
+    from sqlite_utils import Database
+    from sqlite_utils.migrations import Migrations
+
+    from citefix.store.migrations import migrations
+
+    db = tmp_path / "old.db"
+    first = migrations._migrations[0]
+    early = Migrations("citefix")
+    early(name=first.name)(first.fn)
+    early.apply(Database(db))
+    rc, out, err = _run(capsys, "runs", "--db", str(db))
+    assert rc == 0, err
+    assert "upgraded the store" in err and "no runs in" in out, (out, err)
+    rc, out, err = _run(capsys, "runs", "--db", str(db))
+    assert rc == 0 and "upgraded" not in err, err

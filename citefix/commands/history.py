@@ -67,7 +67,11 @@ def _store(args) -> Store:
     from citefix.config import load_settings
     from citefix.store import Store
 
-    return Store(load_settings(db=args.db).db, readonly=True)
+    store = Store(load_settings(db=args.db).db, readonly=True)
+    if store.upgraded:
+        print(f"citefix: upgraded the store at {store.path} to this version of citefix ({len(store.upgraded)} "
+              f"schema change{'s' if len(store.upgraded) != 1 else ''}: {', '.join(store.upgraded)})", file=sys.stderr)
+    return store
 
 
 def cmd_runs(args) -> int:

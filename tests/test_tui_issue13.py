@@ -653,3 +653,16 @@ async def test_llm_check_shows_k_of_n_units(store, example_path):
             await settle(pilot, app)
     finally:
         gate.set()
+
+
+def test_one_value_is_one_edit_and_the_diff_reads_without_colour():
+    """'£8.1 million' → '£6.3 million' is one correction (not '8 → 6' and '1 → 3', which kept apart could write a
+    third value), and the inline form says what goes and what comes without colour."""
+    from citefix.tui.render import apply_hunks, inline_diff, proposal_hunks
+
+    old = "The bridge over the River Aln cost £8.1 million and opened in 2019."
+    new = "The bridge over the River Aln cost £6.3 million and opened in 2019."
+    hunks = proposal_hunks(old, new)
+    assert [(h.kind, h.old, h.new) for h in hunks] == [("correction", "8.1", "6.3")]
+    assert apply_hunks(old, new, hunks, set()) == old and apply_hunks(old, new, hunks, {0}) == new
+    assert "£⟨1⟩[-8.1-]{+6.3+} million" in inline_diff(old, new, hunks, {0}).plain

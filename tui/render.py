@@ -285,7 +285,8 @@ def cited_summary(ev: Evaluation) -> Text | None:
 
 
 # -- a pending proposal as an inline diff, edit by edit -----------------------------------------------------------------
-_TOKENS = re.compile(r"\s+|\w+(?:[’'-]\w+)*|[^\w\s]")  # spaces, words, single punctuation marks
+# spaces, figures with their decimal or thousands marks ("8.1", "1,200": one value is one edit), words, punctuation
+_TOKENS = re.compile(r"\s+|\d+(?:[.,]\d+)+|\w+(?:[’'-]\w+)*|[^\w\s]")
 
 
 @dataclass
@@ -391,10 +392,12 @@ def inline_diff(old: str, new: str, hunks: list[Hunk], keep: set[int], current: 
         kept = h.k in keep
         sel = Style(reverse=True) if h.k == current else Style()
         out.append(f"⟨{h.k + 1}⟩", style=Style(color=KIND_STYLE[h.kind], bold=True) + sel)
+        # [-removed-]{+added+}: the edit reads without colour too
         if h.old.strip():
-            out.append(h.old, style=Style(color="red", strike=True, dim=not kept) + sel)
+            out.append(f"[-{h.old}-]", style=Style(color="red", strike=True, dim=not kept) + sel)
         if h.new.strip():
-            out.append(h.new, style=Style(color="green", underline=True, bold=kept, dim=not kept, strike=not kept) + sel)
+            out.append(f"{{+{h.new}+}}",
+                       style=Style(color="green", underline=True, bold=kept, dim=not kept, strike=not kept) + sel)
     out.append("\n\nEdits ([ ] pick, space keeps/drops, a accepts the kept ones, n rejects all):\n", style="bold")
     for h in hunks:
         kept = h.k in keep

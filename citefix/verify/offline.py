@@ -476,8 +476,9 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         if signal == "combined":
             # what the checks found, as records (kind, the unit's words and their span in the unit, what the evidence
             # says instead where a check knows it), and the finding said in words
-            details["conflicts"] = [{k: m[k] for k in ("kind", "value_kind", "text", "start", "end", "evidence")
-                                     if k in m} for m in f.get("structure", [])]
+            details["conflicts"] = [{k: (int(m[k]) if k in ("start", "end") else str(m[k]))
+                                     for k in ("kind", "value_kind", "text", "start", "end", "evidence") if k in m}
+                                    for m in f.get("structure", [])]
             if f.get("shared_from"):  # findings made on words this unit shares with those units
                 details["shared_from"] = list(dict.fromkeys(f["shared_from"]))
             if label != "supported":
@@ -485,7 +486,8 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         if signal == "combined" and judged:
             # the judge's probability that the unit is not supported, and what pushed it there most
             details["p_unsupported"] = round(1.0 - score, 4)
-            details["judge_reasons"] = [k for k, _ in self.judge.contributions(self._local_score(f, p_used), self.findings(f), f)]
+            pushes = self.judge.contributions(self._local_score(f, p_used), self.findings(f), f)
+            details["judge_reasons"] = [k for k, _ in pushes]
         ev = f.get("evidence")
         return Verdict(
             unit_id=unit.id,

@@ -123,7 +123,9 @@ class Store(RunTransfer):
                 what = "an empty file" if self.path.stat().st_size == 0 else "an SQLite file without citefix's tables"
                 raise InputError(f"{self.path} is not a citefix store ({what}); check {source}, or point --db at a "
                                  "store that citefix check, refine or tui made")
-            self.upgraded = self._upgrade_for_reading(source)
+            from .upgrade import upgrade_for_reading
+
+            self.upgraded = upgrade_for_reading(self)
             return
         parent = self.path.parent
         for folder in [parent, *parent.parents]:
@@ -147,31 +149,6 @@ class Store(RunTransfer):
                                   "at a writable path") from exc
             raise ConfigError(f"cannot open the store at {self.path}: {exc}; check {source} or pass another path "
                               "with --db") from exc
-
-    def _upgrade_for_reading(self, source: str) -> list[str]:
-        """A store made by an earlier citefix, opened to read: its pending migrations are applied first (on a writable
-        connection, then read-only again), and their names returned for the command to say so."""
-        from .migrations import migrations
-
-        try:
-            pending = [m.name for m in migrations.pending(self.db)]
-        except sqlite3.DatabaseError:
-            pending = []
-        if not pending:
-            return []
-        self.db.conn.close()
-        try:
-            writer = Store(self.path, wait=self.wait)
-            writer.db.conn.close()
-        except ConfigError as exc:
-            raise ConfigError(f"the store at {self.path} was made by an earlier citefix and needs upgrading before it "
-                              f"can be read, which failed: {exc}") from exc
-        from sqlite_utils import Database
-
-        conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                               timeout=min(self.wait, _BUSY_TRY_S), check_same_thread=False)
-        self.db = Database(conn)
-        return pending
 
     def _migrate(self) -> None:
         """Apply pending migrations inside one BEGIN IMMEDIATE transaction (two processes opening a new store at once

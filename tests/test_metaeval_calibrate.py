@@ -52,8 +52,9 @@ def test_written_overlay_is_merged_by_profile(tmp_path):
     assert write_calibration(cited, f, "c2")["profile"] == "cited_answer"
     data = json.loads(f.read_text())
     assert data["lexical"] == {"number": 2.0}  # kept
-    assert set(data["thresholds"]) == {"combined", "lexical"}
-    assert set(data["profiles"]["cited_answer"]["thresholds"]) == {"combined"}
+    # the combination is the learned judge: its thresholds are written as the judge's
+    assert set(data["thresholds"]) == {"judge", "lexical"}
+    assert set(data["profiles"]["cited_answer"]["thresholds"]) == {"judge"}
     assert data["_calibration"]["default"]["command"].startswith("citefix meta-eval")
     assert data["_calibration"]["cited_answer"]["items"] == {"combined": 4}
 
@@ -93,11 +94,11 @@ def test_cli_calibrates_and_the_overlay_changes_verdicts(tmp_path, capsys, monke
     assert rc == 0, err
     assert f"CITEFIX_OFFLINE_PARAMS={cal}" in err
     data = json.loads(cal.read_text())
-    th = data["thresholds"]["combined"]
+    th = data["thresholds"]["judge"]
     assert 0 < th["partial"] < th["supported"] <= 1
     assert "--calibrate" in data["_calibration"]["default"]["command"]
     # the overlay is what later offline verdicts use
     monkeypatch.setenv("CITEFIX_OFFLINE_PARAMS", str(cal))
     v = OfflineVerifier()
-    assert v.params["thresholds"]["combined"]["supported"] == th["supported"]
+    assert v.params["thresholds"]["judge"]["supported"] == th["supported"] == v.supported_at("default")
     assert np.isfinite(th["supported"])

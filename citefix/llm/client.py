@@ -172,21 +172,17 @@ def litellm_transport(api_base: str | None = None, **completion_kwargs: Any) -> 
         declare_unpriced_free(litellm, model, completion_kwargs)  # priced at $0 at once, logged as unknown
         resp = litellm_call(litellm, kwargs, timeout)  # on citefix's event loop when nothing listens (aio.py)
         freeze_long_lived("answer")
-        raw = raw_response(resp, model, litellm)
-        if base:
-            # the URL the request went to: litellm's own note names the provider's default even when the base URL
-            # came from the environment (OPENAI_API_BASE), which would put a host the text never reached in the log
-            raw.api_base = base
-        return raw
+        return raw_response(resp, model, litellm, sent_to=base)
 
     cast(Any, call).api_base = api_base  # the cache key names the endpoint (LLMClient.endpoint)
     cast(Any, call).completion_kwargs = dict(completion_kwargs)
     return call
 
 
-def raw_response(resp: Any, model: str, litellm: Any) -> RawResponse:
+def raw_response(resp: Any, model: str, litellm: Any, sent_to: str | None = None) -> RawResponse:
     """A litellm ModelResponse as a RawResponse (text, top log-probs, tokens, cost, and the deployment that
-    answered when a Router sent it); a 200 without a usable completion raises MalformedResponse."""
+    answered when a Router sent it); a 200 without a usable completion raises MalformedResponse. `sent_to`: the base
+    URL the request went to, when known (litellm's own note names the provider's default host even then)."""
     choices = getattr(resp, "choices", None)
     if not choices:  # a 200 with "choices": [] (or none): a provider fault, worth a retry
         raise MalformedResponse(f"{model!r} answered 200 with no choices")
@@ -235,7 +231,7 @@ def raw_response(resp: Any, model: str, litellm: Any) -> RawResponse:
         completion_tokens=getattr(usage, "completion_tokens", None),
         cost=cost,
         deployment=str(hidden["model_id"]) if hidden.get("model_id") else None,  # set by a litellm Router
-        api_base=str(hidden["api_base"]) if hidden.get("api_base") else None,
+        api_base=sent_to or (str(hidden["api_base"]) if hidden.get("api_base") else None),
         router_fallbacks=_router_moves(hidden),
     )
 

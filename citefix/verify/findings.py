@@ -36,13 +36,14 @@ def share_findings(units: Sequence[Unit], feats: list[dict[str, Any]], case_text
                 if not spans:
                     continue
                 for j, fj in enumerate(feats):
-                    if j == i or "error" in fj or aligns[j] is None or fj.get(key, 0) >= 1:
+                    align = aligns[j]
+                    if j == i or "error" in fj or align is None or fj.get(key, 0) >= 1:
                         continue
                     # only words the unit states itself (its painted pieces), not the context a detail unit carries
                     own = _own_pieces(units[j])
                     if not all(any(a <= s and e <= b for a, b in own) for s, e in spans):
                         continue
-                    local = _from_case_spans(aligns[j], spans)
+                    local = _from_case_spans(align, spans)
                     if local is None:
                         continue
                     fj[key] = 1

@@ -44,7 +44,7 @@ def test_no_import_circle_in_the_core():
     assert not circles, f"import circles: {circles}"
 
 
-# --- size: no module over 600 lines, no function over 80 (issue 14) -------------------------------------------------
+# --- size: no module over 600 lines, no function over 80 -------------------------------------------------
 
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80  # a function's lines from its `def` to its last line (decorators not counted)

@@ -13,7 +13,7 @@ from citefix.metaeval.runner import _SignalView, run_meta_eval, share_offline
 from citefix.models import Case, Source, Unit
 from citefix.verify.offline import PARAMS_ENV, SIGNALS, OfflineVerifier, load_params
 
-DATA = Path("/work/shared/data")
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"  # the development data beside the checkout
 
 XSUM = [
     {"id": "x1", "document": "The bomb was found in Leeds on Monday. Police closed two roads for three hours.",

@@ -1,4 +1,4 @@
-"""The `precision` setting (issue 16): --precision / CITEFIX_PRECISION / config key precision, the arithmetic of the
+"""The `precision` setting: --precision / CITEFIX_PRECISION / config key precision, the arithmetic of the
 offline verifier's MiniLM (fp32 as trained, bf16 autocast). bf16 keeps every verdict of the bundled example and
 moves its scores in the third decimal; a stored check is reused only at the same precision; an unknown precision is
 one line and exit 2. And the offline verifier runs on a GPU."""

@@ -247,10 +247,9 @@ def agreement(name: str, support: np.ndarray, items: list[Item]) -> float:
 
 @dataclass
 class OOF:
-    """Out-of-fold logits of one held-out set (and, from the same fold's model, of the planted dev suite's units)."""
+    """Out-of-fold logits of one held-out set."""
     whole: np.ndarray
     units: list[np.ndarray]
-    planted: list[np.ndarray] | None = None
 
 
 def lodo(sets: dict[str, list[Item]], drop: tuple[str, ...] | None = None) -> dict[str, OOF]:
@@ -259,8 +258,7 @@ def lodo(sets: dict[str, list[Item]], drop: tuple[str, ...] | None = None) -> di
     out = {}
     for held in folds:
         m = fit(sets, [n for n in folds if n != held] + extra, drop)
-        out[held] = OOF(m.logit(np.array([it.whole for it in sets[held]])), [m.logit(it.units) for it in sets[held]],
-                        [m.logit(it.units) for it in sets["planted"]] if "planted" in sets else None)
+        out[held] = OOF(m.logit(np.array([it.whole for it in sets[held]])), [m.logit(it.units) for it in sets[held]])
     return out
 
 
@@ -303,18 +301,13 @@ def rates(items: list[Item], units: list[np.ndarray], p_uns: float, p_part: floa
     }
 
 
-def _planted_probs(m: Model, sets: dict[str, list[Item]], a: float, b: float) -> list[np.ndarray] | None:
-    return [_sig(m.logit(it.units), a, b) for it in sets["planted"]] if "planted" in sets else None
-
-
-def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]],
-           planted: list[np.ndarray] | None = None) -> tuple[float, float]:
+def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]]) -> tuple[float, float]:
     """The decision points: `unsupported` the lowest probability at which the median over the sets of their faithful
     texts flagged is at most FF_TARGET — the median, not the mean: one set whose faithful texts no threshold clears
     (long meeting transcripts) must not push every other set's decisions out of reach; `partial` the lowest at which
     the median share of the sets' faithful units in the band is at most PARTIAL_TARGET. The planted suite is not
-    consulted (`planted` is accepted and ignored): held to detect every planted type at 0.85, the decision point fell
-    to 0.30 and flagged more faithful human texts than the rules did (bench/judge.py eval, in the docs)."""
+    consulted: held to detect every planted type at 0.85, the decision point fell to 0.30 and flagged more faithful
+    human texts than the rules did (docs/quality.md, "Tried and dropped")."""
     grid = np.round(np.arange(0.20, 0.991, 0.01), 2)
     p_uns = float(grid[-1])
     for t in grid:
@@ -399,8 +392,7 @@ def evaluate(args) -> None:
         others = [n for n in folds if n != held]
         a, b = platt({n: oof[n] for n in others}, sets)
         probs = {n: [_sig(u, a, b) for u in oof[n].units] for n in others}
-        planted = [_sig(u, a, b) for u in oof[held].planted] if oof[held].planted is not None else None
-        pu, pp = choose(probs, sets, planted)
+        pu, pp = choose(probs, sets)
         r = rates(sets[held], [_sig(u, a, b) for u in oof[held].units], pu, pp)
         labs = pk[held][1]
         items = sets[held]
@@ -418,7 +410,7 @@ def evaluate(args) -> None:
         items = held["planted"] if held else sets["planted"]
         m = fit(sets, train)
         a, b = platt(oof, sets)
-        pu, pp = choose({n: [_sig(u, a, b) for u in oof[n].units] for n in folds}, sets, _planted_probs(m, sets, a, b))
+        pu, pp = choose({n: [_sig(u, a, b) for u in oof[n].units] for n in folds}, sets)
         probs = [_sig(m.logit(it.units), a, b) for it in items]
         which = "the held-out planted split (judge trained on every set)" if held else \
             "the planted dev suite (judge trained without it)"
@@ -443,8 +435,7 @@ def ablate(args) -> None:
         oof = lodo(sets, drop)
         a, b = platt(oof, sets)
         probs = {n: [_sig(u, a, b) for u in oof[n].units] for n in folds}
-        m = fit(sets, folds + [n for n in TRAIN_ONLY if n in sets], drop)
-        pu, pp = choose(probs, sets, _planted_probs(m, sets, a, b))
+        pu, pp = choose(probs, sets)
         r = {n: rates(sets[n], probs[n], pu, pp) for n in folds}
         return {
             "units": {n: agreement(n, -np.array([u.max() for u in oof[n].units]), sets[n]) for n in folds},
@@ -483,7 +474,7 @@ def export(args) -> None:
     oof = lodo(sets)
     a, b = platt(oof, sets)
     m = fit(sets, folds + [n for n in TRAIN_ONLY if n in sets])
-    pu, pp = choose({n: [_sig(u, a, b) for u in oof[n].units] for n in folds}, sets, _planted_probs(m, sets, a, b))
+    pu, pp = choose({n: [_sig(u, a, b) for u in oof[n].units] for n in folds}, sets)
     counts = {n: len(sets[n]) for n in sets}
     spec = {
         "_provenance": (

@@ -50,15 +50,23 @@ def build_llm(model: str, settings: Settings, store=None, transport=None) -> LLM
     return client
 
 
+# Providers that always need an API key in the environment; others may take credentials elsewhere (cloud roles,
+# profiles, tokens) or none (local servers), and are left to their first call.
+_KEYED_PROVIDERS = frozenset(("openai", "anthropic", "groq", "mistral", "cohere", "together_ai", "deepseek",
+                              "fireworks_ai", "openrouter", "gemini", "perplexity", "xai"))
+
+
 def _require_api_key(model: str) -> None:
     """A settings mistake caught before any work: the provider's API key is missing from the environment (what
-    litellm would look for on the first call). Base URLs litellm can default are not required."""
+    litellm would look for on the first call)."""
     import os
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     try:
+        if litellm.get_llm_provider(model)[1] not in _KEYED_PROVIDERS:
+            return
         missing = [k for k in litellm.validate_environment(model=model).get("missing_keys") or [] if k.endswith("_KEY")]
     except Exception:  # an unknown provider: litellm says so on the first call, with its own message
         return

@@ -481,13 +481,14 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
                                     for m in f.get("structure", [])]
             if f.get("shared_from"):  # findings made on words this unit shares with those units
                 details["shared_from"] = list(dict.fromkeys(f["shared_from"]))
+            found = self.findings(f, p_used)
             if label != "supported":
-                details["why"] = reason(f, self.findings(f), label)
-        if signal == "combined" and judged:
-            # the judge's probability that the unit is not supported, and what pushed it there most
-            details["p_unsupported"] = round(1.0 - score, 4)
-            pushes = self.judge.contributions(self._local_score(f, p_used), self.findings(f), f)
-            details["judge_reasons"] = [k for k, _ in pushes]
+                details["why"] = reason(f, found, label)
+            if judged:
+                # the judge's probability that the unit is not supported, and what pushed it there most
+                details["p_unsupported"] = round(1.0 - score, 4)
+                pushes = self.judge.contributions(self._local_score(f, p_used), found, f)
+                details["judge_reasons"] = [k for k, _ in pushes]
         ev = f.get("evidence")
         return Verdict(
             unit_id=unit.id,

@@ -75,6 +75,24 @@ def test_negated_predicate_is_restored(tools):
     assert r.text == "The mayor was elected in May."
 
 
+def test_the_reviser_reads_the_conflict_records_not_the_display_strings(tools):
+    dec, ver, rev, strategy = tools
+    source = "The council did not approve the budget on Monday, after a long debate. Residents had asked for more."
+    case = Case(id="c", sources=[Source(id="1", text=source)], text="The council approved the budget on Monday.")
+    ev = evaluate(case, decomposer=dec, verifier=ver)
+    records = [c for v in ev.verdicts for c in v.details.get("conflicts", [])]
+    assert any(c["kind"] == "polarity" and c["text"] == "approved" for c in records), records
+    for v in ev.verdicts:  # the display strings say nothing; the records still drive the correction
+        v.details["structure"] = []
+    r = rev.revise(case, strategy.feedback(case, ev), ev)
+    assert r.text == "The council did not approve the budget on Monday."
+    for v in ev.verdicts:  # a display string alone, with no record behind it, drives none
+        v.details["structure"] = [f"{c['kind']}: {c['text']}" for c in v.details.get("conflicts", [])]
+        v.details["conflicts"] = []
+    r = rev.revise(case, strategy.feedback(case, ev), ev)
+    assert not any(e["kind"] == "correction (negation)" for e in r.edits), r.edits
+
+
 def test_swapped_roles_are_swapped_back(tools):
     case, r = _revise(tools, "Arsenal beat Chelsea 2-1 on Saturday at the Emirates. The win lifts Arsenal to second place.",
                       "Chelsea beat Arsenal 2-1 on Saturday.")

@@ -10,14 +10,9 @@ import re
 from dataclasses import dataclass
 
 from citefix.chunking import split_sentences
+from citefix.lexicon import STOPWORDS
 
 _TOKEN = re.compile(r"[A-Za-z0-9£$€%]+(?:[.,'][A-Za-z0-9]+)*")
-STOPWORDS = frozenset(
-    """a an the and or but of to in on at by for with from as is are was were be been being has have had do does did
-    it its it's this that these those he she they them his her their him we our you your i me my not no
-    will would can could should may might must shall there here which who whom whose what when where why how
-    than then so such also into onto over under about after before during while if because""".split()
-)
 
 
 def stem(word: str) -> str:

@@ -31,13 +31,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from citefix.chunking import split_sentences
+from citefix.lexicon import NAME_KINDS, VALUE_LABELS
 from citefix.models import Case, Unit, Verdict
 from citefix.verify.certainty import HEDGE_MODALS, PART_WORDS, hedged, quantifiers, scope
 from citefix.verify.local import (
     ARG_POS,
-    NAME_KINDS,
     NOT_ARG,
-    VALUE_LABELS,
     anchor_lemma,
     name_slot,
     opposite_in,
@@ -212,8 +211,7 @@ class Corrector:
     def _names(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int, known) -> list[Correction]:
         """A name (or a number or date) the verifier found standing where the evidence sentence, copied word for
         word, has another (a substitution, or a conflict the copy pins) gets the evidence's back."""
-        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", [])
-                   if s.startswith(("substitution: ", "conflict: "))}
+        flagged = _flagged(v, "substitution", "conflict")
         if not flagged:
             return []
         doc = toks[0].doc
@@ -232,7 +230,7 @@ class Corrector:
         """A speech the region gives to another named speaker (citefix.verify.slots.speaker_conflicts) gets that
         speaker: the unit's speaker phrase ("Opposition leader Tomas Werner") replaced by the region's ("Housing
         minister Elena Drovic"), clauses and asides left out of both."""
-        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("conflict: ")}
+        flagged = _flagged(v, "conflict")
         if not flagged:
             return []
         doc = toks[0].doc
@@ -258,7 +256,7 @@ class Corrector:
     # --- negation -------------------------------------------------------------------------------------------------
 
     def _negation(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
-        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("polarity: ")}
+        flagged = _flagged(v, "polarity")
         out = []
         for t in toks:
             main = t.pos_ == "VERB" or (t.pos_ == "AUX" and t.dep_ not in ("aux", "auxpass"))  # "is not head of"
@@ -298,7 +296,7 @@ class Corrector:
     def _antonyms(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
         """An antonym predicate put back: the evidence's word in place of the unit's, when both have the same form
         ("lost" → "won", "ended" → "began"); a different form would need a word neither text nor source has."""
-        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("antonym: ")}
+        flagged = _flagged(v, "antonym")
         out = []
         for t in toks:
             cand = opposite_in(t, rdoc) if t.text in flagged else None
@@ -312,7 +310,7 @@ class Corrector:
     # --- roles ------------------------------------------------------------------------------------------------------
 
     def _roles(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
-        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("role: ")}
+        flagged = _flagged(v, "role")
         out = []
         for t in toks:
             if t.pos_ != "VERB" or t.text not in flagged:
@@ -343,7 +341,7 @@ class Corrector:
     # --- certainty --------------------------------------------------------------------------------------------------
 
     def _certainty(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
-        flagged = {s.split(": ", 1)[1] for s in v.details.get("structure", []) if s.startswith("certainty: ")}
+        flagged = _flagged(v, "certainty")
         out = []
         for t in toks:
             if t.text not in flagged:
@@ -445,7 +443,13 @@ def _flagged_values(v: Verdict) -> list[str]:
     in it, or contradicted by the evidence."""
     d = v.details or {}
     out = list(d.get("missing", [])) + list(d.get("misplaced", []))
-    return out + [s.split(": ", 1)[1] for s in d.get("structure", []) if s.startswith(("conflict: ", "substitution: "))]
+    return out + sorted(_flagged(v, "conflict", "substitution"))
+
+
+def _flagged(v: Verdict, *kinds: str) -> set[str]:
+    """The unit's words that a check found at odds with the evidence, for these kinds of finding: read from the
+    verdict's conflict records (kind, words, span), never from its display strings."""
+    return {str(c["text"]) for c in (v.details or {}).get("conflicts", []) if c.get("kind") in kinds}
 
 
 def _overlaps(a: str, b: str) -> bool:

@@ -380,4 +380,4 @@ def _shared_only(v: Verdict | None, fixed: Collection[str]) -> bool:
     """Whether a verdict's findings all come from words it shares with units in `fixed` (none of its own)."""
     d = (v.details or {}) if v is not None else {}
     shared = d.get("shared_from") or []
-    return bool(shared) and not d.get("structure") and not d.get("missing") and set(shared) <= set(fixed)
+    return bool(shared) and not d.get("conflicts") and not d.get("missing") and set(shared) <= set(fixed)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from citefix.lexicon import SAYING, STOPWORDS
 from citefix.models import Case, Unit
 
 DELETABLE = {
@@ -28,12 +29,7 @@ NEEDS_COMPLEMENT = set(
     "stand describe call name".split()
 )
 SELF_CHECK_DEPS = {"appos", "relcl", "acl", "advcl", "prep", "amod", "nummod", "compound", "conj", "npadvmod", "quantmod"}
-_STOP = set(
-    """a an the and or but of to in on at by for with from as is are was were be been being has have had do does did it
-    its this that these those he she they them his her their him we our you your i me my not no will would can could
-    should may might must shall there here which who whom whose what when where why how than then so such also into
-    onto over under about after before during while if because said says say""".split()
-)
+_STOP = STOPWORDS | SAYING
 _MARK_RUN = re.compile(r"(?:\s*\[\s*\d+(?:\s*(?:,|-|–)\s*\d+)*\s*\])+")
 
 

@@ -35,6 +35,7 @@ class Feature:
     what: str
     statement: str  # an example that sets it off …
     source: str  # … against this source
+    correction: str = ""  # what the offline reviser does with a unit the finding marks unsupported
 
 
 _BRIDGE = "The new bridge over the River Aln cost £6.3 million. It opened to traffic in May after two years of work."
@@ -43,39 +44,50 @@ REGISTRY: tuple[Feature, ...] = (
             "support: the geometric mean of lexical coverage, MiniLM token alignment to the evidence and "
             "sentence similarity (log)", "The bridge opened to traffic in May.", _BRIDGE),
     Feature("missing_numbers", "check", "a number or amount the sources do not hold",
-            "The Aln bridge cost £9.8 million.", _BRIDGE),
+            "The Aln bridge cost £9.8 million.", _BRIDGE,
+            correction="the evidence's number in the same slot put in its place, else its words are cut"),
     Feature("missing_dates", "check", "a date, month or weekday the sources do not hold",
-            "The bridge opened to traffic in June.", _BRIDGE),
+            "The bridge opened to traffic in June.", _BRIDGE,
+            correction="the evidence's date in the same slot put in its place, else its words are cut"),
     Feature("missing_entities", "check", "a name the sources do not hold",
             "Mayor John Smith was delighted with the decision.",
-            "Mayor Anna Lee said she was delighted with the decision."),
+            "Mayor Anna Lee said she was delighted with the decision.",
+            correction="the evidence's name in the same slot put in its place, else its words are cut"),
     Feature("value_conflict", "check", "the evidence sentence holds another value in the same slot",
             "Work would start next spring and take two years.",
-            "Work is expected to begin next spring and to take about eighteen months."),
+            "Work is expected to begin next spring and to take about eighteen months.",
+            correction="the evidence's value (or speaker) put in its place"),
     Feature("polarity_mismatch", "check", "the evidence says the opposite: a negation or an antonym of the same verb, "
             "adjective, relation word or comparative", "The council approved the budget on Monday.",
-            "The council did not approve the budget on Monday, after a long debate."),
+            "The council did not approve the budget on Monday, after a long debate.",
+            correction="the evidence's negation or word put back"),
     Feature("role_swap", "check", "who did what to whom is reversed", "Chelsea beat Arsenal 2-1 on Saturday.",
-            "Arsenal beat Chelsea 2-1 on Saturday at the Emirates."),
+            "Arsenal beat Chelsea 2-1 on Saturday at the Emirates.",
+            correction="the two sides swapped back"),
     Feature("name_substitution", "check", "a name put where the evidence sentence, copied word for word, has another",
             "Brecon footage showed the soldier being punched.",
             "The soldier was attacked on a night out in Brecon. CCTV footage showed the soldier being punched, going "
-            "to the ground and being beaten."),
+            "to the ground and being beaten.",
+            correction="the evidence's name put in its place"),
     Feature("invented_words", "check",
             "an atomic unit with two or more content words, a third of its words or more, that "
             "match no source word in form or meaning", "Opposition councillor Tom Leary chairs the housing committee.",
-            "Opposition councillor Tom Leary voted against the plan."),
+            "Opposition councillor Tom Leary voted against the plan.",
+            correction="its words are cut"),
     Feature("invented_share", "graded", "the share of the unit's content words that match no source word (graded)",
             "Opposition councillor Tom Leary chairs the housing committee.",
-            "Opposition councillor Tom Leary voted against the plan."),
+            "Opposition councillor Tom Leary voted against the plan.",
+            correction="its words are cut"),
     Feature("missing_word_frac", "graded", "the share of the unit's content lemmas the sources lack (graded)",
-            "The bridge was painted bright orange.", _BRIDGE),
+            "The bridge was painted bright orange.", _BRIDGE,
+            correction="its words are cut"),
     Feature("misplaced_word_frac", "graded",
             "the share of the unit's words the sources hold only away from its evidence "
             "(graded)", "The depot closed after residents complained about noise from the quarry.",
             "The council approved a plan on Monday to turn the old railway depot into a park. The depot closed in "
             "1987. Most of the money will come from a regional fund. Several residents complained about noise from "
-            "the nearby quarry."),
+            "the nearby quarry.",
+            correction="its words are cut"),
 )
 # Removing a check is removing its line above (then refit: bench/judge.py export); the model reads these, in order.
 FEATURES = tuple(f.name for f in REGISTRY)
@@ -180,11 +192,12 @@ def markdown_table(judge: Judge | None = None) -> str:
     points: the table of checks the README and docs/quality.md show (``bench/judge.py table`` prints it)."""
     j = judge or load_judge()
     w = dict(zip(j.features, j.coef))
-    rows = ["| feature | what it stands for | example: statement (source) | weight (logit) |", "|---|---|---|---|"]
+    rows = ["| feature | what it stands for | example: statement (source) | weight (logit) | what refine does |",
+            "|---|---|---|---|---|"]
     for f in REGISTRY:
         cell = f"{w[f.name]:+.2f}" if f.name in w else "left out"
         src = f.source if len(f.source) <= 60 else f.source[:57].rstrip() + "…"
-        rows.append(f"| `{f.name}` | {f.what} | '{f.statement}' ('{src}') | {cell} |")
+        rows.append(f"| `{f.name}` | {f.what} | '{f.statement}' ('{src}') | {cell} | {f.correction or '–'} |")
     rows += ["", f"Intercept {j.intercept:+.2f}; calibration p = σ({j.cal_a:.3f}·logit {j.cal_b:+.3f}); "
                  f"unsupported at p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}."]
     return "\n".join(rows)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from citefix.lexicon import MONTHS, WEEKDAYS
+
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
@@ -66,13 +68,6 @@ _WORDNUM = re.compile(
     re.IGNORECASE,
 )
 
-MONTHS = {
-    "january": "jan", "february": "feb", "march": "mar", "april": "apr", "may": "may", "june": "jun", "july": "jul",
-    "august": "aug", "september": "sep", "october": "oct", "november": "nov", "december": "dec",
-    "jan": "jan", "feb": "feb", "mar": "mar", "apr": "apr", "jun": "jun", "jul": "jul", "aug": "aug", "sep": "sep",
-    "sept": "sep", "oct": "oct", "nov": "nov", "dec": "dec",
-}
-WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 # "not only", "n't just", "never merely" + a word: the cue scopes over the focus word, not the verb, and the sentence
 # says the verb holds and more ("doesn't just affect the victims but also …"); not after a modal ("cannot simply be
 # solved", "can't just leave" deny), and not at a clause's end ("the decision was not just": the adjective)

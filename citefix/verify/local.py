@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from citefix.decompose.details import SPEECH_VERBS
+from citefix.lexicon import NAME_KINDS, VALUE_LABELS
 from citefix.verify.lexical import same_length, time_grains
 from citefix.verify.negation import negated_unit, source_negated
 from citefix.verify.relations import (
@@ -348,13 +349,6 @@ def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]
     return out
 
 
-# spaCy entity labels → the kind of value they carry; a conflict needs the same kind on both sides
-VALUE_LABELS = {
-    "DATE": "time", "TIME": "time", "CARDINAL": "number", "QUANTITY": "number", "MONEY": "money", "PERCENT": "percent",
-    "ORDINAL": "ordinal", "PERSON": "person", "ORG": "org", "GPE": "place", "LOC": "place", "FAC": "place",
-    "NORP": "group",
-}
-NAME_KINDS = {"person", "org", "place", "group"}
 _ACTORS = {"person", "org"}  # told apart by NER, often wrongly ("built by Westline Rail" read as a person)
 
 

@@ -9,10 +9,10 @@ import difflib
 from functools import lru_cache
 from typing import Any, Container, Sequence
 
+from citefix.lexicon import NAME_LABELS
 from citefix.verify.lexical import date_words
 from citefix.verify.local import copies, in_focus, name_slot, one_anchor, same_value
 
-_NAME_ENTS = {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"}
 SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together (a sentence edge counts as a side)
 _MAX_NAME_WORDS = 6
 
@@ -23,7 +23,7 @@ def _is_name(toks: Sequence[Any], known: Sequence[Container[str]] = ()) -> bool:
     words = [t for t in toks if not t.is_punct]
     # a word with letters: a code such as "A36" or "M4" is a name, a number is not
     return (0 < len(words) <= _MAX_NAME_WORDS and any(c.isalpha() for t in words for c in t.text)
-            and all(t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS or (t.text[:1].isupper() and any(t.text in k for k in known))
+            and all(t.pos_ == "PROPN" or t.ent_type_ in NAME_LABELS or (t.text[:1].isupper() and any(t.text in k for k in known))
                     for t in words))
 
 
@@ -33,7 +33,7 @@ def _name_run(toks: Sequence[Any]) -> list[Any]:
     still counts ("The Foxes" for "Leicester" stays a nickname, not a name put in another's place)."""
     run: list[Any] = []
     for t in toks:
-        if t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS:
+        if t.pos_ == "PROPN" or t.ent_type_ in NAME_LABELS:
             run.append(t)
         else:
             break
@@ -98,7 +98,7 @@ def _whole_name(toks: Sequence[Any], i: int, j: int) -> list[Any]:
     """toks[i:j] widened over the name words right next to it: written as a name (capitalised) or inside a name
     entity; a lower-case word the tagger took for a proper noun ("The England international") is not a name word."""
     def name_word(t) -> bool:
-        return _is_name([t]) and (t.text[:1].isupper() or t.ent_type_ in _NAME_ENTS)
+        return _is_name([t]) and (t.text[:1].isupper() or t.ent_type_ in NAME_LABELS)
 
     while i > 0 and name_word(toks[i - 1]):
         i -= 1
@@ -200,7 +200,7 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     out: list[dict] = []
     seen: set[int] = set()
     # words the evidence writes as names (`known`: the ones the source capitalises inside a sentence)
-    in_region = {t.text for rd in region_docs for t in rd if t.pos_ == "PROPN" or t.ent_type_ in _NAME_ENTS}
+    in_region = {t.text for rd in region_docs for t in rd if t.pos_ == "PROPN" or t.ent_type_ in NAME_LABELS}
     names_known = (in_region, known)
     for stoks, ops, k in _copy_slots(utoks, region_docs, context):
         _, i1, i2, j1, j2 = ops[k]

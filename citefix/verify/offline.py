@@ -40,7 +40,6 @@ from citefix.verify.offline_params import (  # noqa: F401  (re-exported: the par
 from citefix.verify.offline_signals import (  # noqa: F401  (re-exported)
     _CONTENT_POS,
     _DATE_WORDS,
-    _ENT_LABELS,
     _FEATURE_KEYS,
     _LOCAL_KEYS,
     UnitSignals,

@@ -13,12 +13,11 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from citefix.lexicon import ENTITY_LABELS, MONTHS, NAME_KINDS, WEEKDAYS
 from citefix.models import Case, Unit
 from citefix.verify.certainty import surer_than_source, wider_than_source
 from citefix.verify.lexical import (
     APPROXIMATORS,
-    MONTHS,
-    WEEKDAYS,
     common_word,
     currency_conflict,
     date_words,
@@ -28,7 +27,6 @@ from citefix.verify.lexical import (
     time_phrases,
 )
 from citefix.verify.local import (
-    NAME_KINDS,
     antonym_predicates,
     focus_ranges,
     in_focus,
@@ -41,7 +39,7 @@ from citefix.verify.local import (
 from citefix.verify.names import name_said_in_slot, name_substitutions, value_substitutions
 from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
-from citefix.verify.regions import _ENT_LABELS, RegionFinder, hedged_where_cut, in_host, located_evidence
+from citefix.verify.regions import RegionFinder, hedged_where_cut, in_host, located_evidence
 from citefix.verify.slots import speaker_conflicts
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
 from citefix.verify.synonyms import said_otherwise
@@ -493,7 +491,7 @@ class UnitSignals(RegionFinder):
             return ((tagged and not _opens(t) or not common_word(t.text)) and t.text.rstrip("s") not in spelt
                     and (not cased or any(c.isupper() for c in t.text)) and not _calendar_word(t.lower_))
 
-        groups = [[t for t in e if name_word(t, t.pos_ == "PROPN")] for e in doc.ents if e.label_ in _ENT_LABELS]
+        groups = [[t for t in e if name_word(t, t.pos_ == "PROPN")] for e in doc.ents if e.label_ in ENTITY_LABELS]
         groups = [g for g in groups if g]
         for g in groups:
             ent_tokens.update(t.i for t in g)

@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING, Any, Callable
 
 from citefix.chunking import split_sentences
+from citefix.lexicon import ENTITY_LABELS
 from citefix.models import Unit
 from citefix.verify.certainty import hedged_in_text
 from citefix.verify.lexical import date_words, find_numbers
@@ -16,8 +17,6 @@ from citefix.verify.local import focus_ranges, in_focus, region_words, widen
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.source_search import bag_host, compression_at, copy_at, copy_host
 from citefix.verify.synonyms import Bag, floor_held, said_otherwise, source_phrases
-
-_ENT_LABELS = {"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW", "LANGUAGE"}
 
 
 class RegionFinder:
@@ -141,7 +140,7 @@ class RegionFinder:
         """Character spans of the names, numbers and dates in a unit's text."""
         spans = [(n.start, n.end) for n in find_numbers(text)] + [(a, b) for _, a, b in date_words(text)]
         if doc is not None:
-            spans += [(e.start_char, e.end_char) for e in doc.ents if e.label_ in _ENT_LABELS]
+            spans += [(e.start_char, e.end_char) for e in doc.ents if e.label_ in ENTITY_LABELS]
             spans += [(t.idx, t.idx + len(t.text)) for t in doc if t.pos_ == "PROPN"]
         return spans
 

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from citefix.decompose.details import SPEECH_VERBS
+from citefix.lexicon import SPEAKER_LABELS
 from citefix.verify.synonyms import phrase_senses_at, senses
 
 _RELATIVE = {"who", "which", "that"}
@@ -62,7 +63,6 @@ def same_slot(unit_span, region_span, slot) -> bool:
 
 # a speech is told by what it says: at least this many content words, most of which one speech of the region says
 SAID_WORDS = 3
-_SPEAKERS = {"PERSON", "ORG", "NORP"}
 _CONTENT_POS = {"NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"}
 
 
@@ -110,7 +110,7 @@ def speaker_conflicts(doc, focus, region_docs, sentences, slot) -> list[dict[str
         return any(x < b and a < y for x, y in focus)
 
     for ent in doc.ents:
-        if ent.label_ not in _SPEAKERS:
+        if ent.label_ not in SPEAKER_LABELS:
             continue
         verb, role = slot(ent)
         if verb is None or role != "nsubj" or verb.lemma_.lower() not in SPEECH_VERBS:
@@ -130,10 +130,10 @@ def speaker_conflicts(doc, focus, region_docs, sentences, slot) -> list[dict[str
         if not best_n or len(closest) > 1 or 2 * best_n < len(said):
             continue
         best = closest[0]
-        theirs = {t.lower_ for t in best.subtree if t.ent_type_ in _SPEAKERS}
+        theirs = {t.lower_ for t in best.subtree if t.ent_type_ in SPEAKER_LABELS}
         if not theirs or theirs & {t.lower_ for t in ent} or _said_by_name_elsewhere(ent.text, said, sentences):
             continue
-        who = " ".join(t.text for t in best.subtree if t.ent_type_ in _SPEAKERS)
+        who = " ".join(t.text for t in best.subtree if t.ent_type_ in SPEAKER_LABELS)
         a, b = here[0][0], here[-1][1]
         out.append({"kind": "conflict", "value_kind": "speaker", "text": doc.text[a:b], "start": a, "end": b,
                     "evidence": who, "speaker": subj, "evidence_speaker": best})
@@ -154,8 +154,8 @@ def speaker_phrase(subj) -> tuple[int, int] | None:
             drop |= {t.i for t in c.subtree}
     kept = sorted(t.i for t in subj.subtree if t.i not in drop)
     doc = subj.doc
-    if kept == list(range(kept[0], kept[-1] + 1)) and any(doc[i].ent_type_ in _SPEAKERS for i in kept):
+    if kept == list(range(kept[0], kept[-1] + 1)) and any(doc[i].ent_type_ in SPEAKER_LABELS for i in kept):
         return doc[kept[0]].idx, doc[kept[-1]].idx + len(doc[kept[-1]].text)
-    ent = next((e for e in doc.ents if e.label_ in _SPEAKERS and subj.left_edge.i <= e.start and e.end <= subj.right_edge.i + 1),
+    ent = next((e for e in doc.ents if e.label_ in SPEAKER_LABELS and subj.left_edge.i <= e.start and e.end <= subj.right_edge.i + 1),
                None)
     return (ent.start_char, ent.end_char) if ent is not None else None

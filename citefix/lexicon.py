@@ -1,0 +1,38 @@
+"""The word lists and label groups the offline checks, the decomposer's aligner and the reviser share, kept in one
+place so that each list exists once."""
+
+from __future__ import annotations
+
+# function words: left out when texts are compared word by word
+STOPWORDS = frozenset(
+    """a an the and or but of to in on at by for with from as is are was were be been being has have had do does did
+    it its it's this that these those he she they them his her their him we our you your i me my not no
+    will would can could should may might must shall there here which who whom whose what when where why how
+    than then so such also into onto over under about after before during while if because""".split()
+)
+# the verbs of reporting, which a paraphrase adds or drops freely
+SAYING = frozenset({"said", "says", "say"})
+
+# month names and their abbreviations → one key per month; weekdays
+MONTHS = {
+    "january": "jan", "february": "feb", "march": "mar", "april": "apr", "may": "may", "june": "jun", "july": "jul",
+    "august": "aug", "september": "sep", "october": "oct", "november": "nov", "december": "dec",
+    "jan": "jan", "feb": "feb", "mar": "mar", "apr": "apr", "jun": "jun", "jul": "jul", "aug": "aug", "sep": "sep",
+    "sept": "sep", "oct": "oct", "nov": "nov", "dec": "dec",
+}
+WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+
+# spaCy entity labels that name something (a person, a body, a place, a work, a law)
+NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"})
+# ... and languages: the labels whose words a source must hold for a text to state them
+ENTITY_LABELS = NAME_LABELS | {"LANGUAGE"}
+# the labels of who can say something
+SPEAKER_LABELS = frozenset({"PERSON", "ORG", "NORP"})
+# spaCy entity labels → the kind of value they carry; a conflict needs the same kind on both sides
+VALUE_LABELS = {
+    "DATE": "time", "TIME": "time", "CARDINAL": "number", "QUANTITY": "number", "MONEY": "money", "PERCENT": "percent",
+    "ORDINAL": "ordinal", "PERSON": "person", "ORG": "org", "GPE": "place", "LOC": "place", "FAC": "place",
+    "NORP": "group",
+}
+# the value kinds that are names
+NAME_KINDS = frozenset({"person", "org", "place", "group"})

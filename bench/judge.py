@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from the repository root
     sys.path.insert(0, str(ROOT))
 
-from citefix.verify.judge import CHECKS, FEATURES, GRADED, SIGNS, vector  # noqa: E402
+from citefix.verify.judge import FEATURES, REGISTRY, SIGNS, vector  # noqa: E402
 
 HUMAN = ("xsumfaith", "summeval", "wice", "attributionbench", "summedits:ectsum", "summedits:qmsumm",
          "summedits:scitldr", "summedits:sales_email", "probes")
@@ -53,8 +53,8 @@ TRAIN_ONLY = ("pool", "planted")
 FF_TARGET, PARTIAL_TARGET = 0.15, 0.20
 SIGNALS = ("lexical", "alignment", "similarity")
 MIL_ROUNDS = 3
-GROUPS: dict[str, tuple[str, ...]] = {"signals' geometric mean": ("local_log",), "entail (candidate)": ("entail",), **{f"check: {c}": (c,) for c in CHECKS},
-                                      **{f"graded: {c}": (c,) for c in GRADED}}
+GROUPS: dict[str, tuple[str, ...]] = {"signals' geometric mean": ("local_log",), "entail (candidate)": ("entail",),
+                                      **{f"{f.kind}: {f.name}": (f.name,) for f in REGISTRY if f.name != "local_log"}}
 # features the ablation found to add nothing on human data, leave one dataset out (their weights are held at 0)
 EXCLUDED: tuple[str, ...] = ()
 L2 = 1e-4  # ridge on the weights (not the intercept), per unit of the sets' total weight
@@ -199,7 +199,7 @@ def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | N
     """Logistic regression with each weight bounded to its sign (SIGNS), ridge L2; features in `drop` held at 0."""
     from scipy.optimize import minimize
 
-    bounds = [(None, None)] + [(None, 0.0) if sg < 0 else (0.0, None) for sg in COLUMN_SIGNS]
+    bounds = [(None, None)] + [(None, 0.0) if sg < 0 else (0.0, None) if sg > 0 else (None, None) for sg in COLUMN_SIGNS]
     for k in EXCLUDED if drop is None else drop:
         bounds[1 + COLUMNS.index(k)] = (0.0, 0.0)
     w = np.zeros(len(COLUMNS) + 1)

@@ -205,12 +205,16 @@ def test_unknown_passage_is_reported_not_raised():
     own = ev.verdict_for("u2")
     assert own.label == "unsupported" and own.details["not_found"] == ["7"]
     cit = _by_role(ev, "citation", "u2")
-    assert cit[0].label == "error" and cit[0].details["citation"] == "not_found" and cit[0].score is None
+    # a finding, not a failed check: the mark cites no passage, so it gives no support
+    assert cit[0].label == "unsupported" and cit[0].details["citation"] == "not_found" and cit[0].score == 0.0
+    assert cit[0].error is None and cit[0].details["message"] == "[7] cites no passage"
+    assert all(v.details.get("citation") == "not_judged" for v in ev.verdicts if v.label == "error")
     assert ev.scores["aliice_recall"] == 0.5 and ev.score == pytest.approx(0.45)
     st = ev.metrics["support"]["statements"][0]
-    assert st["unit_ids"] == ["u1", "u2"] and st["level"] == "full" and st["units"] == 1  # u2 has no judgement
+    assert st["unit_ids"] == ["u1", "u2"] and st["units"] == 2 and st["supported"] == 1  # u2 counts as no support
+    assert st["level"] == "partial" and "[7] cites no passage" in st["message"]
     pair = [p for p in ev.metrics["support"]["pairs"] if p["citation"] == "7"][0]
-    assert pair["level"] is None and pair["message"] == "passage [7] not found"
+    assert pair["level"] == "none" and pair["message"] == "[7] cites no passage"
     out = render(ev)
     assert "NOT FOUND" in out and "not found: passage [7] not found" in out
 
@@ -317,3 +321,17 @@ def test_summarise_matches_metrics_aggregate():
     assert "passages not found 1 (in 1 answers)" in text
     json.dumps(s)
     assert summarise([Evaluation(case_id="x", kind="summary", text="t")])["answers"] == 0
+
+
+def test_a_citation_to_a_missing_passage_leaves_the_round_whole_on_screen():
+    """The TUI's round health: a mark citing no passage is a finding, so the round is complete (not 'partial')."""
+    from tui.widgets import RoundsPanel
+
+    ev = evaluate(_case("Cups can be made of glass [1]. Plastic cups are cheap [7]."), decomposer=ClaimDecomposer(),
+                  verifier=table_verifier({(GLASS, frozenset({"1"})): 0.9}))
+    assert ev.status == "ok" and "passage [7] not found" in ev.errors
+    assert RoundsPanel.health(ev) is None
+    st = ev.metrics["support"]["statements"][1]
+    assert st["level"] == "none" and st["message"] == "[7] cites no passage"
+    ev.errors.append("u1: the model refused")  # a real failure still shows
+    assert RoundsPanel.health(ev) == "partial"

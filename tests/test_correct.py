@@ -251,3 +251,22 @@ def test_a_unit_flagged_for_its_verb_keeps_its_numbers(tools):
                                      "official did not say .")
     assert "1,000- 1,640ft long" in r.text and "30 to 50ft" not in r.text
     assert not [e for e in r.edits if e["kind"] == "correction (value)"]
+
+
+def test_the_evidence_for_a_wrong_figure_is_the_sentence_that_gives_the_figure(tools):
+    source = ("The new bridge over the River Aln was opened on Saturday by the county's mayor. It links the two halves "
+              "of the town for the first time in forty years.\n\nThe bridge cost £6.3 million, most of it paid by a "
+              "regional transport fund. Work took two years.")
+    dec, ver, rev, strategy = tools
+    case = Case(id="c", sources=[Source(id="1", text=source)], text="The bridge over the River Aln cost £8.1 million.")
+    ev = evaluate(case, decomposer=dec, verifier=ver)
+    wrong = [v for v in ev.verdicts if v.label == "unsupported"]
+    assert wrong, [(v.unit_id, v.label) for v in ev.verdicts]
+    assert all(v.evidence is not None and "£6.3 million" in v.evidence.text for v in wrong), \
+        [v.evidence for v in wrong]
+    assert any("it gives '£6.3 million'" in v.details["why"] for v in wrong), [v.details.get("why") for v in wrong]
+    r = rev.revise(case, strategy.feedback(case, ev), ev)
+    assert r.text == "The bridge over the River Aln cost £6.3 million."
+    e = next(e for e in r.edits if e["kind"] == "correction (value)")
+    at = source.index("The bridge cost £6.3 million")  # quoted from the sentence that gives the figure
+    assert e["evidence"]["text"] == "£6.3 million" and at <= e["evidence"]["start"] < at + 40, e

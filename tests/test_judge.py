@@ -62,7 +62,7 @@ def test_judge_rejects_a_file_it_cannot_read(tmp_path):
 
 
 def test_vector_reads_missing_and_non_finite_features_as_zero():
-    x = vector(float("nan"), {"role_swap": True}, {"n_words": "x", "missing_word_frac": float("inf")})
+    x = vector(float("nan"), {"role_swap": True}, {"n_words": "x", "misplaced_word_frac": float("inf")})
     assert set(x) == set(FEATURES)
     assert all(v == v and abs(v) < 10 for v in x.values())  # no NaN, no infinity
     assert x["role_swap"] == 1.0 and sum(x[k] for k in CHECKS) == 1.0

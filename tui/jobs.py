@@ -207,9 +207,12 @@ class JobsMixin:
         if ev.status == "error" or (ev.status == "no_units" and ev.errors):
             self.notify(ev.message or ev.errors[0], title="Check failed", severity="error", timeout=12, markup=False)
         elif ev.errors:
-            more = f" (and {len(ev.errors) - 1} more)" if len(ev.errors) > 1 else ""
-            self.notify(ev.errors[0] + more, title="Some units could not be checked", severity="warning", timeout=10,
-                        markup=False)
+            findings = set((ev.metrics.get("citations") or {}).get("not_found") or [])
+            failed = [e for e in ev.errors if e not in findings]
+            shown = failed or ev.errors
+            more = f" (and {len(shown) - 1} more)" if len(shown) > 1 else ""
+            title = "Some units could not be checked" if failed else "Citations to passages that do not exist"
+            self.notify(shown[0] + more, title=title, severity="warning", timeout=10, markup=False)
 
     def on_revision_proposed(self, msg: m.RevisionProposed) -> None:
         self._apply(msg.snapshot)

@@ -222,7 +222,7 @@ LEVEL_LABEL = {"full": "supported", "partial": "partial", "none": "unsupported"}
 CITATION_WORD = {"supported": "supported", "redundant": "REDUNDANT", "unsupported": "unsupported",
                  "not_found": "NOT FOUND", "not_judged": "not judged"}
 CITATION_LABEL = {"supported": "supported", "redundant": "partial", "unsupported": "unsupported",
-                  "not_found": "error", "not_judged": None}
+                  "not_found": "unsupported", "not_judged": None}
 
 
 def _f(x) -> str:

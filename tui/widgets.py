@@ -269,7 +269,10 @@ class RoundsPanel(Vertical):
             return None
         if ev.status == "error" or (ev.status == "no_units" and ev.errors):
             return "failed"
-        if ev.errors or any(v.label == "error" for v in ev.verdicts):
+        # (a citation left unjudged because its group cites a passage that does not exist is not a failed check)
+        findings = set((ev.metrics.get("citations") or {}).get("not_found") or [])  # "[3]" with no passage 3
+        if any(e not in findings for e in ev.errors) or any(
+                v.label == "error" and (v.details or {}).get("citation") != "not_judged" for v in ev.verdicts):
             return "partial"
         return None
 

@@ -49,7 +49,7 @@ from citefix.cited.metrics import (
     score_units,
 )
 from citefix.cited.parse import ParsedAnswer, Sentence, parse_case
-from citefix.cited.support import PairSupport, SupportSettings, support_from_verdicts
+from citefix.cited.support import LEVEL_VALUE, PairSupport, SupportSettings, support_from_verdicts
 from citefix.decompose.base import Decomposer
 from citefix.events import Event
 from citefix.models import Case, Evaluation, Unit, Verdict
@@ -151,7 +151,11 @@ def _unit_verdicts(unit: Unit, claim: ClaimScore, table: dict, method: str, veri
              "without": c.without}
         if c.message:
             d["message"] = c.message
-        if c.label in ("not_found", "not_judged") or raw is None:
+        if c.label == "not_found":  # a finding, not a failed check: the mark cites no passage, so no support
+            d["message"] = f"[{c.id}] cites no passage"
+            out.append(Verdict(unit_id=unit.id, verifier=verifier_name, score=0.0, label="unsupported",
+                               target=[c.id], details=d))
+        elif c.label == "not_judged" or raw is None:
             out.append(Verdict(unit_id=unit.id, verifier=verifier_name, score=None, label="error", target=[c.id],
                                details=d, error=c.message or "not judged"))
         else:
@@ -280,16 +284,16 @@ def support_metrics(
 ) -> tuple[dict[str, Any], dict[int, str | None]]:
     """metrics["support"]: {settings, statements [PairSupport + sentence], pairs [PairSupport + sentence],
     counts {full, partial, none}}, and the level of each sentence by index."""
-    # A claim citing a passage that is not found has no judgement to rest a level on: it is left out.
-    own = {v.unit_id: v for v in verdicts if v.details.get("role") == "unit" and not v.details.get("not_found")}
+    # A claim citing a passage that is not found counts as unsupported (its verdict: score 0).
+    own = {v.unit_id: v for v in verdicts if v.details.get("role") == "unit"}
     statements, pairs = [], []
     levels: dict[int, str | None] = {}
     for su in sentences:
         atoms = [u for u in claims if u.sentence == su.sentence]
         st = support_from_verdicts([own[u.id] for u in atoms if u.id in own], settings, statement_id=su.id)
         gone = list(dict.fromkeys(m for u in atoms for m in (u.meta.get("missing") or [])))
-        if gone:  # listed, but not judged
-            note = "; ".join(f"passage [{m}] not found" for m in gone)
+        if gone:  # counted as no support, and said
+            note = "; ".join(f"[{m}] cites no passage" for m in gone)
             st = st.model_copy(update={"unit_ids": [u.id for u in atoms],
                                        "message": f"{st.message}; {note}" if st.message else note})
         statements.append({"sentence": su.sentence, **st.model_dump(mode="json")})
@@ -299,8 +303,9 @@ def support_metrics(
             mine = [u for u in atoms if c in u.cited]
             vs = [v for u in mine if (v := _alone(u, c, table)) is not None]
             if any(c in (u.meta.get("missing") or []) for u in mine):
-                p = PairSupport(statement_id=su.id, citation=c, level=None, unit_ids=[u.id for u in mine],
-                                message=f"passage [{c}] not found")
+                p = PairSupport(statement_id=su.id, citation=c, level="none", value=LEVEL_VALUE["none"],
+                                unit_ids=[u.id for u in mine], units=len(mine), supported=0, share=0.0,
+                                unsupported_ids=[u.id for u in mine], message=f"[{c}] cites no passage")
             elif not vs:
                 p = PairSupport(statement_id=su.id, citation=c, level=None, unit_ids=[u.id for u in mine],
                                 message="not judged: the claim cites a passage that is not found")

@@ -146,6 +146,9 @@ class Corrector:
         doc = toks[0].doc
         ids = {t.i for t in toks}
         named = _flagged_values(v)
+        # figures the sources lack, with the figure of the same kind the evidence sentence gives (the verifier's)
+        given = {_norm(c["text"]): _norm(str(c.get("evidence", ""))) for c in (v.details or {}).get("conflicts", [])
+                 if c.get("kind") == "figure"}
         out = []
         for ent in doc.ents:
             kind = _kind(ent)
@@ -170,6 +173,8 @@ class Corrector:
                 if anchor is not None and ca is not None and (ca.lemma_.lower() == anchor.lemma_.lower()
                                                               or ca.lower_ == anchor.lower_):
                     score += 2.0
+                elif given.get(_norm(ent.text)) == _norm(cand.text):
+                    score += 2.0  # the parse hangs the two on different words; the verifier matched them by sentence
                 if kind in NAME_KINDS:
                     if score == 0 or _role(cand) != role:
                         continue  # a name is replaced only in the same role of the same verb

@@ -43,6 +43,11 @@ REGISTRY: tuple[Feature, ...] = (
     Feature("local_log", "signal",
             "support: the geometric mean of lexical coverage, MiniLM token alignment to the evidence and "
             "sentence similarity (log)", "The bridge opened to traffic in May.", _BRIDGE),
+    Feature("stands_in_source", "signal",
+            "support: the unit's sentence copies or compresses one source sentence, its negations and numbers kept",
+            "Councillors voted 9 to 4 in favour of the plan.",
+            "The town council approved a plan on Monday. Councillors voted 9 to 4 in favour of the plan, which will "
+            "cost £2.4 million."),
     Feature("missing_numbers", "check", "a number or amount the sources do not hold",
             "The Aln bridge cost £9.8 million.", _BRIDGE,
             correction="the evidence's number in the same slot put in its place, else its words are cut"),
@@ -74,12 +79,12 @@ REGISTRY: tuple[Feature, ...] = (
             "match no source word in form or meaning", "Opposition councillor Tom Leary chairs the housing committee.",
             "Opposition councillor Tom Leary voted against the plan.",
             correction="its words are cut"),
+    Feature("unsourced_negation", "graded", "the unit says 'not', 'no' or 'never' where its evidence has no negation",
+            "The bridge did not open to traffic in May.", _BRIDGE,
+            correction="its words are cut"),
     Feature("invented_share", "graded", "the share of the unit's content words that match no source word (graded)",
             "Opposition councillor Tom Leary chairs the housing committee.",
             "Opposition councillor Tom Leary voted against the plan.",
-            correction="its words are cut"),
-    Feature("missing_word_frac", "graded", "the share of the unit's content lemmas the sources lack (graded)",
-            "The bridge was painted bright orange.", _BRIDGE,
             correction="its words are cut"),
     Feature("misplaced_word_frac", "graded",
             "the share of the unit's words the sources hold only away from its evidence "
@@ -127,10 +132,12 @@ def vector(local: float, findings: dict[str, bool], f: dict[str, Any] | None = N
         words, invented = 0.0, 0.0
     graded = {
         "invented_share": min(1.0, invented / words) if words > 0 and math.isfinite(invented / words) else 0.0,
-        "missing_word_frac": _share(f, "missing_word_frac"),
         "misplaced_word_frac": _share(f, "misplaced_word_frac"),
     }
-    out.update({k: graded[k] for k in GRADED})
+    # the support signals besides the geometric mean, and the 0/1 readings of the raw features
+    graded["stands_in_source"] = 1.0 if f.get("stands_in_source") is True else 0.0
+    graded["unsourced_negation"] = 1.0 if _share(f, "neg_unit_only") > 0 else 0.0
+    out.update({k: graded[k] for k in FEATURES if k not in out})
     return out
 
 

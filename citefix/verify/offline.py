@@ -478,6 +478,10 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             details["conflicts"] = [{k: (int(m[k]) if k in ("start", "end") else str(m[k]))
                                      for k in ("kind", "value_kind", "text", "start", "end", "evidence") if k in m}
                                     for m in f.get("structure", [])]
+            # a figure the sources lack, with the figure of its kind that its evidence sentence gives instead
+            details["conflicts"] += [{"kind": "figure", "text": str(m["text"]), "start": int(m["start"]),
+                                      "end": int(m["end"]), "evidence": str(m["evidence"])}
+                                     for m in f.get("missing", []) if m.get("kind") == "number" and m.get("evidence")]
             if f.get("shared_from"):  # findings made on words this unit shares with those units
                 details["shared_from"] = list(dict.fromkeys(f["shared_from"]))
             found = self.findings(f, p_used)

@@ -39,7 +39,7 @@ from citefix.verify.local import (
 from citefix.verify.names import name_said_in_slot, name_substitutions, value_substitutions
 from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
-from citefix.verify.regions import RegionFinder, hedged_where_cut, in_host, located_evidence
+from citefix.verify.regions import RegionFinder, hedged_where_cut, in_host, located_evidence, value_evidence
 from citefix.verify.slots import speaker_conflicts
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
 from citefix.verify.synonyms import said_otherwise
@@ -167,6 +167,11 @@ class UnitSignals(RegionFinder):
         f.update(lex)
         f.update(self._local(unit, doc, pool, regions, focus, groups, content, host, case.text))
         f["copied"] = int(copied(doc, pool))
+        # a figure the sources lack: shown with the source sentence that gives a figure of the same kind to the same
+        # thing, where the evidence found by similarity gives none (the judge's features are read above, unchanged)
+        moved = value_evidence(unit.text, f.get("missing", []), pool, f.get("evidence"))
+        if moved is not None:
+            f["evidence"] = moved
 
         # (b) alignment, on the unit's own words: against the whole source, and against the evidence region
         if tok is not None and pool.tok_emb is not None and len(tok[0]) and len(pool.tok_emb):

@@ -9,10 +9,11 @@ import re
 from typing import TYPE_CHECKING, Any, Callable
 
 from citefix.chunking import split_sentences
+from citefix.decompose.align import content_tokens
 from citefix.lexicon import ENTITY_LABELS
 from citefix.models import Unit
 from citefix.verify.certainty import hedged_in_text
-from citefix.verify.lexical import date_words, find_numbers
+from citefix.verify.lexical import Number, currency, date_words, find_numbers
 from citefix.verify.local import focus_ranges, in_focus, region_words, widen
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.source_search import bag_host, compression_at, copy_at, copy_host
@@ -213,6 +214,57 @@ def located_evidence(pool: _Pool, located: tuple[int, int], evidence: dict[str, 
                                   and evidence["start"] <= piece.start < evidence["end"]):
         return {"source_id": pool.ids[si], "start": piece.start, "end": piece.end, "text": piece.text}
     return evidence
+
+
+def _value_kind(text: str, n: Number) -> str:
+    """What a figure counts, for matching it with a source's: its currency, a share, or a plain number."""
+    cur = currency(text, n)
+    if cur is not None:
+        return cur
+    return "percent" if n.unit == "%" or re.match(r"\s*(?:%|per\s?cent\b)", text[n.end:]) else "number"
+
+
+def value_evidence(text: str, missing: list[dict[str, Any]], pool: _Pool,
+                   evidence: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The evidence to show for a unit whose figure the sources lack: the source sentence that gives a figure of the
+    same kind (same currency, a share, a count) and shares most of the unit's other words ("The bridge cost £6.3
+    million" for "the River Aln cost £8.1 million"), where the evidence found by similarity gives none. Each missing
+    figure's record gets the source's figure as "evidence" when one figure is missing. None: keep the evidence."""
+    figures = [m for m in missing if m.get("kind") == "number"]
+    if not figures:
+        return None
+    found = {(n.start, n.end): n for n in find_numbers(text)}
+    kinds = {_value_kind(text, found[(m["start"], m["end"])]) for m in figures if (m["start"], m["end"]) in found}
+    if len(kinds) != 1:
+        return None
+    want = kinds.pop()
+
+    def same_kind(sentence: str) -> list[Number]:
+        return [n for n in find_numbers(sentence) if not n.soft and _value_kind(sentence, n) == want]
+
+    if evidence and same_kind(evidence.get("text", "")):
+        return None
+    words = {w for w, a, b in content_tokens(text)
+             if not any(m["start"] <= a < m["end"] for m in figures) and not w[:1].isdigit()}
+    best: tuple[int, int, int, int, Number] | None = None
+    for si, src in enumerate(pool.sources):
+        for a, b in src.sentence_bounds():
+            sentence = src.text[a:b]
+            nums = same_kind(sentence)
+            if not nums:
+                continue
+            shared = len(words & {w for w, _, _ in content_tokens(sentence)})
+            if shared and (best is None or shared > best[0]):
+                best = (shared, si, a, b, nums[0])
+    if best is None:
+        return None
+    _, si, a, b, n = best
+    sentence = pool.sources[si].text[a:b]
+    lead = len(sentence) - len(sentence.lstrip())
+    sentence = sentence.strip()
+    if len(figures) == 1:
+        figures[0]["evidence"] = n.text
+    return {"source_id": pool.ids[si], "start": a + lead, "end": a + lead + len(sentence), "text": sentence}
 
 
 def hedged_where_cut(unit: Unit, c: dict[str, Any], case_text: str) -> bool:

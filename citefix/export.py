@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 
 
 def export_run(store: Store, run_id: int, fmt: str) -> str:
+    from citefix.refine.stopping import best_round_of
     from citefix.report import marked_plain
 
     if fmt == "html":
@@ -34,18 +35,20 @@ def export_run(store: Store, run_id: int, fmt: str) -> str:
              f"- LLM: {run.llm or 'none (offline)'}", f"- verifier: {run.verifier}", f"- status: {run.status}"]
     if run.strategy:
         lines.append(f"- strategy: {run.strategy}")
-    if run.best_round is not None:
-        lines.append(f"- best round: {run.best_round}")
+    best = best_round_of(run, rounds)  # among the accepted rounds: a rejected proposal is never the best
+    if best is not None:
+        lines.append(f"- best round: {best}")
     judged = any(r.judge_score is not None for r in rounds)
-    lines += ["", "| round | score |" + (" judge |" if judged else "") + " units | unsupported or partial | edit (prev) |",
-              "|---:|---:|" + ("---:|" if judged else "") + "---:|---:|---:|"]
+    lines += ["", "| round | score |" + (" judge |" if judged else "") + " units | unsupported or partial | edit (prev) "
+              "| kept |", "|---:|---:|" + ("---:|" if judged else "") + "---:|---:|---:|---|"]
     for r in rounds:
         s = "—" if r.score is None else f"{r.score:.3f}"
         j = (" " + ("—" if r.judge_score is None else f"{r.judge_score:.3f}") + " |") if judged else ""
-        lines.append(f"| {r.n} | {s} |{j} {r.n_units} | {r.n_unsupported} | {r.edit_prev if r.edit_prev is not None else '—'} |")
+        lines.append(f"| {r.n} | {s} |{j} {r.n_units} | {r.n_unsupported} | "
+                     f"{r.edit_prev if r.edit_prev is not None else '—'} | {_kept(r)} |")
     for r in rounds:
         ev = store.evaluation(run_id, r.n)
-        lines += ["", f"## Round {r.n}", ""]
+        lines += ["", f"## Round {r.n}" + ("" if r.is_accepted else f" ({_kept(r)}: not part of the text's history)"), ""]
         if r.comment:
             lines += ["Feedback:", "", "> " + r.comment.replace("\n", "\n> "), ""]
         lines += ["Text ([[+ supported]] [[~ partial]] [[- unsupported]]):", "", marked_plain(ev), ""]
@@ -55,3 +58,10 @@ def export_run(store: Store, run_id: int, fmt: str) -> str:
                 lines.append(head)
                 lines += [f"- {u.text}" for u in units]
     return "\n".join(lines) + "\n"
+
+
+def _kept(r) -> str:
+    """Whether a round is part of the text's history: kept, or a proposal rejected, or a round later reverted."""
+    if r.is_accepted:
+        return "yes"
+    return "rejected" if r.status == "rejected" else "reverted"

@@ -71,7 +71,7 @@ def test_a_rejected_proposal_is_never_shown_as_the_best_round(capsys, tmp_path):
     store = Store(db)
     run = store.start_run(case, "tui")
     store.write_round(run, 0, ev("The depot closed in 1987.", 0.6))
-    store.write_round(run, 1, ev("The depot shut in 1987.", 0.9), accepted=False, parent=0)
+    store.write_round(run, 1, ev("The depot shut in 1987.", 0.9), accepted=False, parent=0, status="rejected")
     store.finish_run(run, "finished", best_round=None)
 
     rc, out, err = _run(capsys, "show", str(run), "--rounds", "--db", str(db))
@@ -79,6 +79,11 @@ def test_a_rejected_proposal_is_never_shown_as_the_best_round(capsys, tmp_path):
     assert "best round: 0" in out and "best round: 1" not in out, out
     rc, out, err = _run(capsys, "show", str(run), "--db", str(db))
     assert rc == 0 and "closed in 1987" in out and "shut" not in out, out
+    # the Markdown export lists the rejected round as rejected, never as part of the text's history
+    rc, out, err = _run(capsys, "export", str(run), "--format", "md", "--db", str(db))
+    assert rc == 0, err
+    assert "- best round: 0" in out and "| 1 | 0.900 | 1 | 0 | — | rejected |" in out, out
+    assert "## Round 1 (rejected: not part of the text's history)" in out, out
 
 
 def test_a_store_made_by_an_earlier_citefix_is_upgraded_and_read(capsys, tmp_path):

@@ -373,6 +373,9 @@ async def test_refine_accept_reject_revert_edit_recheck_export(store, example_pa
         rows = store.rounds(run_id)
         assert [(r.n, r.accepted, r.status) for r in rows][-1] == (2, 0, "rejected")
         assert main.snap.current == 1
+        # the score trail charts the text's history: the rejected proposal is listed, not charted
+        kept = [r.score for r in rows if r.accepted]
+        assert list(main.query_one("#rounds-spark").data) == kept, (main.query_one("#rounds-spark").data, rows)
         # revert to round 0: pick it in the rounds table, press v
         table = main.query_one("#rounds-table")
         table.focus()

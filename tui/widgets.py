@@ -294,7 +294,8 @@ class RoundsPanel(Vertical):
         return base
 
     def fill(self, rounds, *, current: int | None, run: RunRow | None, proposal=None, evaluations=None) -> None:
-        scores = [r.score for r in rounds]
+        # the score trail follows the text's own history: a rejected or reverted proposal is listed, not charted
+        scores = [r.score for r in rounds if getattr(r, "accepted", True)]
         spark = self.query_one("#rounds-spark", Sparkline)
         spark.data = [s for s in scores if s is not None] or [0.0]
         spark.display = sum(s is not None for s in scores) >= 2

@@ -70,8 +70,7 @@ def offline():
 
 @pytest.fixture(scope="module")
 def cups_ev(offline):
-    from citefix.inputs import example_path
-    from citefix.inputs import load_cases
+    from citefix.inputs import example_path, load_cases
 
     case = load_cases(example_path("cited_answer"))[0]
     return case, evaluate(case, decomposer=ClaimDecomposer(), verifier=offline)
@@ -335,3 +334,32 @@ def test_a_citation_to_a_missing_passage_leaves_the_round_whole_on_screen():
     assert st["level"] == "none" and st["message"] == "[7] cites no passage"
     ev.errors.append("u1: the model refused")  # a real failure still shows
     assert RoundsPanel.health(ev) == "partial"
+
+
+def test_a_mis_cited_claim_names_the_passage_that_supports_it():
+    """A claim its mark does not support is checked against the passages it does not cite (those sharing its words):
+    the report, the citation feedback and the offline reviser name the one that supports it."""
+    from citefix.refine.feedback import build_strategy
+    from citefix.refine.offline import OfflineReviser
+
+    case = Case(id="c", kind="cited_answer", text="Plastic cups are light and cheap [1].", sources=[
+        Source(id="1", text="Glass cups are common in homes."),
+        Source(id="2", text="Plastic cups are light and cheap."),
+        Source(id="3", text="Plastic is made from oil."),
+        Source(id="4", text="Ceramic mugs keep drinks hot.")])
+    claim = "Plastic cups are light and cheap"
+    asked: list[frozenset] = []
+
+    def score(text, ids):
+        asked.append(frozenset(ids))
+        return {frozenset({"2"}): 0.9, frozenset({"3"}): 0.3}.get(frozenset(ids), 0.1) if text.rstrip(".") == claim else 0.9
+
+    ev = evaluate(case, decomposer=ClaimDecomposer(), verifier=FunctionVerifier(score, text_only=True, name="fn"))
+    row = ev.metrics["citations"]["groups"][0]
+    assert row["recall"] == 0 and row["supported_by"] == ["2"]
+    assert frozenset({"4"}) not in asked  # a passage sharing none of its words is not asked
+    assert "supported by [2]" in _cited_part(ev)
+    fb = build_strategy("citation").feedback(case, ev)
+    assert "supported by [2]" in fb.comment, fb.comment
+    r = OfflineReviser().revise(case, fb, ev)
+    assert r.text == "Plastic cups are light and cheap [2].", (r.text, r.edits)

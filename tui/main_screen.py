@@ -292,6 +292,8 @@ class MainScreen(JobsMixin, Screen):
                     t.append(f" · [{c.get('id')}] redundant: the other passages support the claim", style="yellow")
             for msg in (group.get("messages") or []) + [f"passage [{x}] not found" for x in unit.meta.get("missing") or []]:
                 t.append(f" · {msg}", style="magenta")
+            if group.get("supported_by"):  # passages it does not cite that support it
+                t.append(" · supported by " + "".join(f"[{x}]" for x in group["supported_by"]), style="green")
             if group.get("fallback"):
                 t.append(f" · whole sentence used: {group['fallback']}", style="yellow")
             t.append(" · ")

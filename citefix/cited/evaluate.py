@@ -317,6 +317,41 @@ def support_metrics(
              "counts": counts}, levels)
 
 
+# --- a mis-cited claim's passage -------------------------------------------------------------------------------------
+
+ELSEWHERE_PASSAGES = 3  # uncited passages a mis-cited claim is checked against (those sharing most of its words)
+
+
+def supported_elsewhere(case: Case, claims: Sequence[Unit], scored: Sequence[ClaimScore], verifier: Verifier,
+                        threshold: float, limit: int = ELSEWHERE_PASSAGES) -> dict[str, list[str]]:
+    """For each claim that its own marks do not support (ALiiCE recall 0, every cited passage found), the passages it
+    does not cite that do support it, best first: checked by the same verifier against the `limit` uncited passages
+    that share most of its content words (one batch; a verifier error leaves a passage out)."""
+    from citefix.decompose.align import content_tokens
+
+    recall = {c.unit_id: c.recall for c in scored if c.unit_id}
+    words_of = {s.id: {w for w, _, _ in content_tokens(s.text)} for s in case.sources}
+    batch: list[Unit] = []
+    targets: list[list[str]] = []
+    for u in claims:
+        if not u.cited or u.meta.get("missing") or recall.get(u.id) != 0:
+            continue
+        mine = {w for w, _, _ in content_tokens(u.text)}
+        ranked = sorted(((len(mine & words_of[s.id]), s.id) for s in case.sources if s.id not in u.cited),
+                        key=lambda t: -t[0])
+        for shared, sid in ranked[:limit]:
+            if shared:
+                batch.append(u)
+                targets.append([sid])
+    if not batch:
+        return {}
+    found: dict[str, list[tuple[float, str]]] = {}
+    for u, t, v in zip(batch, targets, verifier.verify(batch, case, targets=targets)):
+        if v.error is None and v.score is not None and v.score >= threshold:
+            found.setdefault(u.id, []).append((v.score, t[0]))
+    return {uid: [sid for _, sid in sorted(hits, key=lambda h: -h[0])] for uid, hits in found.items()}
+
+
 # --- evaluate ---------------------------------------------------------------------------------------------------------
 
 
@@ -360,6 +395,11 @@ def evaluate_cited(
                     decomposer=dec_name, verifier=v_name)
     ev.metrics["citations"] = citations_metrics(parsed, scores, claims, sentences, settings, levels)
     ev.metrics["support"] = support
+    # a claim its own marks do not support, checked against the passages it does not cite: "supported by [2]"
+    elsewhere = supported_elsewhere(case, claims, scores.aliice.claims, verifier, settings.threshold)
+    for g in ev.metrics["citations"].get("groups") or []:
+        if g.get("unit_id") in elsewhere:
+            g["supported_by"] = elsewhere[g["unit_id"]]
     ev.errors = list(dict.fromkeys(warnings + list(scores.warnings)
                                    + [f"{c.unit_id}: {e}" for c in scores.aliice.claims for e in c.errors]))
     ev.models = [verifier.llm.model] if verifier.llm is not None and verifier.llm.model else []

@@ -114,6 +114,9 @@ def _sentences_table(m: dict[str, Any], sentences: list[Any], threshold: float, 
             for msg in row.get("messages") or []:
                 if "not found" in msg:
                     claim.append(f"\n{msg}", style="magenta" if color else "")
+            if row.get("supported_by"):  # the passages it does not cite that support it
+                claim.append("\nsupported by " + "".join(f"[{i}]" for i in row["supported_by"]),
+                             style="green" if color else "")
             word, style = _group_word(row, threshold)
             table.add_row(uid or "", claim, Text(word, style=style if color else ""), _citations_text(row, color))
         a = alce.get(s.get("alce"))

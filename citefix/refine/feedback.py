@@ -171,7 +171,8 @@ class CitationFeedback(FeedbackStrategy):
         def marks(ids):
             return "".join(f"[{i}]" for i in ids) or "no passage"
 
-        unsupported = [{"claim": i.claim, "marks": marks(i.cited)} for i in issues if i.kind == "unsupported_claim"]
+        unsupported = [{"claim": i.claim, "marks": marks(i.cited), "better": marks(i.supported_by) if i.supported_by
+                        else ""} for i in issues if i.kind == "unsupported_claim"]
         redundant = [{"claim": i.claim, "source": i.source} for i in issues if i.kind == "redundant"]
         missing = list(dict.fromkeys(f"[{i.source}]" for i in issues if i.kind == "missing_passage"))
         prompt = load_prompt("feedback_citation")
@@ -271,7 +272,8 @@ def _issues_from_metrics(ev: Evaluation) -> list[CitationIssue] | None:
             issues.append(CitationIssue("missing_passage", claim, cited, str(sid), unit))
         recall = g.get("recall")
         if recall is not None and float(recall) < 0.5:
-            issues.append(CitationIssue("unsupported_claim", claim, cited, None, unit))
+            issues.append(CitationIssue("unsupported_claim", claim, cited, None, unit,
+                                        [str(x) for x in g.get("supported_by") or []]))
             continue
         for c in g.get("citations") or []:
             if not isinstance(c, dict):

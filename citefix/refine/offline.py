@@ -223,7 +223,9 @@ class OfflineReviser:
             # other marks do without it; it is re-cited or removed like a missing passage. Two marks that each support
             # the claim alone are never flagged, so a supporting passage is never removed here.
             if issue.kind == "unsupported_claim" and issue.unit is not None and issue.cited:
-                better = self._supporting_passage(case, issue.claim, exclude=set(issue.cited))
+                # the passage the verifier found supporting it, else the one holding nearly all its words
+                better = next(iter(issue.supported_by), None) or self._supporting_passage(
+                    case, issue.claim, exclude=set(issue.cited))
                 k = _mark_run_for(tx, issue.unit, issue.cited, issue.cited[0])
                 if better is not None and k is not None:
                     drop.setdefault(k, set()).update(issue.cited)

@@ -28,6 +28,7 @@ class CitationIssue:
     cited: list[str] = field(default_factory=list)  # the group's passage ids
     source: str | None = None  # the citation in question (redundant, missing_passage)
     unit: Unit | None = None
+    supported_by: list[str] = field(default_factory=list)  # passages it does not cite that support the claim
 
 
 @dataclass

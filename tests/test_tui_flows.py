@@ -496,3 +496,45 @@ async def test_mouse_click_on_a_span_selects_its_unit(store, example_path):
         await pilot.click("#rounds-table", offset=(2, 1))
         await pilot.pause()
         assert main.view_n is None and main.snap.current == 0
+
+
+async def test_auto_refine_stopped_by_a_model_fault_stays_on_the_best_complete_round(store, example_path):
+    """The model server dies during round 2's check: that round is checked in part. The working text stays on the
+    best complete round, the stop is a warning, and the run ends with the CLI's llm_error status."""
+    from citefix.tui import messages as m
+    from citefix.tui.dialogs import AskRounds
+
+    inner = reviser_responder()
+    revisions = []
+
+    def dying(messages):
+        last = messages[-1]["content"]
+        if "<<<FEEDBACK" in last:
+            revisions.append(1)
+        elif len(revisions) >= 2 and "<<<STATEMENT" in last and "Leary" in last.split("<<<STATEMENT")[-1]:
+            raise ConnectionError("the server went away")
+        return inner(messages)
+
+    rec = Recorder()
+    app = make_app(store, path=example_path, responder=dying)
+    async with app.run_test(size=SIZE, message_hook=rec) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("R")
+        await pilot.pause()
+        assert isinstance(app.screen, AskRounds)
+        app.screen.query_one("#rounds-n").value = "5"
+        await pilot.press("enter")
+        await settle(pilot, app)
+        rows = store.rounds(main.snap.run_id)
+        assert rows[-1].status == "partial", [(r.n, r.status, r.accepted) for r in rows]
+        complete = [r for r in rows if r.status != "partial"]
+        assert main.snap.current == complete[-1].n and main.snap.text == complete[-1].text
+        assert "round 2" not in (main.query_one("#text-panel").border_title or "")
+        assert list(main.query_one("#rounds-spark").data) == [r.score for r in complete]
+        warnings = [n.message for n in rec.notes("warning") if "auto-refine" in n.message]
+        assert warnings and "llm error" in warnings[0], [n.message for n in rec.notes()]
+        assert rec.of(m.RoundsChanged)[-1].action == "auto_refine"
+        run_id = main.snap.run_id
+    run = store.run(run_id)  # closing the app keeps the ending the fault gave the run
+    assert (run.status, run.stop_reason) == ("failed", "llm_error") and run.best_round == complete[-1].n

@@ -153,6 +153,9 @@ class MainScreen(JobsMixin, Screen):
         self.snap = snap
         if snap.info:
             self.notify(snap.info, title="citefix", markup=False, timeout=8)
+        if snap.warning:
+            self.log_message("warning", "Stopped on a fault", snap.warning)
+            self.notify(snap.warning, title="Stopped on a fault", severity="warning", markup=False, timeout=12)
         if reload_sources:
             self.query_one("#sources", SourcesPanel).load(snap.case)
         self.view_n = None

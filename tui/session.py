@@ -67,6 +67,7 @@ class Snapshot:
     proposal: Proposal | None = None  # a revision waiting for accept or reject (evaluated), as the session made it
     evaluations: dict[int, Evaluation] = field(default_factory=dict)  # every stored round's, for viewing and diffs
     info: str | None = None  # something to tell the user (why there was no revision, why auto-refine stopped)
+    warning: str | None = None  # the same, when the work stopped on a fault (a model failed, a round checked in part)
 
 
 class Workbench:
@@ -243,7 +244,7 @@ class Session:
         return path
 
     # -- reading ------------------------------------------------------------------------------------------------------
-    def snapshot(self, info: str | None = None) -> Snapshot:
+    def snapshot(self, info: str | None = None, *, warning: str | None = None) -> Snapshot:
         from citefix.models import Evaluation
 
         rows = self.store.rounds(self.run_id) if self.run_id is not None else []
@@ -254,7 +255,8 @@ class Session:
         run = self.store.run(self.run_id) if self.run_id is not None else None
         return Snapshot(case=self.case, run_id=self.run_id, rounds=[RoundRow.from_store(r) for r in rows],
                         current=self.current, evaluation=evals.get(self.current) if self.current is not None else None,
-                        text=self.text, run=run, proposal=self.proposal, evaluations=evals, info=info)
+                        text=self.text, run=run, proposal=self.proposal, evaluations=evals, info=info,
+                        warning=warning)
 
     def edit(self, text: str) -> None:
         """Replace the working text (the editor's save); the next check stores it as a round."""
@@ -422,12 +424,19 @@ class Session:
             self._generation_checked = self.bench.generation
             depth = len(r.lineage()) - 1
             res = r.run(max_rounds=depth + rounds)
-            self._sync()
             done = len(r.lineage()) - 1 - depth
+            cut_short = r.current is not None and r.current.evaluation.status == "partial"
+            if cut_short and res.best_round is not None and res.best_round != r.current.n:
+                # a round checked only in part is no result: the working text goes back to the best complete round
+                # (the partial round stays stored, not accepted; the run keeps the failure the loop recorded)
+                r.revert_to(res.best_round)
+            self._sync()
             why = res.stop_reason.replace("_", " ")
-            info = f"auto-refine: {done} round(s), stopped: {why}" + (f" ({res.message})" if res.message else "")
-            info += f"; best round {res.best_round}" + (f" ({res.best_score:.2f})" if res.best_score is not None else "")
-            return self.snapshot(info)
+            note = f"auto-refine: {done} round(s), stopped: {why}" + (f" ({res.message})" if res.message else "")
+            note += f"; best round {res.best_round}" + (f" ({res.best_score:.2f})" if res.best_score is not None else "")
+            if res.status == "failed":
+                return self.snapshot(warning=note + ("; the text is back on that round" if cut_short else ""))
+            return self.snapshot(note)
 
         return self._job(cancel, step)
 
@@ -442,6 +451,8 @@ class Session:
         self._closed = True
         got = self.bench.busy.acquire(blocking=False)
         try:
+            if got and self.store.run(self.run_id).status == "failed":
+                return  # the last work stopped on a fault and nothing ran since: the run keeps that ending
             if got and self.refiner is not None and self.refiner.current is not None:
                 self.refiner.finish("closed")
                 return

@@ -281,6 +281,24 @@ def test_cancel_flag_stops_between_steps_and_keeps_what_was_stored(store):
     assert store.run(res.run_id).status == "cancelled"
 
 
+def test_a_cancel_that_comes_after_the_last_unit_is_scored_drops_the_round(store):
+    """The cancel arrives while the verifier's last answer is being counted (after the last point the check looks at
+    the flag): the round is not stored, its model calls are, and the run says it was cancelled."""
+    cancel = threading.Event()
+
+    def on_event(name, data):
+        if name == "progress" and data.get("step") == "units_scored" and data["round"] == 1:
+            cancel.set()
+
+    p, _ = pipeline_for(store, refine_responder())
+    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5, cancel=cancel, on_event=on_event)
+    assert res.status == "cancelled"
+    assert [r.n for r in store.rounds(res.run_id)] == [0]
+    assert store.run(res.run_id).status == "cancelled" and store.run(res.run_id).best_round == 0
+    orphans = [c.purpose for c in store.calls(res.run_id) if c.round_id is None]
+    assert "revise" in orphans and len(orphans) > 1, orphans  # the dropped round's calls are kept
+
+
 # -- the step API (what the TUI uses) -----------------------------------------------------------------------------------------
 
 

@@ -108,8 +108,13 @@ class JobsMixin:
                 return
             self.post_message(m.WorkFailed(job_id, f"{type(exc).__name__}: {exc}", internal=True))
             return
-        self.post_message(done(result))  # stored work is shown even when a cancel came late
-        self.post_message(m.WorkCancelled(job_id) if cancel.is_set() else m.WorkFinished(job_id))
+        self.post_message(done(result))  # stored work is shown even when a cancel came late, and said to be kept
+        if cancel.is_set():
+            snap = result if hasattr(result, "rounds") else None
+            last = f"stored as round {snap.current}" if snap is not None and snap.current is not None else "kept"
+            self.post_message(m.WorkCancelled(job_id, kept=f"it finished before the cancel reached it; {last}"))
+        else:
+            self.post_message(m.WorkFinished(job_id))
 
     def run_check(self, job_id: str, text: str | None) -> None:
         self._spawn("check", self._run, job_id, lambda cancel, ev: self.session.check(text, cancel=cancel, on_event=ev),
@@ -180,6 +185,12 @@ class JobsMixin:
     _last_eval = None  # the evaluation the finishing job produced (a check's or a proposal's)
 
     def on_work_cancelled(self, msg: m.WorkCancelled) -> None:
+        if msg.kept:  # the status line said the result would be dropped: it was not
+            if self._job is None or not self._stale(msg.job):
+                self._end(f"not cancelled: {msg.kept}")
+            self.log_message("warning", "Cancel came too late", msg.kept)
+            self.notify(msg.kept, title="Cancel came too late", severity="warning", markup=False, timeout=10)
+            return
         if not self._stale(msg.job):
             self._end("cancelled")
 

@@ -39,9 +39,12 @@ class WorkFinished(Message):
 
 
 class WorkCancelled(Message):
-    def __init__(self, job: str) -> None:
+    """A job cancelled. `kept`: it finished before the cancel reached it, and what it did is stored (said so)."""
+
+    def __init__(self, job: str, kept: str | None = None) -> None:
         super().__init__()
         self.job = job
+        self.kept = kept
 
 
 class WorkFailed(Message):

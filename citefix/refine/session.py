@@ -265,6 +265,9 @@ class RefineSession:
         except Cancelled:
             self._store_orphan_calls()
             raise
+        if given is None and self.cancel is not None and self.cancel.is_set():
+            self._store_orphan_calls()  # a cancel that came while the last unit was scored: dropped means dropped
+            raise Cancelled()
         r = Round(n=0, text=self.case.text, evaluation=ev, judge=judge, edit_orig=0,
                   duration_s=time.perf_counter() - started)
         self._scored(r)
@@ -376,6 +379,13 @@ class RefineSession:
                 proposal.calls = []
             raise
         calls += self._drain()
+        if self.cancel is not None and self.cancel.is_set():
+            # a cancel that came while the last unit was scored: the round is dropped, its model calls kept
+            if calls and self.store is not None:
+                self.store.write_calls(self.run_id, None, calls)
+            if proposal is not None:
+                proposal.calls = []
+            raise Cancelled()
         if from_proposal:
             the_comment = comment if comment is not None else fp.comment
             status = "done"

@@ -13,10 +13,10 @@
     only the bundled examples are checked, and the script says so.
 (b) LLM: the LLM judge through litellm over HTTP to tests/loopback.py with a fixed latency per request (200 ms),
     ACUs verified per second at concurrency 1 and 16, and this process's CPU per call. Ideal at 16 is
-    16 / 0.2 s = 80/s; goal >= 95% of it (issue 16). A last line runs the same judge and client over the OpenAI SDK
+    16 / 0.2 s = 80/s; goal >= 95% of it. A last line runs the same judge and client over the OpenAI SDK
     without litellm (--no-ceiling leaves it out): what citefix's own code allows on the machine at that moment.
     Measured (`bench_check.py --skip-offline`, 6 runs, 2 shared cores, load 1.3-2.8): 78-89% through litellm
-    (83-88% before issue 16's changes, in the same runs), 94-96% without it; litellm's own CPU per call is the rest
+    (83-88% before the async path, in the same runs), 94-96% without it; litellm's own CPU per call is the rest
     (README, "Many model servers"). With litellm's success logging skipped for calls nobody listens to
     (citefix/llm/unobserved.py), 3 runs alternating with the commit before it at load 3.8-4.6: 85-90% at 3.8-4.5 ms
     CPU a call, against 85-88% at 4.4-5.0 ms; the OpenAI SDK alone 93-95% in the same runs.

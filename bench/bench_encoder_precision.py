@@ -1,4 +1,4 @@
-"""What a lower-precision MiniLM would buy and cost (issue 16): time, ROC-AUC on a labelled file, the example's score.
+"""What a lower-precision MiniLM would buy and cost: time, ROC-AUC on a labelled file, the example's score.
 
     .venv/bin/python bench/bench_encoder_precision.py --precision int8 [--data xsumfaith_val_balanced.jsonl]
 

@@ -1,5 +1,4 @@
-"""CPU per LLM call in citefix's process: plain litellm and a litellm Router, one call at a time and at 16 in flight
-(issue 16).
+"""CPU per LLM call in citefix's process: plain litellm and a litellm Router, one call at a time and at 16 in flight.
 
     .venv/bin/python bench/bench_llm_cpu.py [--calls 300] [--latency 0.02] [--concurrency 16] [--repeat 3]
                                             [--modes plain,router,router-priced]

@@ -1,5 +1,5 @@
 """Many model servers: the LLM judge through a litellm Router over two loopback servers, one failing a share of its
-requests, against the healthy server alone (issue 16).
+requests, against the healthy server alone.
 
     .venv/bin/python bench/bench_router.py [--latency 0.2] [--fail 0.3] [--concurrency 16] [--units 320]
 

@@ -1,4 +1,4 @@
-"""How well the offline reviser corrects planted errors (issue 11's correction table).
+"""How well the offline reviser corrects planted errors (the correction table).
 
 Reads a planted-error suite (bench/make_planted.py), runs one offline revision round on each statement (atomic units,
 offline verifier, ACU feedback, offline reviser: corrections first, deletions after) and reports per error type:

@@ -1,4 +1,4 @@
-"""Units per sentence of the offline decomposer against RoSE's gold ACUs (issue 11: atomic, not shredded).
+"""Units per sentence of the offline decomposer against RoSE's gold ACUs (atomic, not shredded).
 
 Reads the per-item rows that `citefix meta-eval <rose file> --report DIR` wrote and the RoSE file, counts the
 reference sentences with the packaged spaCy model and prints units and gold ACUs per sentence and per reference.

@@ -361,7 +361,7 @@ def _refine_run(case, spec: dict):
 def source_groups(cases: list) -> list[tuple[list[int], list[str]]]:
     """The cases (indices, in input order) grouped by their set of sources, each group with the sources (sha1 hex
     digests of their texts) that no other group has: a worker given the group can drop those from its cache when the
-    group is done, so that its memory holds only sources that later groups share (issue 16: RSS of many workers)."""
+    group is done, so that its memory holds only sources that later groups share (the resident memory of many workers)."""
     groups: dict[tuple[str, ...], list[int]] = {}
     for i, case in enumerate(cases):
         key = tuple(sorted({hashlib.sha1(s.text.encode("utf-8")).hexdigest() for s in case.sources}))

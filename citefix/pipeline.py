@@ -284,9 +284,6 @@ class Pipeline:
     def strategy_for(self, name: str | None = None):
         return build_strategy(name or self.settings.strategy, llm=self.llm)
 
-    def reviser_for(self, name: str | None = None):
-        return build_reviser(name if name is not None else (self.run.reviser if self.run else None), llm=self.llm)
-
     @property
     def reviser_name(self) -> str:
         return self.run.reviser_name if self.run is not None else "auto"

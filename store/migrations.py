@@ -189,7 +189,7 @@ def m_issue12_run_liveness(db: Database) -> None:
 
 @migrations(name="m_issue15_datasette_views")
 def m_issue15_datasette_views(db: Database) -> None:
-    """Datasette-ready (issue 15): foreign keys from calls to runs and rounds (the table is rebuilt, rows kept), views
+    """Datasette-ready: foreign keys from calls to runs and rounds (the table is rebuilt, rows kept), views
     for the common questions, and a signature column so meta-eval can reuse a stored result with the same settings."""
     db.execute("update calls set round_id = null where round_id is not null and round_id not in (select id from rounds)")
     db.execute("update calls set run_id = null where run_id is not null and run_id not in (select id from runs)")
@@ -224,7 +224,7 @@ def m_issue15_datasette_views(db: Database) -> None:
 
 @migrations(name="m_issue16_call_deployment")
 def m_issue16_call_deployment(db: Database) -> None:
-    """Which server answered (issue 16): the litellm Router deployment (its model_info id) and the base URL of every
+    """Which server answered: the litellm Router deployment (its model_info id) and the base URL of every
     call and failed attempt, and how many times the Router moved a call on (retries, fallbacks) before its answer."""
     db["calls"].add_column("deployment", str)
     db["calls"].add_column("api_base", str)

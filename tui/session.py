@@ -473,10 +473,6 @@ class Session:
 
 def strategy_names() -> list[str]:
     """Feedback strategies, from the refine package's registry."""
-    try:
-        from citefix.refine.feedback import available_strategies
+    from citefix.refine.feedback import available_strategies
 
-        names = available_strategies()
-    except ImportError:  # the refine package not built yet: the documented names
-        names = None
-    return list(names) if names else ["acu", "critique", "none", "citation"]
+    return list(available_strategies())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from citefix.errors import InputError
+from citefix.errors import EXIT_MODEL_FAILURE, InputError
 
 EXAMPLES = ("summary", "cited_answer")  # as citefix.inputs.EXAMPLES, not imported here: pydantic loads on first use
 
@@ -92,7 +92,7 @@ def run(args) -> int:
             batch.cited.append(ev.model_copy(update={"units": [], "verdicts": []}))
         if budget is not None and budget.reached:
             print(f"citefix: {budget.message()}; checked {i} of {len(cases)} cases", file=sys.stderr)
-            return 3
+            return EXIT_MODEL_FAILURE
     return batch.finish()
 
 
@@ -209,8 +209,6 @@ class _Batch:
             summary = summarise(self.cited)
             print(json.dumps({"summary": summary}) if args.json else render_summary(summary), flush=True)
         if self.model_failure:
-            from citefix.errors import EXIT_MODEL_FAILURE
-
             # the warnings say why (a settings mistake, or a provider that failed or did not answer in time)
             print("citefix: some cases could not be verified; the warnings above say why and what to do, then rerun "
                   "(checked cases are kept and reused)", file=sys.stderr)

@@ -6,7 +6,7 @@ import argparse
 import shlex
 import sys
 
-from citefix.errors import ConfigError
+from citefix.errors import EXIT_MODEL_FAILURE, ConfigError
 from citefix.metaeval import by_fields, verifier_names
 
 FORMATS = ("auto", "xsumfaith", "summeval", "wice", "attributionbench", "rose")
@@ -185,7 +185,7 @@ def run(args) -> int:
     if errors:
         print(f"citefix: {len(errors)} item scores are missing and left out of the statistics (first: {errors[0]})",
               file=sys.stderr)
-    return 3 if any(e != NO_UNITS for e in errors) else 0
+    return EXIT_MODEL_FAILURE if any(e != NO_UNITS for e in errors) else 0
 
 
 def _collaborators(args, settings, store, names: list[str], shape: str):

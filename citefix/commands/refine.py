@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from citefix.config import DEFAULT_PATIENCE, DEFAULT_ROUNDS
-from citefix.errors import InputError
+from citefix.errors import EXIT_MODEL_FAILURE, InputError
 
 JSON_EVENTS = ("round_started", "units_scored", "revision_proposed", "run_finished")
 
@@ -299,11 +299,11 @@ def _refine_exit(args, results, budget) -> int:
     """The exit code (see the module docstring), its reason on stderr."""
     if budget is not None and budget.reached:
         print(f"citefix: {budget.message()}", file=sys.stderr)
-        return 3
+        return EXIT_MODEL_FAILURE
     if any(r.failed for r in results):
         bad = next(r for r in results if r.failed)
         print(f"citefix: run {bad.run_id} ended on {bad.stop_reason}: {bad.message or ''}".rstrip(": "), file=sys.stderr)
-        return 3
+        return EXIT_MODEL_FAILURE
     if args.fail_under is not None and any(r.best_score is None or r.best_score < args.fail_under for r in results):
         print(f"citefix: a best score is below --fail-under {args.fail_under}", file=sys.stderr)
         return 1

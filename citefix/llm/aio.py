@@ -1,4 +1,4 @@
-"""litellm's async path for citefix's worker threads: one event loop in a background thread (issue 16).
+"""litellm's async path for citefix's worker threads: one event loop in a background thread.
 
 citefix's client runs `concurrency` worker threads (LLMClient.map); each used to sit in a sync `litellm.completion`,
 so 16 calls in flight were 16 threads taking turns at the GIL for every read, parse and log of their requests. Now

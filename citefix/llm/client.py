@@ -14,8 +14,8 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar, cast
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Protocol, TypeVar, cast
 from urllib.parse import urlparse
 
 from citefix.errors import LLMError
@@ -307,7 +307,6 @@ class LLMClient:
         self.backoff_initial = backoff_initial
         self._calls: list[CallRecord] = []
         self._lock = threading.Lock()
-        self._logprobs_supported: bool | None = None
         self.budget = None  # a citefix.estimate.Budget shared by a command's clients (--max-cost), or None
         # The bound holds across threads: two map() calls at once (CLI + TUI worker) still share `concurrency` slots.
         self._slots = threading.BoundedSemaphore(self.concurrency)

@@ -1,5 +1,5 @@
 """A transport that talks to an OpenAI-compatible server itself (vLLM, Ollama's /v1, llama.cpp's server, LM Studio,
-TGI): one aiohttp POST to `{api_base}/chat/completions` per call, on citefix's background event loop (issue 16).
+TGI): one aiohttp POST to `{api_base}/chat/completions` per call, on citefix's background event loop.
 
 Why: litellm spends 3-4 ms of CPU on each answer (the OpenAI SDK's request and response types, its response metadata
 and pricing, the hand-off to its executor), which at 16 calls in flight to a 200 ms server holds citefix, and litellm

@@ -1,4 +1,4 @@
-"""litellm's success logging skipped for calls nothing registered with litellm listens to (issue 16).
+"""litellm's success logging skipped for calls nothing registered with litellm listens to.
 
 After each answer litellm runs its success logging (the standard logging payload, its callbacks, its cost tracking)
 in its logging thread pool. citefix keeps its own call log from the answer itself (tokens, price, deployment), so when

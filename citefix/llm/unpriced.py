@@ -1,4 +1,4 @@
-"""Router deployments of a model litellm has no price for, declared free to litellm (issue 16); and, for plain calls,
+"""Router deployments of a model litellm has no price for, declared free to litellm; and, for plain calls,
 a model litellm has no entry for at all (`declare_unpriced_free`, at the end).
 
 After every answer through a litellm Router, litellm prices it (twice: for the answer's hidden params and again in

@@ -7,7 +7,6 @@ while an invented figure ("£45m" against "£30m") does not.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -326,10 +325,6 @@ def time_phrases(text: str) -> list[tuple[str, int, int]]:
 
 def negations(text: str) -> int:
     return len(NEGATION.findall(text))
-
-
-def safe_log(x: float) -> float:
-    return math.log(max(x, 1e-6))
 
 
 @lru_cache(maxsize=1)

@@ -31,6 +31,12 @@ class StoreBusyError(UserError):
     exit_code = EXIT_STORE_BUSY
 
 
+class RunBusyError(UserError):
+    """The run is being worked on by another live process (a second `refine --resume`, or a TUI on the same run)."""
+
+    exit_code = EXIT_STORE_BUSY
+
+
 class Cancelled(Exception):
     """A job's cancel flag was set while a step ran; nothing of that step is stored except its model calls.
     Not a UserError: the caller asked for it (the TUI's cancel key, compare's --max-cost), nothing went wrong."""

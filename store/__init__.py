@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
-from citefix.errors import ConfigError, InputError, StoreBusyError
+from citefix.errors import ConfigError, InputError, RunBusyError, StoreBusyError
 from citefix.models import CallRecord, Case, Evaluation
 from .liveness import host as _host
 from .liveness import liveness as _liveness
@@ -265,6 +265,21 @@ class Store(RunTransfer):
         with self.write():
             self._table("runs").update(run_id, {"status": status, "finished": now(), "best_round": best_round,
                                             "stop_reason": stop_reason})
+
+    def claim_run(self, run_id: int) -> None:
+        """Take a stored run for this process (status running, with its pid, host and a fresh heartbeat), in one write
+        transaction: a run that another live process is working on is not taken (RunBusyError, exit 4); one whose
+        process is gone (it reads as interrupted) is."""
+        self.run(run_id)  # a run that is not there: the InputError that says so
+        with self.write():
+            row = RunRow.from_row(self._table("runs").get(run_id))
+            mine = row.pid == os.getpid() and row.host == _host()
+            if row.status == "running" and not mine and _liveness(row).status == "running":
+                raise RunBusyError(
+                    f"run {run_id} is being worked on by another citefix process (pid {row.pid} on {row.host}, "
+                    f"last seen {row.heartbeat}); wait for it to finish, or stop it and resume the run then")
+            self._table("runs").update(run_id, {"status": "running", "finished": None, "pid": os.getpid(),
+                                                "host": _host(), "heartbeat": now()})
 
     def update_run(self, run_id: int, **fields: Any) -> None:
         if fields.get("status") == "running":  # (re)claimed by this process: its pid, host and a fresh heartbeat

@@ -297,7 +297,7 @@ class Session:
                 self.refiner = RefineSession.resume(self.store, self.run_id, **kw)
             self._generation = self.bench.generation
         elif self.store.run(self.run_id).status != "running":  # finished by an earlier auto-refine: going on
-            self.store.update_run(self.run_id, status="running", finished=None)
+            self.store.claim_run(self.run_id)
         self.refiner.cancel = cancel
         self.refiner.on_event = on_event or (lambda e, d: None)
         return self.refiner

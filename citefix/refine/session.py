@@ -141,7 +141,7 @@ class RefineSession:
                 "judge_verifier_name": self.judge_verifier.name if self.judge_verifier is not None else None}
 
     def _load(self, run_id: int) -> None:
-        run = self.store.run(run_id)
+        self.store.claim_run(run_id)  # one live process works on a run at a time: claimed before anything is read
         self.original_text = self.case.text
         self.rounds.extend(Round(**r.as_dict()) for r in self.store.load_rounds(run_id))
         # a round that could not be checked whole (partial, or every unit failed on a model fault) is not a completed
@@ -155,8 +155,6 @@ class RefineSession:
         self.current = cast("list[Round | None]", accepted or self.rounds or [None])[-1]
         if self.rounds and self.rounds[0].n == 0:
             self.original_text = self.rounds[0].text
-        if run.status != "running":
-            self.store.update_run(run_id, status="running", finished=None)
 
     # --- events and cancellation ---------------------------------------------------------------------------------------
 

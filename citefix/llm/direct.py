@@ -28,7 +28,7 @@ import citefix.llm.client as _client  # ALLOW_REMOTE_REQUESTS read at call time:
 from citefix.errors import ConfigError
 from citefix.llm.aio import run_on_loop
 from citefix.llm.client import RawResponse, RemoteRequestBlocked, Transport, _env_api_base, _is_loopback
-from citefix.llm.failures import MalformedResponse, TransientLLMError
+from citefix.llm.failures import MalformedResponse, TransientLLMError, register_secret
 
 # The key a server may ask for (sent as a Bearer token, never stored or logged): the one litellm sends to an `openai/`
 # model, so that switching transports changes nothing else. Local servers mostly need none.
@@ -86,9 +86,10 @@ def direct_transport_from_settings() -> Transport:
 def openai_compatible_transport(api_base: str, api_key: str | None = None) -> Transport:
     """A transport that POSTs each call to `{api_base}/chat/completions` (api_base as `http://127.0.0.1:8000/v1`).
 
-    The key is `api_key`, else OPENAI_API_KEY read at each call (as litellm reads it); none is sent when neither is
-    set. A base that is not an http(s) URL is a ConfigError here, not a failure retried on every call."""
+    The key is `api_key` (redacted from everything stored, like an environment key), else OPENAI_API_KEY read at each
+    call (as litellm reads it); none is sent when neither is set. A base that is not an http(s) URL is a ConfigError here, not a failure retried on every call."""
     url = chat_url(api_base)
+    register_secret(api_key)
 
     def call(*, model, messages, max_tokens, temperature, top_logprobs, timeout):
         if not _client.ALLOW_REMOTE_REQUESTS and not _is_loopback(api_base):

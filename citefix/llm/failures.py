@@ -115,10 +115,20 @@ _SECRET_HINTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 
 
 _SECRET_NAMES: dict[str, bool] = {}  # environment variable name -> whether it looks like it holds a secret
+_GIVEN: set[str] = set()  # secrets citefix was given other than in the environment (a key in the config file)
+
+
+def register_secret(value: object) -> None:
+    """Remember a secret citefix was given outside the environment (a literal api_key in the config's [router]
+    table, a key passed to a transport), so that `redact` removes it too. A reference to an environment variable
+    ("os.environ/NAME") is not a secret; its value is read and removed as the environment's."""
+    if isinstance(value, str) and len(value) >= 8 and not value.startswith("os.environ/"):
+        _GIVEN.add(value)
 
 
 def redact(text: str | None) -> str | None:
-    """Remove the values of secret-looking environment variables from text bound for the store or logs.
+    """Remove the values of secret-looking environment variables, and every secret citefix was given otherwise
+    (`register_secret`), from text bound for the store, the screen or a reviser.
 
     It runs on every model call (the answer, the base URL), so it reads the environment cheaply: a text shorter than
     the shortest value it removes (8 characters, e.g. a "Yes") is returned at once, and only the values of variables
@@ -126,6 +136,9 @@ def redact(text: str | None) -> str | None:
     so a key set later is still removed)."""
     if not text or len(text) < 8:
         return text
+    for value in _GIVEN:
+        if value in text:
+            text = text.replace(value, "[REDACTED]")
     env = os.environ
     for name in env:
         secret = _SECRET_NAMES.get(name)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citefix.errors import ConfigError
+from citefix.llm.failures import register_secret
 from citefix.llm.unpriced import mark_unpriced_free
 
 # The Router's keyword arguments a config may set (litellm.Router(...)), besides model_list.
@@ -95,6 +96,7 @@ def _deployment(entry: Any, at: str, names: list[str], ids: set[str], bad: Calla
     for key in ("api_base", "api_key", "api_version"):
         if key in params and not isinstance(params[key], str):
             raise bad(f"{at}.litellm_params.{key}", "must be text; fix that value")
+    register_secret(params.get("api_key"))  # a literal key in the config file is redacted like one in the environment
     for where, table in ((f"{at}.litellm_params", params), (at, entry)):
         for key in _POSITIVE_INTS:
             if key in table and (isinstance(table[key], bool) or not isinstance(table[key], int) or table[key] < 1):

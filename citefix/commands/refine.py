@@ -151,6 +151,8 @@ class HumanProgress:
             self._progress.stop()
             self._progress = None
 
+    _scored_line: tuple[Any, str] | None = None  # (round, its score line) until the round is stored
+
     def __call__(self, event: str, data: dict[str, Any]) -> None:
         n = data.get("round")
         if event == "round_started" and n == 0:
@@ -169,7 +171,13 @@ class HumanProgress:
             if data.get("reused"):
                 reuse = f"; {data['reused']} of {data['reused'] + (data.get('verified') or 0)} verdicts reused"
             extra = f" ({data['message']})" if data.get("message") and data.get("status") != "ok" else ""
-            self._line(f"round {n}: score {s}{j}; {data.get('n_unsupported')} of {data.get('n_units')} units unsupported or partial{reuse}{extra}")
+            # said once the round is stored: an interrupt between the two must not leave a line for a lost round
+            self._scored_line = (n, f"round {n}: score {s}{j}; {data.get('n_unsupported')} of {data.get('n_units')} "
+                                    f"units unsupported or partial{reuse}{extra}")
+        elif event == "round_stored":
+            if self._scored_line is not None and self._scored_line[0] == n:
+                self._line(self._scored_line[1])
+            self._scored_line = None
         elif event == "revision_proposed":
             if data.get("text") is None:
                 self._stop_bar()

@@ -23,6 +23,7 @@ class LLMError(UserError):
 EXIT_MODEL_FAILURE = 3  # a model failed after retries, or a round could only be partly checked
 EXIT_STORE_BUSY = 4  # another process held the store's write lock for longer than the configured wait
 EXIT_INTERNAL = 5  # a bug in citefix: one line on stderr, the traceback with CITEFIX_DEBUG=1
+EXIT_NO_SPACE = 6  # the disk (or the store's size limit) is full: nothing more could be written
 
 
 class StoreBusyError(UserError):

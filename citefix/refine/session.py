@@ -28,6 +28,7 @@ Ctrl-C or a kill loses at most the round in progress: each round is written in o
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from typing import TYPE_CHECKING, Any, cast
 
@@ -232,9 +233,18 @@ class RefineSession:
             r.status = "partial"
         if self.store is None:
             return
-        self.store.write_round(self.run_id, r.n, r.evaluation, calls=calls, comment=r.comment, judge=r.judge,
-                               edit_prev=r.edit_prev, edit_orig=r.edit_orig, duration_s=r.duration_s, status=r.status,
-                               accepted=r.accepted, parent=r.parent, strategy=r.strategy)
+        try:
+            self.store.write_round(self.run_id, r.n, r.evaluation, calls=calls, comment=r.comment, judge=r.judge,
+                                   edit_prev=r.edit_prev, edit_orig=r.edit_orig, duration_s=r.duration_s,
+                                   status=r.status, accepted=r.accepted, parent=r.parent, strategy=r.strategy)
+        except sqlite3.OperationalError as exc:
+            if "full" in str(exc):  # a full disk: the run says it was cut short, where the store can still say so
+                try:
+                    self.store.finish_run(self.run_id, "interrupted", best_round=self.current.n if self.current else None,
+                                          stop_reason="disk_full")
+                except sqlite3.Error:
+                    pass  # nothing more can be written: the run reads as interrupted once this process is gone
+            raise
         row = next((x for x in self.store.rounds(self.run_id) if x.n == r.n), None)
         if row is not None:
             r.prompt_tokens, r.completion_tokens, r.cost = row.prompt_tokens or 0, row.completion_tokens or 0, row.cost

@@ -57,7 +57,7 @@ class MainScreen(JobsMixin, Screen):
 
     # The footer shows `? help` and `q quit` first, so they are on screen at any width.
     BINDINGS = [
-        Binding(k, a, label or a, show=bool(label) and k not in ("ctrl+s",), key_display="?" if k == "question_mark" else None)
+        Binding(k, a, label or a, show=bool(label), key_display="?" if k == "question_mark" else None)
         for k, a, label, _ in KEYS if a != "focus_next" and not a.startswith("app.")
     ] + [Binding("f1", "help", "help", show=False)]
 

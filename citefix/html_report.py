@@ -31,6 +31,7 @@ main{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:18px;pad
 section{background:#fff;border:1px solid #ddd;border-radius:8px;padding:12px 16px;margin-bottom:18px}
 h2{font-size:16px;margin:0 0 8px}
 .text{font-size:16px;line-height:1.7;white-space:pre-wrap}
+.feedback{white-space:pre-wrap}.edits{margin:4px 0 0 16px;padding:0}
 .v{border-radius:3px;cursor:pointer;padding:1px 0}
 .v-supported{background:#c8ecc9}.v-partial{background:#ffe9a8}.v-unsupported{background:#ffc2c2;text-decoration:underline}
 .v-error{background:#e7c8f2}.v-none{color:#777}
@@ -57,6 +58,7 @@ function showRound(n) {
   current = n;
   document.querySelectorAll('.round-text').forEach(el => el.hidden = Number(el.dataset.round) !== n);
   document.querySelectorAll('.units').forEach(el => el.hidden = Number(el.dataset.round) !== n);
+  document.querySelectorAll('.citations').forEach(el => el.hidden = Number(el.dataset.round) !== n);
   document.querySelectorAll('.rounds button').forEach(b => b.classList.toggle('on', Number(b.dataset.round) === n));
   document.getElementById('round-title').textContent = 'Round ' + n + (n === DATA.best_round ? ' (best)' : '');
   document.getElementById('detail').innerHTML = '<p class="muted">Click a painted stretch or a unit to see its verdict and evidence.</p>';
@@ -194,7 +196,7 @@ def _units_table(n: int, rows: list[dict[str, Any]]) -> str:
             f'</tr></thead><tbody>{body}</tbody></table>')
 
 
-def _citations_table(ev: Evaluation) -> str:
+def _citations_table(ev: Evaluation, n: int | None = None, *, shown: bool = True) -> str:
     m = ev.metrics.get("citations") if isinstance(ev.metrics, dict) else None
     if not isinstance(m, dict) or not m.get("groups"):
         return ""
@@ -202,16 +204,39 @@ def _citations_table(ev: Evaluation) -> str:
     for g in m["groups"]:
         cites = " ".join(f'<span class="v v-{"supported" if c.get("label") == "supported" else "unsupported"}">'
                          f'[{_e(c.get("id"))}] {_e(c.get("label"))}</span>' for c in g.get("citations") or [])
-        missing = "".join(f" passage [{_e(x)}] not found" for x in g.get("missing") or [])
+        missing = "".join(f" [{_e(x)}] cites no passage" for x in g.get("missing") or [])
+        missing += (" supported by " + "".join(f"[{_e(x)}]" for x in g["supported_by"])) if g.get("supported_by") else ""
         rows.append(f'<tr data-unit="{_e(g.get("unit_id"))}"><td>{_e(g.get("claim"))}</td>'
                     f'<td>{"".join(f"[{_e(i)}]" for i in g.get("ids") or [])}</td>'
                     f'<td class="num">{_e(g.get("recall"))}</td><td class="num">{_num(g.get("precision"))}</td>'
                     f'<td>{cites}{missing}</td></tr>')
     al = m.get("aliice") or {}
-    return ('<section><h2>Citations</h2><p class="muted">ALiiCE recall ' + _num(al.get("recall")) + ', precision '
+    at = (f' class="citations" data-round="{n}"' + ("" if shown else " hidden")) if n is not None else ""
+    return (f'<section{at}><h2>Citations</h2><p class="muted">ALiiCE recall ' + _num(al.get("recall")) + ', precision '
             + _num(al.get("precision")) + '; a citation is redundant when alone it does not support its claim while '
             'the rest of its group does.</p><table><thead><tr><th>claim</th><th>cites</th><th>recall</th>'
             '<th>precision</th><th>per citation</th></tr></thead><tbody>' + "".join(rows) + '</tbody></table></section>')
+
+
+def _feedback_cell(comment: str | None, ev: Evaluation) -> str:
+    """A round's feedback as written (its lines and bullets kept), and the edits the offline reviser made for it: kind,
+    old → new, and the evidence each rests on."""
+    out = f'<div class="feedback">{_e(comment)}</div>' if comment else ""
+    edits = [e for e in (ev.metrics.get("edits") or [] if isinstance(ev.metrics, dict) else []) if isinstance(e, dict)]
+    items = []
+    for e in edits:
+        change = f'“{_e(e.get("text"))}”' + (f' → “{_e(e.get("new"))}”' if e.get("new") is not None else " cut")
+        ev_text = (e.get("evidence") or {}).get("text") if isinstance(e.get("evidence"), dict) else None
+        evidence = f' <span class="muted">(evidence: “{_e(_clip(ev_text))}”)</span>' if ev_text else ""
+        items.append(f"<li>{_e(e.get('kind'))}: {change}{evidence}</li>")
+    if items:
+        out += f'<ul class="edits">{"".join(items)}</ul>'
+    return out
+
+
+def _clip(text: str, n: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def render_run_html(store: Store, run_id: int) -> str:
@@ -243,7 +268,7 @@ def render_run_html(store: Store, run_id: int) -> str:
             f'<tr class="{mark.strip()}"><td>{r.n}{" (best)" if mark else ""}</td><td class="num">{_num(r.score)}'
             f'</td><td class="num">{_num(r.judge_score)}</td><td class="num">{r.n_unsupported} of '
             f'{r.n_units}</td><td class="num">{_e(r.edit_prev if r.edit_prev is not None else "—")}</td>'
-            f'<td>{_e(cost)}</td><td>{_e(r.comment or "")}</td></tr>')
+            f'<td>{_e(cost)}</td><td>{_feedback_cell(r.comment, evs[r.n])}</td></tr>')
     buttons = "".join(f'<button data-round="{r.n}">round {r.n}{" · best" if r.n == best else ""}</button>'
                       for r in rows)
     options = "".join(f'<option value="{r.n}">round {r.n}</option>' for r in rows)
@@ -256,7 +281,6 @@ def render_run_html(store: Store, run_id: int) -> str:
             f'verifier {_e(run.verifier)} · status {_e(run.status)} ({_e(run.stop_reason)}) · best round {best}'
             + (f' · {_e(spent.line())}' if spent.calls else ""))
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-    last = evs[best if best is not None else rows[-1].n]  # best is set: the run has rounds
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>citefix run {run_id}: {_e(case.id)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>
@@ -265,7 +289,7 @@ def render_run_html(store: Store, run_id: int) -> str:
 <section><h2 id="round-title">Round {best}</h2><div class="legend">{legend}</div>
 <div class="rounds">{buttons}</div>{texts}</section>
 <section><h2>Units</h2>{units}</section>
-{_citations_table(last)}
+{"".join(_citations_table(ev, n, shown=n == best) for n, ev in evs.items())}
 <section><h2>Rounds</h2><table><thead><tr><th>round</th><th>score</th><th>judge</th><th>unsupported</th>
 <th>edit (prev)</th><th>cost</th><th>feedback</th></tr></thead><tbody>{"".join(round_rows)}</tbody></table>
 <p>Word diff from <select id="diff-a">{options}</select> to <select id="diff-b">{options}</select></p>

@@ -246,7 +246,7 @@ def plot(data: dict[str, Any], path: Path, *, title: str = "Score per round") ->
     ax.legend(loc="lower right")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")  # the axis labels whole, never clipped
     plt.close(fig)
     return path
 
@@ -296,7 +296,7 @@ def plots(data: dict[str, Any], out_dir: Path, *, title: str = "") -> dict[str, 
     for fname, (key, ylabel, ylim) in METRICS.items():
         fig = metric_figure(data, key, ylabel, ylim, title=title)
         out_dir.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out_dir / fname)
+        fig.savefig(out_dir / fname, bbox_inches="tight")
         plt.close(fig)
         out[fname] = out_dir / fname
     return out
@@ -329,17 +329,21 @@ def metric_figure(data: dict[str, Any], key: str, ylabel: str, ylim=None, *, tit
             if n < d["cases"] and y == y:  # some runs stopped before this round: their last value is carried
                 ax.plot([x], [y], marker=marker, markersize=9, markerfacecolor="white",
                         markeredgecolor=line.get_color(), linestyle="none", gid="early-stop")
-                ax.annotate(f"{n}/{d['cases']} running", (x, y), textcoords="offset points", xytext=(4, 6),
-                            fontsize=7, color=line.get_color())
+                # each strategy's labels on their own line, so that strategies at one point do not overprint
+                ax.annotate(f"{n}/{d['cases']} running", (x, y), textcoords="offset points", xytext=(4, 6 + 8 * i),
+                            fontsize=7, color=line.get_color(), gid="label-running")
         for gid, counts in (("stopped-here", d.get("stopped_at")), ("failed-here", d.get("failed_at"))):
             for x, y, c in zip(xx, ys, counts or []):
                 if c and y == y:  # c runs ended on this round (before --rounds, or on a failure)
                     ax.plot([x], [y], linestyle="none", gid=gid, label="_nolegend_", **STOP_MARKS[gid])
                     ax.annotate(f"{c} {'failed' if gid == 'failed-here' else 'stopped'}", (x, y),
-                                textcoords="offset points", xytext=(4, -11), fontsize=7, color=STOP_MARKS[gid]["color"])
+                                textcoords="offset points", xytext=(4, -11 - 8 * i), fontsize=7,
+                                color=STOP_MARKS[gid]["color"], gid=f"label-{gid}")
                     seen.add(gid)
     ax.set_xlabel("round (0 = original text)")
-    ax.set_ylabel(ylabel)
+    import textwrap
+
+    ax.set_ylabel("\n".join(textwrap.wrap(ylabel, 34)))  # a long label on two lines: never taller than the axis
     ax.set_xticks(xs)
     if ylim:
         ax.set_ylim(*ylim)

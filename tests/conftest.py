@@ -8,6 +8,9 @@ import socket
 
 import pytest
 
+# helper modules whose functions assert: rewritten as test modules are, so that a failure there shows the values
+pytest.register_assert_rewrite("cli_helpers", "executor_helpers")
+
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"

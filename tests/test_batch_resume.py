@@ -7,7 +7,7 @@ import json
 
 import pytest
 from helpers import rows
-from test_cli import ARTICLE, cli
+from cli_helpers import ARTICLE, cli
 
 pytestmark = pytest.mark.slow
 

@@ -1,5 +1,5 @@
-"""The benchmark scripts run from anywhere, with their data as arguments and defaults that work from a fresh clone
-(issue 16), and bench_claims' headline is the parser's real speed."""
+"""The benchmark scripts run from anywhere, with their data as arguments and defaults that work from a fresh clone,
+and bench_claims' headline is the parser's real speed."""
 
 from __future__ import annotations
 

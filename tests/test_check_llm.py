@@ -4,14 +4,12 @@ scripted transport (prompt injection, long sources)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import acu_responder
 from helpers import rows
+from llm_helpers import KEY, MODEL, run_cli
 from loopback import LoopbackLLM, Reply, messages_responder
 
 from citefix.config import Settings
@@ -19,18 +17,7 @@ from citefix.evaluate import evaluate
 from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport, yes_answer
 
-KEY = "sk-test-SECRET123456"
-MODEL = "openai/test-model"
 EXAMPLE = Path(__file__).resolve().parents[1] / "citefix" / "examples" / "summary.json"
-
-
-def run_cli(*args, srv: LoopbackLLM, tmp_path, extra_env=None):
-    env = {**os.environ, "OPENAI_API_BASE": srv.base_url, "OPENAI_API_KEY": KEY, "CITEFIX_HOME": str(tmp_path / "home"),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(extra_env or {})}
-    for var in ("CITEFIX_LLM", "CITEFIX_VERIFIER", "CITEFIX_DECOMPOSER", "CITEFIX_CONFIG", "OPENAI_BASE_URL"):
-        env.pop(var, None)
-    return subprocess.run([sys.executable, "-m", "citefix.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=300, cwd=tmp_path)
 
 
 def db_bytes(db: Path) -> bytes:
@@ -105,7 +92,7 @@ def test_check_over_http_with_faults(server, tmp_path):
     assert server.stats.requests == before
     cached = rows(db, "select cached from calls where run_id = 2")
     assert cached and all(c["cached"] == 1 for c in cached)
-    # the same report, except the line that says the answers came from the cache (issue 15)
+    # the same report, except the line that says the answers came from the cache
     # (white space folded: where the report wraps its last line depends on the length of the store's path, and
     # "citefix show 2)" may be cut after "show")
     calls_line = lambda out: " ".join(" ".join(ln for ln in out.replace("\n ", " ").splitlines()  # noqa: E731

@@ -1,4 +1,4 @@
-"""Issue 12: long inputs show progress. A check on a long source shows its stages on a terminal's stderr by itself
+"""Long inputs show progress. A check on a long source shows its stages on a terminal's stderr by itself
 (and with --progress on any stderr), and its --json stdout is the same as without progress."""
 
 from __future__ import annotations
@@ -6,33 +6,13 @@ from __future__ import annotations
 import json
 import os
 import pty
-import random
 import subprocess
 import sys
 import threading
 
+from long_source_helpers import SUMMARY, long_source
+
 from citefix.progress import LONG_TEXT_WORDS, LONG_WORDS
-
-SENTENCES = [
-    "The council voted on {d} to approve a new {t} near {p}, ending a debate that lasted {n} years.",
-    "The {t} will cost {m} million pounds and should open in {y}, according to {who}.",
-    "{who} said the {t} near {p} had been delayed by {n} months because of the weather.",
-    "Engineers plan to build the {t} in {k} stages so that traffic near {p} is not interrupted.",
-]
-SUMMARY = "The council approved a new bridge near the river. Anna Lee said it would open in 2027."
-
-
-def long_source(words: int) -> str:
-    rng = random.Random(7)
-    out, n = [], 0
-    while n < words:
-        s = rng.choice(SENTENCES).format(d=rng.choice(["Monday", "Friday"]), t=rng.choice(["bridge", "library", "clinic"]),
-                                         p=rng.choice(["the river", "the harbour", "the school"]), n=rng.randint(2, 40),
-                                         m=rng.randint(2, 300), y=rng.randint(1990, 2030), k=rng.randint(2, 5),
-                                         who=rng.choice(["Anna Lee", "Tom Okafor", "Priya Shah"]))
-        out.append(s)
-        n += len(s.split())
-    return " ".join(out)
 
 
 def _env(tmp_path):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from test_cli import cli, write
+from cli_helpers import cli
+from helpers import write
 
 pytestmark = pytest.mark.slow
 
@@ -67,7 +67,7 @@ def test_file_of_answers_with_problems_is_reported_not_crashed_on(tmp_path):
     assert "ALiiCE macro (mean over answers)" in summary and "Fallbacks to the whole sentence: 0" in summary
     assert "[3/4] uncited: score — recall - precision - cvcp - [uncited]" in r.stderr
 
-    j = cli("check", path, "--db", db, "--json", "--fresh", tmp_path=tmp_path)  # --fresh: not reused (issue 15)
+    j = cli("check", path, "--db", db, "--json", "--fresh", tmp_path=tmp_path)  # --fresh: not reused
     assert j.returncode == 0, j.stderr
     lines = [json.loads(x) for x in j.stdout.splitlines()]
     assert len(lines) == 5 and list(lines[-1]) == ["summary"]
@@ -101,7 +101,7 @@ def test_alce_results_file(tmp_path):
 
 def test_nli_option_end_to_end(tmp_path):
     pytest.importorskip("transformers")
-    from test_nli import build_bert
+    from tiny_models import build_bert
 
     # classifier weights zeroed, bias favouring ENTAILMENT: every pair entails
     model = build_bert(tmp_path / "nli", bias=[-4.0, 4.0, -4.0], max_positions=128)

@@ -7,6 +7,7 @@ import json
 import math
 
 import pytest
+from cited_helpers import CUPS, GLASS, PLASTIC, REDUNDANT, WHOLE, table_verifier
 
 from citefix.cited import answer_scores, evaluate_cited, summarise, verifier_threshold
 from citefix.decompose.claims import ClaimDecomposer, SentenceDecomposer
@@ -17,27 +18,9 @@ from citefix.report import render, to_json
 
 pytestmark = pytest.mark.slow  # spaCy parses the claims
 
-CUPS = "Cups can be made of glass [1] or plastic [2][3]."
-GLASS, PLASTIC, WHOLE = "Cups can be made of glass", "Cups can be made of plastic", "Cups can be made of glass or plastic."
-
 
 def _case(text, ids=("1", "2", "3"), cid="c", kind=None):
     return Case(id=cid, text=text, kind=kind, sources=[Source(id=i, text=f"passage {i}") for i in ids])
-
-
-def table_verifier(table, default=0.0):
-    """Entailment scores from {(claim text, frozenset(ids)): score}."""
-    return FunctionVerifier(lambda text, ids: table.get((text, frozenset(ids)), default), text_only=True, name="table")
-
-
-REDUNDANT = {
-    (GLASS, frozenset({"1"})): 0.9,
-    (PLASTIC, frozenset({"2", "3"})): 0.8,
-    (PLASTIC, frozenset({"2"})): 0.7,
-    (PLASTIC, frozenset({"3"})): 0.1,  # 3 alone does not; 2 without 3 does: redundant
-    (WHOLE, frozenset({"1", "2", "3"})): 0.9,
-    (WHOLE, frozenset({"1", "2"})): 0.9,
-}
 
 
 def _cited_part(ev, color=False):

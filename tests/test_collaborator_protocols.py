@@ -1,4 +1,4 @@
-"""Every verifier and decomposer citefix builds has the attributes the core reads from it directly (issue 14: typed
+"""Every verifier and decomposer citefix builds has the attributes the core reads from it directly (typed
 collaborator protocols instead of `getattr(x, "attr", default)`), and the verdict-cache wrapper passes them through.
 
 Built for real, cheaply: the offline verifier, the clause decomposer and the NLI verifier load their models on first

@@ -49,7 +49,7 @@ def _stopped(store, scores, strategy, status, reason):
 
 
 def test_the_round_a_run_stopped_on_is_marked_with_its_kind_in_the_legend(store, tmp_path):
-    """Issue 12: compare marks early stops in the plot — a star where a run stopped early on its own (target,
+    """compare marks early stops in the plot — a star where a run stopped early on its own (target,
     all supported), a red cross where one failed or was interrupted, each counted and named in the legend."""
     import matplotlib.image
 

@@ -1,4 +1,4 @@
-"""compare --executor ray (issue 16): new (case, strategy) runs are refined on Ray workers, each into a private SQLite
+"""compare --executor ray: new (case, strategy) runs are refined on Ray workers, each into a private SQLite
 store, and imported whole into the driver's store (Store.export_run / Store.import_run); the driver alone writes the
 real store. The Ray tests run a local 2-CPU instance and are skipped when Ray is not installed."""
 
@@ -8,18 +8,11 @@ import json
 import re
 
 import pytest
+from cli_helpers import cli
+from executor_helpers import RECS, assert_same, compare_runs
 from helpers import rows
-from test_cli import cli
 
 from citefix.models import CallRecord, Case, Evaluation, Evidence, Source, Unit, Verdict
-
-RECS = [
-    {"id": "a", "document": "The council approved the plan on Monday. Work will take eighteen months.",
-     "summary": "The council, which met in secret, approved the plan on Monday."},
-    {"id": "b", "document": "Marta Ruiz finished the Lisbon marathon in under three hours.",
-     "summary": "Marta Ruiz, a nurse from Porto, finished the Lisbon marathon in under three hours."},
-    {"id": "c", "document": "Shares in Nordlite fell 8% on Tuesday.", "summary": "Shares in Nordlite fell 8% on Tuesday."},
-]
 
 
 # --- Store.export_run / Store.import_run on real SQLite files ------------------------------------------------------------
@@ -132,40 +125,6 @@ def test_import_run_is_one_transaction(tmp_path):
 # --- citefix compare --executor ray ----------------------------------------------------------------------------------------
 
 
-def _runs(db) -> list[dict]:
-    """Each stored run of a compare, by case and strategy: its outcome and every round's text, score and counts."""
-    out = []
-    for run in rows(db, "select r.id, c.case_id, r.strategy, r.status, r.stop_reason, r.best_round, r.verifier, "
-                        "r.decomposer, r.settings from runs r join cases c on c.id = r.case_pk order by c.case_id, "
-                        "r.strategy"):
-        rounds = rows(db, "select id, n, text, score, judge_score, n_units, n_unsupported, accepted, parent, strategy "
-                          "from rounds where run_id = ? order by n", [run["id"]])
-        for r in rounds:
-            rid = r.pop("id")
-            r["units"] = rows(db, "select count(*) as n from units where round_id = ?", [rid])[0]["n"]
-            r["verdicts"] = rows(db, "select uid, role, score, label from verdicts where round_id = ? order by id", [rid])
-            r["scores"] = {s["name"]: s["value"] for s in rows(db, "select name, value from scores where round_id = ? "
-                                                                   "and role = 'primary'", [rid])}
-        out.append({**{k: v for k, v in run.items() if k != "id"}, "rounds": rounds})
-    return out
-
-
-def _assert_same(a, b) -> None:
-    """Equal, with float scores equal to 1e-6."""
-    if isinstance(a, float) or isinstance(b, float):
-        assert a == pytest.approx(b, abs=1e-6)
-    elif isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys(), (a, b)
-        for k in a:
-            _assert_same(a[k], b[k])
-    elif isinstance(a, list):
-        assert isinstance(b, list) and len(a) == len(b), (a, b)
-        for x, y in zip(a, b):
-            _assert_same(x, y)
-    else:
-        assert a == b
-
-
 @pytest.mark.slow
 def test_compare_on_ray_stores_the_runs_of_the_local_executor_and_reuses_them(tmp_path):
     pytest.importorskip("ray", reason="Ray is not installed (pip install 'citefix[ray]'); the Ray executor is optional")
@@ -182,10 +141,10 @@ def test_compare_on_ray_stores_the_runs_of_the_local_executor_and_reuses_them(tm
     ray_run = compare("ray.db", "out_ray", "--executor", "ray", "--ray-workers", "2")
     assert ray_run.returncode == 0, ray_run.stderr
     assert "starting Ray workers" in ray_run.stderr and "Traceback" not in ray_run.stderr
-    a, b = _runs(tmp_path / "local.db"), _runs(tmp_path / "ray.db")
+    a, b = compare_runs(tmp_path / "local.db"), compare_runs(tmp_path / "ray.db")
     assert len(a) == len(RECS) * 2 and [(r["case_id"], r["strategy"]) for r in b] == [(r["case_id"], r["strategy"]) for r in a]
     assert any(len(r["rounds"]) > 1 for r in a)  # some run was revised, so rounds after the first are compared too
-    _assert_same(b, a)
+    assert_same(b, a)
     # the calls, and the report written from the Ray-written store, are those of the local one
     assert rows(tmp_path / "ray.db", "select count(*) as n from calls")[0] == rows(tmp_path / "local.db",
                                                                                     "select count(*) as n from calls")[0]
@@ -196,7 +155,7 @@ def test_compare_on_ray_stores_the_runs_of_the_local_executor_and_reuses_them(tm
     rep_a, rep_b = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("out_local", "out_ray"))
     for rep in (rep_a, rep_b):
         rep.pop("store"), rep.pop("notes")
-    _assert_same(rep_b, rep_a)
+    assert_same(rep_b, rep_a)
     stored = {r["id"] for r in rows(tmp_path / "ray.db", "select id from runs")}
     named = {run["run_id"] for s in rep_b["strategies"].values() for run in s["runs"]}
     assert len(named) == len(RECS) * 2 and named <= stored
@@ -205,7 +164,7 @@ def test_compare_on_ray_stores_the_runs_of_the_local_executor_and_reuses_them(tm
     assert again.returncode == 0, again.stderr
     assert again.stderr.count("reused run") == len(RECS) * 2, again.stderr
     assert len(rows(tmp_path / "ray.db", "select id from runs")) == len(RECS) * 2
-    _assert_same(_runs(tmp_path / "ray.db"), a)
+    assert_same(compare_runs(tmp_path / "ray.db"), a)
 
 
 @pytest.mark.slow
@@ -225,7 +184,7 @@ def test_compare_on_ray_resumes_an_unfinished_run_on_the_driver(tmp_path):
     conn = sqlite3.connect(db)
     run_id = conn.execute("select r.id from runs r join cases c on c.id = r.case_pk where c.case_id = 'a' and "
                           "r.strategy = 'acu'").fetchone()[0]
-    before = _runs(db)
+    before = compare_runs(db)
     for table in ("verdicts", "units", "scores"):
         conn.execute(f"delete from {table} where round_id in (select id from rounds where run_id = ? and n > 0)", [run_id])
     conn.execute("update calls set round_id = null where round_id in (select id from rounds where run_id = ? and n > 0)",
@@ -247,9 +206,9 @@ def test_compare_on_ray_resumes_an_unfinished_run_on_the_driver(tmp_path):
             extra_env=env)
     assert r.returncode == 0, r.stderr
     assert r.stderr.count("reused run") == 2, r.stderr  # a · none and b · acu
-    after = _runs(db)
+    after = compare_runs(db)
     assert len(after) == 4
-    _assert_same(after, before)  # a · acu resumed to the same end; b · none refined anew on a worker
+    assert_same(after, before)  # a · acu resumed to the same end; b · none refined anew on a worker
     # resumed in place on the driver (the same run row, its first round kept), not refined anew on a worker
     assert re.search(rf"\[1/4\] a · acu: \S+ → \S+ \(best round \d+, \w+\) run {run_id}$", r.stderr, re.M), r.stderr
     again = rows(db, "select r.id, r.status from runs r join cases c on c.id = r.case_pk where c.case_id = 'a' and "

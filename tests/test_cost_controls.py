@@ -10,8 +10,8 @@ import sys
 import pytest
 from helpers import rows
 from loopback import LoopbackLLM, messages_responder
+from refine_cli_helpers import cli_env, write_case
 from refine_fakes import refine_responder
-from test_refine_cli import cli_env, write_case
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""The `device` setting (issue 16): --device / CITEFIX_DEVICE / config key, resolved once, passed to the MiniLM encoder
+"""The `device` setting: --device / CITEFIX_DEVICE / config key, resolved once, passed to the MiniLM encoder
 and the NLI verifier; CUDA asked for where there is none is one line and exit 2. Tested on the CPU."""
 
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_helpers import cli
 from helpers import write
-from test_cli import cli
+from tiny_models import tiny_bert
 
 import citefix.device as device
 import citefix.encoder as encoder
@@ -38,7 +39,7 @@ def test_cuda_where_there_is_none_is_one_line_naming_where_it_was_asked(tmp_path
     elif isinstance(how, dict):
         env = how
     else:
-        (tmp_path / "config" / "citefix").mkdir(parents=True)  # test_cli.cli's XDG_CONFIG_HOME
+        (tmp_path / "config" / "citefix").mkdir(parents=True)  # cli_helpers.cli's XDG_CONFIG_HOME
         (tmp_path / "config" / "citefix" / "config.toml").write_text(how)
     r = cli(*args, tmp_path=tmp_path, extra_env=env)
     assert r.returncode == 2, (r.stdout, r.stderr)
@@ -65,22 +66,9 @@ def test_setting_order_and_resolution_on_this_machine(tmp_path, monkeypatch):
     assert device.resolve() == "cpu"
 
 
-def _tiny_bert(tmp_path):
-    from transformers import BertConfig, BertModel, BertTokenizerFast
-
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat"]
-    tok = BertTokenizerFast(vocab={w: i for i, w in enumerate(vocab)})
-    model = BertModel(BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                                 intermediate_size=32, max_position_embeddings=64))
-    out = tmp_path / "tiny"
-    tok.save_pretrained(out)
-    model.save_pretrained(out)
-    return str(out)
-
-
 def test_the_encoder_is_placed_on_the_resolved_device(tmp_path, monkeypatch):
     monkeypatch.setattr(encoder, "_cache", {})
-    path = _tiny_bert(tmp_path)
+    path = tiny_bert(tmp_path)
     device.use("cpu")
     enc = encoder.load_encoder(path)
     assert enc.device == "cpu" and next(enc.model.parameters()).device.type == "cpu"
@@ -93,7 +81,7 @@ def test_the_encoder_is_placed_on_the_resolved_device(tmp_path, monkeypatch):
 @pytest.mark.skipif(NO_CUDA, reason="no CUDA device on this machine: the GPU placement is checked where there is one")
 def test_the_encoder_runs_on_cuda_and_gives_the_cpu_embeddings(tmp_path, monkeypatch):
     monkeypatch.setattr(encoder, "_cache", {})
-    path = _tiny_bert(tmp_path)
+    path = tiny_bert(tmp_path)
     on_cpu = encoder.load_encoder(path, device="cpu").encode_sentences(["the cat sat"])
     gpu = encoder.load_encoder(path, device="cuda")
     assert next(gpu.model.parameters()).device.type == "cuda"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from helpers import write
-from test_cli import GOOD, assert_user_error, cli
+from cli_helpers import GOOD, assert_user_error, cli
 
 
 def test_deeply_nested_json_is_refused(tmp_path):

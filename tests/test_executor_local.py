@@ -1,4 +1,4 @@
-"""--executor local --workers N (issue 16): cases evaluated in N local worker processes, the store written by this
+"""--executor local --workers N: cases evaluated in N local worker processes, the store written by this
 process alone; the same printed scores and stored results as one process (one torch thread each). Scores are compared
 to 1e-6: which worker gets which case depends on timing, and a text's embedding can differ from the 7th decimal on
 with the batch it was first encoded in (the padding changes the matrix shapes): up to 4e-7 over 1,000 cases."""
@@ -13,17 +13,17 @@ import sys
 import time
 
 import pytest
+from cli_helpers import ARTICLE, cli
+from executor_helpers import (RECS, TEXTS, assert_same, cases_file, compare_runs, labels_file, stored_runs,
+                              without_timings)
 from helpers import rows
-from test_cli import ARTICLE, cli
-from test_compare_ray import RECS, _assert_same, _runs
-from test_executor_ray import TEXTS, _cases, _labels_file, _stored, _without_timings
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "CITEFIX_TORCH_THREADS": "1"}  # as each worker runs
 
 
 @pytest.mark.slow
 def test_workers_print_and_store_what_one_process_does(tmp_path):
-    path = _cases(tmp_path)
+    path = cases_file(tmp_path)
     one = cli("check", str(path), "--json", "--db", str(tmp_path / "one.db"), tmp_path=tmp_path, extra_env=ONE_THREAD)
     assert one.returncode == 0, one.stderr
     two = cli("check", str(path), "--json", "--workers", "2", "--db", str(tmp_path / "two.db"), tmp_path=tmp_path)
@@ -32,10 +32,10 @@ def test_workers_print_and_store_what_one_process_does(tmp_path):
     a = [json.loads(ln) for ln in one.stdout.splitlines()]
     b = [json.loads(ln) for ln in two.stdout.splitlines()]
     assert len(b) == len(TEXTS) and [r["case_id"] for r in b] == [r["case_id"] for r in a]
-    _assert_same([[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in b],
+    assert_same([[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in b],
                  [[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in a])
-    _assert_same([r["score"] for r in b], [r["score"] for r in a])
-    _assert_same(_stored(tmp_path / "two.db"), _stored(tmp_path / "one.db"))
+    assert_same([r["score"] for r in b], [r["score"] for r in a])
+    assert_same(stored_runs(tmp_path / "two.db"), stored_runs(tmp_path / "one.db"))
     assert len(rows(tmp_path / "two.db", "select * from runs")) == len(TEXTS) - 1  # the twin c4 reuses c0's result
     again = cli("check", str(path), "--json", "--workers", "2", "--db", str(tmp_path / "two.db"), tmp_path=tmp_path)
     assert again.returncode == 0 and f"{len(TEXTS)} of {len(TEXTS)} cases reused" in again.stderr, again.stderr
@@ -43,14 +43,14 @@ def test_workers_print_and_store_what_one_process_does(tmp_path):
 
 @pytest.mark.slow
 def test_workers_meta_eval_gives_the_one_process_statistics(tmp_path):
-    path, n = _labels_file(tmp_path)
+    path, n = labels_file(tmp_path)
     common = ["meta-eval", str(path), "--verifier", "offline,lexical", "--bootstrap", "50", "--json", "--no-store"]
     one = cli(*common, tmp_path=tmp_path, extra_env=ONE_THREAD)
     two = cli(*common, "--workers", "2", tmp_path=tmp_path)
     assert one.returncode == 0, one.stderr
     assert two.returncode == 0 and "Traceback" not in two.stderr, two.stderr
-    a, b = _without_timings(one.stdout), _without_timings(two.stdout)
-    _assert_same(b, a)
+    a, b = without_timings(one.stdout), without_timings(two.stdout)
+    assert_same(b, a)
     assert len(b["scores"]) == 2 * n
 
 
@@ -67,9 +67,9 @@ def test_workers_compare_stores_the_one_process_runs(tmp_path):
     assert one.returncode == 0, one.stderr
     two = compare("two.db", "out_two", "--workers", "2")
     assert two.returncode == 0 and "Traceback" not in two.stderr, two.stderr
-    a, b = _runs(tmp_path / "one.db"), _runs(tmp_path / "two.db")
+    a, b = compare_runs(tmp_path / "one.db"), compare_runs(tmp_path / "two.db")
     assert len(a) == len(RECS) * 2 and any(len(r["rounds"]) > 1 for r in a)
-    _assert_same(b, a)
+    assert_same(b, a)
     assert two.stdout.replace("two.db", "X.db") == one.stdout.replace("one.db", "X.db")
 
 
@@ -79,7 +79,7 @@ def test_workers_compare_stores_the_one_process_runs(tmp_path):
     (["--workers", "2", "--max-cost", "1"], "--max-cost counts spend in this process only; use it without --workers"),
 ])
 def test_workers_flag_mistakes_are_clear(tmp_path, args, needle):
-    r = cli("check", str(_cases(tmp_path)), *args, "--db", str(tmp_path / "x.db"), tmp_path=tmp_path)
+    r = cli("check", str(cases_file(tmp_path)), *args, "--db", str(tmp_path / "x.db"), tmp_path=tmp_path)
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert not (tmp_path / "x.db").exists()
 
@@ -100,7 +100,7 @@ def test_workers_keep_input_order_when_cases_of_two_sources_interleave(tmp_path)
     a = [json.loads(ln) for ln in one.stdout.splitlines()]
     b = [json.loads(ln) for ln in two.stdout.splitlines()]
     assert [r["case_id"] for r in b] == [f"m{i}" for i in range(len(texts))] == [r["case_id"] for r in a]
-    _assert_same([[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in b],
+    assert_same([[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in b],
                  [[[v["unit_id"], v["score"], v["label"]] for v in r["verdicts"]] for r in a])
     assert [r["id"] for r in rows(tmp_path / "two.db", "select id from runs order by id")] == list(range(1, 7))
 
@@ -154,8 +154,8 @@ def test_a_worker_that_dies_is_one_line_and_exit_2_and_finished_cases_stay_store
 def test_python_api_workers_give_the_one_process_results(tmp_path):
     """citefix.check(FILE, workers=2) and citefix.meta_eval(FILE, workers=2) from a user's script (with the
     __main__ guard spawn needs) give what one process gives."""
-    cases = _cases(tmp_path)
-    labels, _ = _labels_file(tmp_path)
+    cases = cases_file(tmp_path)
+    labels, _ = labels_file(tmp_path)
     script = tmp_path / "use_api.py"
     script.write_text(
         "import json, sys\n"
@@ -185,7 +185,7 @@ def test_python_api_workers_give_the_one_process_results(tmp_path):
         assert json.loads(r.stderr.strip().splitlines()[-1]) == ([] if n == 1 else ["map", "score_records"])
     assert out[2]["ids"] == out[1]["ids"] == [f"c{i}" for i in range(len(TEXTS))]
     assert len(out[2]["runs"]) == len(TEXTS) and len(out[2]["stats"]) > 0
-    _assert_same(out[2], out[1])
+    assert_same(out[2], out[1])
 
 
 def test_a_worker_drops_the_sources_no_later_group_needs_and_keeps_shared_ones(monkeypatch):

@@ -1,4 +1,4 @@
-"""--executor ray (issue 16): cases evaluated on Ray worker actors (a local 2-CPU instance), the store written by the
+"""--executor ray: cases evaluated on Ray worker actors (a local 2-CPU instance), the store written by the
 driver alone; the same scores and stored results as --executor local. Skipped when Ray is not installed."""
 
 from __future__ import annotations
@@ -9,37 +9,15 @@ import subprocess
 import sys
 
 import pytest
+from cli_helpers import cli
+from executor_helpers import TEXTS, cases_file, labels_file, stored_runs, without_timings
 from helpers import rows
-from test_cli import ARTICLE, cli
-
-TEXTS = ["The depot closed in 1987.", "Councillors voted 9 to 4 in favour.", "The plan will cost £9 million.",
-         "The council approved a plan to turn the depot into a car park.", "The depot closed in 1987."]
-
-
-def _cases(tmp_path):
-    path = tmp_path / "cases.jsonl"
-    path.write_text("\n".join(json.dumps({"id": f"c{i}", "sources": [{"id": "1", "text": ARTICLE}], "text": t})
-                              for i, t in enumerate(TEXTS)) + "\n")
-    return path
-
-
-def _stored(db):
-    """What the store holds per run, ids and times left out."""
-    out = []
-    for run in rows(db, "select r.id, c.case_id, r.status, r.best_round, r.stop_reason, r.verifier, r.decomposer, "
-                        "r.settings from runs r join cases c on c.id = r.case_pk order by r.id"):
-        rounds = rows(db, "select score, n_units, n_unsupported, status from rounds where run_id = ?", [run["id"]])
-        units = rows(db, "select u.uid, u.text, u.start, u.\"end\", v.score, v.label, v.evidence_text from units u "
-                         "join verdicts v on v.unit_row = u.id join rounds x on x.id = u.round_id where x.run_id = ? "
-                         "order by u.id", [run["id"]])
-        out.append({**{k: v for k, v in run.items() if k != "id"}, "rounds": rounds, "units": units})
-    return out
 
 
 @pytest.mark.slow
 def test_ray_executor_prints_and_stores_what_the_local_executor_does(tmp_path):
     pytest.importorskip("ray", reason="Ray is not installed (pip install 'citefix[ray]'); the Ray executor is optional")
-    path = _cases(tmp_path)
+    path = cases_file(tmp_path)
     # one torch thread, as each Ray worker has (one CPU per actor): with two, sums run in another order and scores
     # differ in the 8th decimal
     local = cli("check", str(path), "--json", "--db", str(tmp_path / "local.db"), tmp_path=tmp_path,
@@ -56,7 +34,7 @@ def test_ray_executor_prints_and_stores_what_the_local_executor_does(tmp_path):
     assert [[(v["unit_id"], v["score"], v["label"]) for v in r["verdicts"]] for r in b] == \
         [[(v["unit_id"], v["score"], v["label"]) for v in r["verdicts"]] for r in a]
     # the driver wrote the same runs, rounds, units and verdicts (the twin case c4 reuses c0's stored result both ways)
-    assert _stored(tmp_path / "ray.db") == _stored(tmp_path / "local.db")
+    assert stored_runs(tmp_path / "ray.db") == stored_runs(tmp_path / "local.db")
     assert len(rows(tmp_path / "ray.db", "select * from runs")) == len(TEXTS) - 1
     # a batch run again with Ray reuses every stored result, as the local executor does
     again = cli("check", str(path), "--json", "--executor", "ray", "--ray-workers", "2",
@@ -82,7 +60,7 @@ def _ray_blocker(tmp_path):
 
 def test_executor_ray_without_ray_is_a_clear_error(tmp_path):
     """With Ray hidden (a module finder that refuses it), --executor ray exits 2 with one line saying how to get it."""
-    path = _cases(tmp_path)
+    path = cases_file(tmp_path)
     blocker = _ray_blocker(tmp_path)
     env = {"PYTHONPATH": os.pathsep.join([str(blocker), os.environ.get("PYTHONPATH", "")])}
     r = cli("check", str(path), "--executor", "ray", "--db", str(tmp_path / "x.db"), tmp_path=tmp_path, extra_env=env)
@@ -97,7 +75,7 @@ def test_executor_ray_without_ray_is_a_clear_error(tmp_path):
     (["--ray-workers", "2"], "--ray-workers needs --executor ray"),
 ])
 def test_ray_flags_need_the_ray_executor(tmp_path, args, needle):
-    r = cli("check", str(_cases(tmp_path)), *args, "--db", str(tmp_path / "x.db"), tmp_path=tmp_path)
+    r = cli("check", str(cases_file(tmp_path)), *args, "--db", str(tmp_path / "x.db"), tmp_path=tmp_path)
     assert r.returncode == 2 and needle in r.stderr, r.stderr
 
 
@@ -109,37 +87,16 @@ def test_sitecustomize_blocker_really_hides_ray(tmp_path):
     assert r.returncode != 0 and "No module named ray" in r.stderr
 
 
-def _labels_file(tmp_path):
-    """Six labelled summaries of ARTICLE, for meta-eval."""
-    recs = [{"id": f"s{i}", "document": ARTICLE, "summary": s, "label": lab} for i, (s, lab) in enumerate(
-        [("The depot closed in 1987.", 1), ("The depot closed in 1990.", 0), ("Councillors voted 9 to 4.", 1),
-         ("The plan will cost £9 million.", 0), ("The council approved a plan for a park.", 1),
-         ("The council rejected the plan.", 0)])]
-    path = tmp_path / "labels.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
-    return path, len(recs)
-
-
-def _without_timings(stdout: str) -> dict:
-    """A meta-eval's JSON output with its timings and memory left out (they differ from run to run)."""
-    out = json.loads(stdout)
-    for timing in ("performance", "peak_rss_mb", "started_at", "duration_s"):
-        out.pop(timing)
-    for row in out["scores"]:
-        row.pop("seconds", None)
-    return out
-
-
 @pytest.mark.slow
 def test_ray_meta_eval_gives_the_local_statistics(tmp_path):
     pytest.importorskip("ray", reason="Ray is not installed (pip install 'citefix[ray]'); the Ray executor is optional")
-    path, n = _labels_file(tmp_path)
+    path, n = labels_file(tmp_path)
     common = ["meta-eval", str(path), "--verifier", "offline,lexical", "--bootstrap", "50", "--json", "--no-store"]
     local = cli(*common, tmp_path=tmp_path)
     ray_run = cli(*common, "--executor", "ray", "--ray-workers", "2", tmp_path=tmp_path, extra_env={"RAY_ADDRESS": ""})
     assert local.returncode == 0, local.stderr
     assert ray_run.returncode == 0, ray_run.stderr
     assert "starting Ray workers" in ray_run.stderr and "Traceback" not in ray_run.stderr
-    a, b = _without_timings(local.stdout), _without_timings(ray_run.stdout)
+    a, b = without_timings(local.stdout), without_timings(ray_run.stdout)
     assert b["scores"] == a["scores"] and b["stats"] == a["stats"] and b == a
     assert len(b["scores"]) == 2 * n

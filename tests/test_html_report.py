@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers import rows
-from test_cli import cli
+from cli_helpers import cli
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""Issue 16: litellm's success logging (its logging threads) is skipped for a call nothing registered with litellm
+"""litellm's success logging (its logging threads) is skipped for a call nothing registered with litellm
 listens to; tokens and price still reach citefix's call log, and a registered litellm callback still gets every call."""
 
 from __future__ import annotations
@@ -7,10 +7,9 @@ import threading
 import time
 
 import pytest
+from llm_helpers import MSG
 
 from citefix.llm.client import LLMClient, import_litellm, litellm_listens, litellm_transport
-
-MSG = [{"role": "user", "content": "Is the sky blue?"}]
 
 
 @pytest.fixture

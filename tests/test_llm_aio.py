@@ -1,4 +1,4 @@
-"""Issue 16: litellm's async path on citefix's event loop (citefix/llm/aio.py): a call nothing registered with litellm
+"""litellm's async path on citefix's event loop (citefix/llm/aio.py): a call nothing registered with litellm
 listens to goes through litellm.acompletion on one background loop, the worker thread waiting for it; a call something
 listens to stays on sync litellm.completion; a call litellm's own timeout does not end is cancelled and given up on."""
 
@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from test_litellm_unobserved import MSG
+from llm_helpers import MSG
 
 from citefix.llm import aio
 from citefix.llm.client import LLMClient, TransientLLMError, import_litellm, litellm_listens, litellm_transport

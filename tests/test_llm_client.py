@@ -360,7 +360,7 @@ def test_all_verdicts_failing_is_an_error_status(summary_case):
 def test_redact_reads_the_environment_at_each_call(monkeypatch):
     """redact remembers which variable names look secret, not their values: a key set, changed or removed after
     earlier calls is handled as the environment says now; texts shorter than 8 characters cannot hold a value it
-    removes and come back as they are (issue 16: it runs on every call)."""
+    removes and come back as they are (it runs on every call)."""
     from citefix.llm.failures import redact
 
     monkeypatch.setenv("CITEFIX_TEST_API_KEY", "sk-first-secret-1234")
@@ -378,7 +378,7 @@ def test_redact_reads_the_environment_at_each_call(monkeypatch):
 
 
 def test_every_call_and_retry_is_logged_with_the_same_fields():
-    """The call log's records keep every field they had before the issue-16 speed-ups (answer, log-probs, tokens,
+    """The call log's records keep every field they had before the client's speed-ups (answer, log-probs, tokens,
     cost, latency, attempts, status, endpoint), for a retried attempt and for the answer."""
     transport = ScriptedTransport().enqueue(TransientLLMError("503"), yes_answer(0.8))
     client = LLMClient("openai/m", transport=transport, backoff_initial=0.0, api_base="http://127.0.0.1:9/v1")

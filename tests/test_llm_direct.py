@@ -1,4 +1,4 @@
-"""Issue 16: the direct transport (citefix/llm/direct.py) against the real loopback server: the same request and the
+"""The direct transport (citefix/llm/direct.py) against the real loopback server: the same request and the
 same P(Yes) as litellm, faults retried and logged with litellm's error classes, the remote guard, the setting that
 chooses it, and `citefix check --verifier llm` end to end through the CLI."""
 

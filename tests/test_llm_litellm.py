@@ -209,7 +209,7 @@ def test_missing_api_key_is_not_retried_and_says_what_to_set(server, monkeypatch
 
 
 def test_first_litellm_use_freezes_the_objects_alive_then_and_later_cycles_are_still_collected():
-    """Issue 16: a full garbage collection walked litellm's ~370k objects (a ~0.25 s pause of every thread, about
+    """A full garbage collection walked litellm's ~370k objects (a ~0.25 s pause of every thread, about
     once per 500 calls); after the first import through citefix they sit in the permanent generation, while garbage
     cycles made afterwards are collected as before."""
     import gc

@@ -1,4 +1,4 @@
-"""Issue 12: a long source is processed in linear time. The full check is timed by bench/long_source.py (figures in
+"""A long source is processed in linear time. The full check is timed by bench/long_source.py (figures in
 docs/input-format.md); here the pure-Python steps every check runs on the whole source (reading and validating the
 input, the sentence split, chunking) are timed at 250,000 and 1,000,000 characters: 4 times the text may take at
 most ~8 times as long (linear is 4, quadratic 16), the best of three runs each to ride out a busy machine."""
@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import time
 
+from long_source_helpers import SUMMARY, long_source
+
 from citefix.chunking import chunk_text, split_sentences
 from citefix.inputs import load_pair
-from test_check_progress import SUMMARY, long_source
 
 
 def _best_of(fn, n=3) -> float:

@@ -6,12 +6,11 @@ import json
 
 import numpy as np
 import pytest
+from metaeval_helpers import summary_records, write
 
 from citefix.errors import ConfigError
 from citefix.metaeval.calibrate import thresholds, write_calibration
 from citefix.metaeval.runner import ItemScore, MetaEvalResult
-
-from test_metaeval_runner import summary_records, write
 
 
 def _result(shape="xsumfaith", verifiers=("offline", "offline:lexical"), scores=None, levels=None, labels=None):

@@ -117,7 +117,7 @@ def test_attributionbench_item(tmp_path):
 
 
 def test_attributionbench_unknown_citation(tmp_path):
-    # issue 15: the sentence citing a passage the record lacks is listed, the answer's other sentences are kept
+    # the sentence citing a passage the record lacks is listed, the answer's other sentences are kept
     rec = json.loads(json.dumps(AB))
     rec["human"]["labelled_sentences"][0]["cited"] = [9]
     (item,) = load_items(write(tmp_path, [rec]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from tiny_models import WORDS, build_bert
 
 from citefix.errors import ConfigError
 from citefix.models import Case, Source, Unit
@@ -13,41 +14,6 @@ from citefix.verify.nli import NLIVerifier, entailment_index
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
-
-WORDS = (
-    "the a cups can be made of glass plastic clay plates are bowls break fall and or not is was in on at to "
-    "needle hay stack field farmer grows wheat corn river flows north south city has many people 1 0 yes no "
-    "premise hypothesis : . , ' s"
-).split()
-
-
-def _vocab() -> list[str]:
-    return ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list(dict.fromkeys(WORDS))
-
-
-def build_bert(path, label2id=None, bias=None, max_positions=64):
-    """A 2-layer BERT classifier (hidden 32) with a WordPiece tokenizer over a small word list."""
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
-
-    path.mkdir(parents=True, exist_ok=True)
-    vocab = path / "vocab.txt"
-    vocab.write_text("\n".join(_vocab()) + "\n")
-    tok = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True)
-    label2id = label2id or {"NEUTRAL": 0, "ENTAILMENT": 1, "CONTRADICTION": 2}
-    cfg = BertConfig(
-        vocab_size=len(_vocab()), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-        max_position_embeddings=max_positions, num_labels=len(label2id), label2id=label2id,
-        id2label={v: k for k, v in label2id.items()},
-    )
-    torch.manual_seed(0)
-    model = BertForSequenceClassification(cfg)
-    if bias is not None:
-        with torch.no_grad():
-            model.classifier.weight.zero_()
-            model.classifier.bias.copy_(torch.tensor(bias, dtype=torch.float))
-    model.save_pretrained(path)
-    tok.save_pretrained(path)
-    return path
 
 
 def build_t5(path):

@@ -144,7 +144,7 @@ def test_compare_reruns_failed_runs_and_lists_unfinished_first(store, tmp_path):
 
 def test_a_run_whose_process_is_gone_reads_as_interrupted(store, tmp_path):
     """A `running` run stored by a process that has ended shows as interrupted in runs, show and the store API."""
-    from test_cli import cli
+    from cli_helpers import cli
 
     proc = subprocess.run([sys.executable, "-c", (
         "import sys; from citefix.store import Store; from citefix.models import Case, Source\n"

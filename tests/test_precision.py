@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_helpers import cli
 from helpers import write
-from test_cli import cli
-from test_device import _tiny_bert
+from tiny_models import tiny_bert
 
 import citefix.encoder as encoder
 from citefix.config import load_settings
@@ -70,7 +70,7 @@ def test_unknown_precision_from_the_environment_is_one_line_and_exit_2(tmp_path)
 
 def test_lower_precision_encoders_give_close_embeddings(tmp_path, monkeypatch):
     monkeypatch.setattr(encoder, "_cache", {})
-    path = _tiny_bert(tmp_path)
+    path = tiny_bert(tmp_path)
     base = encoder.load_encoder(path, device="cpu")
     for precision in ("bf16",):
         enc = encoder.load_encoder(path, device="cpu", precision=precision)

@@ -1,4 +1,4 @@
-"""Issue 16: the sources of the next window of cases are analysed in a background thread while this window's cases are
+"""The sources of the next window of cases are analysed in a background thread while this window's cases are
 checked (citefix.verify.ahead); every score stays bit for bit what one thread gives."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_cli import assert_user_error, cli
+from cli_helpers import assert_user_error, cli
 
 from citefix.errors import ConfigError
 from citefix.models import Case, Source, Unit

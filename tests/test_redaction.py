@@ -8,7 +8,7 @@ import sqlite3
 
 from helpers import write
 from loopback import LoopbackLLM, yes_reply
-from test_cli import cli
+from cli_helpers import cli
 
 CANARY = "sk-canary-7f3a9c2e5b1d4086"
 

@@ -4,39 +4,21 @@ resume, and a process killed mid-round (SIGKILL) that loses no completed round."
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from helpers import rows
 from loopback import LoopbackLLM, messages_responder
-from refine_fakes import drop_first_flagged, make_case, refine_responder
+from refine_cli_helpers import cli_env, write_case
+from refine_fakes import drop_first_flagged, refine_responder
 
 from citefix.cli import main
 
 MODEL = "openai/test-model"
-KEY = "sk-test-refine-000000"
-
-
-def cli_env(tmp_path, srv=None) -> dict:
-    env = {**os.environ, "CITEFIX_HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": KEY}
-    if srv is not None:
-        env["OPENAI_API_BASE"] = srv.base_url
-    for var in ("CITEFIX_LLM", "CITEFIX_JUDGE_LLM", "CITEFIX_VERIFIER", "CITEFIX_DECOMPOSER", "CITEFIX_CONFIG", "OPENAI_BASE_URL"):
-        env.pop(var, None)
-    return env
-
-
-def write_case(tmp_path) -> Path:
-    path = tmp_path / "case.json"
-    path.write_text(make_case().model_dump_json())
-    return path
 
 
 # -- offline, in process ----------------------------------------------------------------------------------------------

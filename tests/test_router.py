@@ -1,4 +1,4 @@
-"""Many model servers (issue 16): a litellm Router from the config file's [router] table, end to end over HTTP to two
+"""Many model servers: a litellm Router from the config file's [router] table, end to end over HTTP to two
 loopback servers, one of them failing; and the one-line errors for a bad table."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 16: a Router deployment of a model litellm has no price for is declared free to litellm (model_info zero
+"""A Router deployment of a model litellm has no price for is declared free to litellm (model_info zero
 rates, citefix/llm/unpriced.py), which spares litellm's $0-cost diagnostic on every answer. What is priced, logged,
 routed and cooled down stays as it was: each test runs the Router with and without the marking and compares."""
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from store_helpers import make_case, make_eval
 
-from citefix.models import CallRecord, Case, Evaluation, Evidence, Source, Unit, Verdict
 from citefix.store import Store, default_db_path
 
 EXPECTED = {
@@ -62,8 +62,9 @@ def test_migrate_blank_database(tmp_path):
 
 
 def test_migrate_a_store_made_before_the_appended_migrations(tmp_path):
-    """A store written by the code before issues 12 and 15 (only m001-m003 applied, a run with a logged call) opens
-    with every later migration applied in order, its rows kept and the calls table rebuilt with all its columns."""
+    """A store written by the code before the appended migrations (only m001-m003 applied, a run with a logged call)
+    opens with every later migration applied in order, its rows kept and the calls table rebuilt with all its
+    columns."""
     from sqlite_utils import Database
     from sqlite_utils.migrations import Migrations
 
@@ -131,25 +132,6 @@ def test_unopenable_store_is_a_user_error(tmp_path):
 
 
 # -- rounds ------------------------------------------------------------------------------------------------------------
-
-
-def make_case() -> Case:
-    return Case(id="c1", sources=[Source(id="1", title="t", text="The depot closed in 1987. It cost £2.4 million.")],
-                text="The depot closed in 1987 and cost £3 million.")
-
-
-def make_eval(case: Case) -> Evaluation:
-    units = [Unit(id="u1", text="The depot closed in 1987", kind="clause", decomposer="d", start=0, end=24),
-             Unit(id="u2", text="The depot cost £3 million", kind="clause", decomposer="d", start=29, end=45)]
-    verdicts = [
-        Verdict(unit_id="u1", verifier="v", score=0.9, label="supported",
-                evidence=Evidence(source_id="1", start=0, end=25, text="The depot closed in 1987.")),
-        Verdict(unit_id="u2", verifier="v", score=0.1, label="unsupported", unsupported_spans=[(38, 45)]),
-    ]
-    calls = [CallRecord(purpose="acu_verify", model="m", messages=[{"role": "user", "content": "x"}], response="Yes",
-                        prompt_tokens=10, completion_tokens=1, cost=0.001)]
-    return Evaluation(case_id=case.id, kind="summary", text=case.text, units=units, verdicts=verdicts, score=0.5,
-                      scores={"unit_mean": 0.5}, decomposer="d", verifier="v", calls=calls)
 
 
 def counts(store) -> dict[str, int]:

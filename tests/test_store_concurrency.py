@@ -116,7 +116,7 @@ def test_many_writer_processes_and_a_lock_holder_share_one_store(tmp_path):
 
 
 def test_tui_sessions_and_a_cli_check_share_one_store(tmp_path):
-    """Issue 12: N processes driving the TUI's session code (Workbench/Session: check, edit, propose, accept,
+    """N processes driving the TUI's session code (Workbench/Session: check, edit, propose, accept,
     auto-refine, close) × M cases, a `citefix check` CLI process and a 3 s holder of the write lock, all on one new
     store file at once: 0 crashes, every run finished with all its rounds, the store's integrity intact."""
     import json
@@ -232,7 +232,7 @@ def test_write_transactions_begin_immediate(tmp_path):
 
 
 def test_read_only_commands_create_nothing(tmp_path):
-    from test_cli import cli
+    from cli_helpers import cli
 
     r = cli("show", "1", "--db", "typo/x.db", tmp_path=tmp_path)
     assert r.returncode == 2 and "typo/x.db" in r.stderr and "Traceback" not in r.stderr, r.stderr
@@ -247,7 +247,7 @@ def test_read_only_commands_create_nothing(tmp_path):
 def test_read_only_store_file_is_a_user_error(tmp_path):
     """check on a store the process cannot write: exit 2 naming the store, not a sqlite traceback."""
     from citefix.store import Store
-    from test_cli import cli
+    from cli_helpers import cli
 
     db = tmp_path / "ro.db"
     Store(db).close()

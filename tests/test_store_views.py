@@ -1,4 +1,4 @@
-"""Issue 15's migration: calls carry foreign keys to runs and rounds, and the views answer the common questions
+"""The datasette-views migration: calls carry foreign keys to runs and rounds, and the views answer the common questions
 (score per round per strategy, calls and cost per run) from a real store file."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def test_foreign_keys_and_views(store):
     cost = rows(store.path, "select * from run_costs")[0]
     assert cost["calls"] == 3 and cost["cached_calls"] == 1 and cost["prompt_tokens"] == 20
     assert abs(cost["cost"] - 0.004) < 1e-9 and cost["unpriced_calls"] == 0
-    # a failed attempt that was retried (issue 12's per-attempt log) is not a call and costs nothing
+    # a failed attempt that was retried (the per-attempt log) is not a call and costs nothing
     retried = CallRecord(purpose="revise", model="m", messages=[], status="retried", error="timed out", attempt=1)
     store.write_calls(run_id, None, [retried])
     cost = rows(store.path, "select * from run_costs")[0]

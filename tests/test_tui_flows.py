@@ -8,56 +8,12 @@ import threading
 import pytest
 
 from citefix.config import Settings
-from citefix.llm.fake import ScriptedTransport
 from conftest import acu_responder
+from tui_helpers import Recorder, make_app, reviser_responder, settle
 
 pytestmark = pytest.mark.asyncio
 
 SIZE = (120, 40)
-
-
-def make_app(store, *, path=None, run_id=None, responder=None, settings=None):
-    from citefix.tui.app import CitefixApp
-
-    transport = ScriptedTransport(responder or acu_responder())
-    return CitefixApp(settings or Settings(llm="fake/model"), store, transport=transport, path=path, run_id=run_id,
-                      store_label="test.db")
-
-
-class Recorder:
-    """message_hook: keeps every message the app dispatches."""
-
-    def __init__(self):
-        self.messages = []
-
-    def __call__(self, msg):
-        self.messages.append(msg)
-
-    def names(self, *prefixes):
-        return [type(m).__name__ for m in self.messages if type(m).__name__.startswith(prefixes or ("",))]
-
-    def of(self, cls):
-        return [m for m in self.messages if isinstance(m, cls)]
-
-    def notes(self, severity=None):
-        from textual.notifications import Notify
-
-        return [m.notification for m in self.of(Notify) if severity is None or m.notification.severity == severity]
-
-
-async def settle(pilot, app, *, until=None, steps=200):
-    """Let workers finish and their messages land (threads post; the loop must turn)."""
-    for _ in range(steps):
-        await pilot.pause(0.02)
-        busy = app.main is not None and app.main._job is not None
-        if until is not None:
-            if until():
-                await pilot.pause()
-                return
-        elif not busy and not any(w.is_running for w in app.workers):
-            await pilot.pause()
-            return
-    raise AssertionError("the app did not settle")
 
 
 @pytest.fixture
@@ -317,23 +273,6 @@ async def test_settings_validated_and_saved(store, example_path):
     assert (saved.llm, saved.verifier, saved.strategy) == (None, "offline:lexical", "none")
     assert config_path().exists()
     assert "offline:lexical" in str(app.main.session.describe()["verifier"])
-
-
-def reviser_responder(cuts=(" and take two years", ", who chairs the housing committee,")):
-    """The scripted LLM plus a reviser: the revision drops the first flagged phrase still in the text."""
-    inner = acu_responder()
-
-    def respond(messages):
-        last = messages[-1]["content"]
-        if "<<<FEEDBACK" in last:
-            text = last.split("<<<TEXT")[1].split("TEXT>>>")[0].strip()
-            for cut in cuts:
-                if cut in text:
-                    return text.replace(cut, "" if cut.startswith(" and") else "", 1)
-            return text
-        return inner(messages)
-
-    return respond
 
 
 async def test_refine_accept_reject_revert_edit_recheck_export(store, example_path, tmp_path):

@@ -1,4 +1,4 @@
-"""Issue 15's bugs, each with a test that fails on the code before the fix: the LLM cache keyed on the endpoint, ACU
+"""Regressions, each with a test that fails on the code before the fix: the LLM cache keyed on the endpoint, ACU
 spans keeping a repeated last word, one definition of a redundant citation, unknown cost, `show` and the best round,
 and the small ones (runs --model, meta-eval --limit, unit counts, --nli models, unknown fields, unmarked sentences)."""
 
@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli
 from conftest import acu_responder
 from helpers import rows, write
+from llm_helpers import MODEL, run_cli
 from loopback import LoopbackLLM, messages_responder
-from test_check_llm import MODEL, run_cli
-from test_cli import cli
 
 from citefix.models import CallRecord, Case, Evaluation, Source
 
@@ -98,7 +98,7 @@ GLASS, PLASTIC = "Cups can be made of glass", "Cups can be made of plastic"
 
 
 def _cups_eval(table):
-    from test_cited_eval import table_verifier
+    from cited_helpers import table_verifier
 
     from citefix.decompose.claims import ClaimDecomposer
     from citefix.evaluate import evaluate
@@ -119,7 +119,7 @@ def test_citations_that_each_support_the_claim_are_not_called_redundant():
 
 
 def test_feedback_calls_redundant_what_the_report_calls_redundant():
-    from test_cited_eval import REDUNDANT
+    from cited_helpers import REDUNDANT
 
     from citefix.refine.feedback import CitationFeedback
 
@@ -226,7 +226,7 @@ def test_cited_answer_unit_counts_agree_between_check_and_the_store(tmp_path):
 
 def test_nli_runs_name_the_nli_model(tmp_path):
     pytest.importorskip("transformers")
-    from test_nli import build_bert
+    from tiny_models import build_bert
 
     model = build_bert(tmp_path / "nli", bias=[-4.0, 4.0, -4.0], max_positions=128)
     r = cli("check", "--example", "cited_answer", "--nli", str(model), "--db", str(tmp_path / "c.db"),

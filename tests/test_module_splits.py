@@ -1,11 +1,11 @@
-"""Issue 14 (rooms split along their seams): `Store.load_rounds` gives a stored run's rounds as a resumed session takes
+"""Modules split along their seams: `Store.load_rounds` gives a stored run's rounds as a resumed session takes
 them, and every name that moved to a sibling module is still importable from its old module."""
 
 from __future__ import annotations
 
 import importlib
 
-from test_store import make_case, make_eval
+from store_helpers import make_case, make_eval
 
 from citefix.config import Settings
 from citefix.models import Evaluation

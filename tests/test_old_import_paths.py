@@ -1,4 +1,4 @@
-"""Issue 14 (views out of core rooms, cited answers in one package): the comparison's report lives in
+"""Views moved out of the core modules, cited answers in one package: the comparison's report lives in
 citefix.refine.compare_report and the cited-answer modules in the package citefix.cited; every old import path still
 gives the same objects as the new one, and the old modules hold nothing of their own."""
 

@@ -1,0 +1,24 @@
+"""The model tests' shared pieces: a one-question conversation, and `citefix` run in a subprocess against the
+loopback model server with a test key (tests/ is on sys.path, so `from llm_helpers import ...`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from loopback import LoopbackLLM
+
+MSG = [{"role": "user", "content": "Is the sky blue?"}]
+
+KEY = "sk-test-SECRET123456"
+MODEL = "openai/test-model"
+
+
+def run_cli(*args, srv: LoopbackLLM, tmp_path, extra_env=None):
+    env = {**os.environ, "OPENAI_API_BASE": srv.base_url, "OPENAI_API_KEY": KEY, "CITEFIX_HOME": str(tmp_path / "home"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(extra_env or {})}
+    for var in ("CITEFIX_LLM", "CITEFIX_VERIFIER", "CITEFIX_DECOMPOSER", "CITEFIX_CONFIG", "OPENAI_BASE_URL"):
+        env.pop(var, None)
+    return subprocess.run([sys.executable, "-m", "citefix.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=tmp_path)

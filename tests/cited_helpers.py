@@ -3,7 +3,7 @@ tests of cited answers (tests/ is on sys.path, so `from cited_helpers import ...
 
 from __future__ import annotations
 
-from citefix.metrics import FunctionVerifier
+from citefix.cited.metrics import FunctionVerifier
 
 CUPS = "Cups can be made of glass [1] or plastic [2][3]."
 GLASS, PLASTIC, WHOLE = "Cups can be made of glass", "Cups can be made of plastic", "Cups can be made of glass or plastic."

@@ -12,7 +12,7 @@ from cited_helpers import CUPS, GLASS, PLASTIC, REDUNDANT, WHOLE, table_verifier
 from citefix.cited import answer_scores, evaluate_cited, summarise, verifier_threshold
 from citefix.decompose.claims import ClaimDecomposer, SentenceDecomposer
 from citefix.evaluate import evaluate
-from citefix.metrics import FunctionVerifier, aggregate, score_answer
+from citefix.cited.metrics import FunctionVerifier, aggregate, score_answer
 from citefix.models import Case, Evaluation, Source, Verdict
 from citefix.report import render, to_json
 
@@ -28,7 +28,7 @@ def _cited_part(ev, color=False):
 
     from rich.console import Console
 
-    from citefix.report_cited import render_cited
+    from citefix.cited.report import render_cited
 
     buf = io.StringIO()
     con = Console(file=buf, force_terminal=color, color_system="standard" if color else None, width=110,
@@ -296,7 +296,7 @@ def test_summarise_matches_metrics_aggregate():
     assert s["uncited_ids"] == ["c"] and s["not_found_answers"] == 1 and s["fallback_count"] == 0
     assert s["claims"] == 4 and s["score"] == pytest.approx((0.85 + 0.45) / 2)
     assert answer_scores(stored[0]).aliice.recall == evs[0].scores["aliice_recall"]
-    from citefix.report_cited import render_summary
+    from citefix.cited.report import render_summary
 
     text = render_summary(s)
     assert "ALiiCE macro (mean over answers): recall 0.75" in text and "Uncited answers: c" in text

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from citefix.citations import parse_citations
-from citefix.metrics import (
+from citefix.cited.parse import parse_citations
+from citefix.cited.metrics import (
     FunctionVerifier,
     MetricsSettings,
     aggregate,

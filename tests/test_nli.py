@@ -248,7 +248,7 @@ def test_verdicts_dump_to_json(bert_dir):
 
 @pytest.mark.slow
 def test_citation_metrics_through_the_nli_verifier(bert_dir):
-    from citefix.metrics import score_answer
+    from citefix.cited.metrics import score_answer
 
     case = Case(id="c", text="Cups can be made of glass [1] or plastic [2][3].",
                 sources=[Source(id="1", text="cups can be made of glass ."), Source(id="2", text="plates break ."),

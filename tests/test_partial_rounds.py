@@ -14,7 +14,8 @@ from citefix.config import Settings
 from citefix.pipeline import build_pipeline
 from citefix.llm.client import TransientLLMError
 from citefix.llm.fake import ScriptedTransport, yes_answer
-from citefix.refine.compare import run_compare, write_report
+from citefix.refine.compare import run_compare
+from citefix.refine.compare_report import write_report
 from citefix.refine.session import refine
 
 TEXT = "The council approved the plan on Monday, the plan costs 5 million, the mayor chairs the board."

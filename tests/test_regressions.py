@@ -149,7 +149,7 @@ CASE = Case(id="a", text="The depot closed in 1987.", sources=[Source(id="1", te
 
 
 def test_unknown_cost_is_stored_as_unknown_and_shown_as_unknown(tmp_path):
-    from citefix.refine.compare import collect, render_markdown
+    from citefix.refine.compare_report import collect, render_markdown
     from citefix.store import Store
 
     db = tmp_path / "c.db"

@@ -8,7 +8,7 @@ from citefix.llm.client import LLMClient
 from citefix.llm.fake import ScriptedTransport
 from citefix.models import Case, Source, Unit, Verdict
 from citefix.prompting import load_prompt
-from citefix.support import (
+from citefix.cited.support import (
     LEVEL_VALUE,
     LLMSupportJudge,
     SupportSettings,

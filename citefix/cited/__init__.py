@@ -7,8 +7,7 @@
   summary of many (`summarise`);
 * `report.py` — the view: the cited-answer part of the terminal report and the corpus summary as text.
 
-`citefix.cited` gives the names the single module `citefix/cited.py` gave before the package; the old modules
-`citefix.citations`, `citefix.metrics`, `citefix.support` and `citefix.report_cited` re-export their names from here.
+`citefix.cited` gives the evaluation's names (below); the others are imported from their modules.
 """
 
 from citefix.cited.evaluate import (
@@ -21,6 +20,7 @@ from citefix.cited.evaluate import (
     metrics_settings_for,
     summarise,
     support_metrics,
+    supported_elsewhere,
     verifier_threshold,
 )
 
@@ -34,5 +34,6 @@ __all__ = [
     "metrics_settings_for",
     "summarise",
     "support_metrics",
+    "supported_elsewhere",
     "verifier_threshold",
 ]

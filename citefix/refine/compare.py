@@ -4,7 +4,7 @@ A run is reused when a stored run of the same case (content hash) has the same s
 verifier, decomposer, reviser, rounds, target and patience. A matching run that did not finish (killed, cancelled) is
 resumed. The report is computed from the store's rows alone (rounds and calls of the runs it lists), so every number
 in it can be traced back: report.json names the run behind each case and strategy. The report (its figures, Markdown,
-charts and HTML page) is a view of its own, citefix.refine.compare_report; its names stay importable from here.
+charts and HTML page) is a view of its own, citefix.refine.compare_report.
 """
 
 from __future__ import annotations
@@ -15,21 +15,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 from citefix.models import Case
-
-# the report (figures, Markdown, charts, HTML) lives in its own view module; its names stay importable from here
-from citefix.refine.compare_report import (  # noqa: F401
-    METRICS,
-    STOP_LABELS,
-    STOP_MARKS,
-    STYLES,
-    collect,
-    metric_figure,
-    plot,
-    plots,
-    render_markdown,
-    unfinished_runs,
-    write_report,
-)
 
 if TYPE_CHECKING:
     from citefix.store import Store

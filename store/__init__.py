@@ -153,10 +153,11 @@ class Store(RunTransfer):
     def _migrate(self) -> None:
         """Apply pending migrations inside one BEGIN IMMEDIATE transaction (two processes opening a new store at once
         take turns; the second finds nothing pending)."""
-        from .migrations import migrations
+        from .migrations import apply, earlier_names
+        from .migrations import pending as pending_migrations
 
         try:
-            pending = bool(list(migrations.pending(self.db)))
+            pending = bool(list(pending_migrations(self.db))) or earlier_names(self.db)
         except sqlite3.OperationalError as exc:
             if not _is_busy(exc):
                 raise
@@ -164,7 +165,7 @@ class Store(RunTransfer):
         if not pending:
             return
         with self.write():
-            migrations.apply(self.db)
+            apply(self.db)
 
     def _table(self, name: str) -> Table:
         """One of the store's tables, typed as a sqlite-utils Table (never a View)."""

@@ -1,4 +1,7 @@
-"""The store's schema, as append-only named migrations. Never edit one that has shipped: add a new one below."""
+"""The store's schema, as append-only named migrations. Never edit one that has shipped: add a new one below.
+
+Four migrations were once registered under other names; a store that recorded those names is read through RENAMED
+(`pending`) and has them rewritten to today's names when it is next opened to write (`apply`)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,35 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 migrations = Migrations("citefix")
+
+# the name a store made by an earlier citefix recorded → the migration's name today (same function, same effect)
+RENAMED = {
+    "m_issue12_call_attempts": "m004_call_attempts",
+    "m_issue12_run_liveness": "m005_run_liveness",
+    "m_issue15_datasette_views": "m006_datasette_views",
+    "m_issue16_call_deployment": "m007_call_deployment",
+}
+
+
+def pending(db: Database) -> list:
+    """The migrations a store still needs, reading a name it recorded under RENAMED as today's (read-only)."""
+    done = {RENAMED.get(m.name, m.name) for m in migrations.applied(db)}
+    return [m for m in migrations._migrations if m.name not in done]
+
+
+def earlier_names(db: Database) -> bool:
+    """Whether the store recorded a migration under an earlier name (rewritten by `apply`)."""
+    return any(m.name in RENAMED for m in migrations.applied(db))
+
+
+def apply(db: Database) -> None:
+    """Record today's names for migrations the store recorded under an earlier name, then apply what is pending."""
+    table = db[migrations.migrations_table]
+    if table.exists():
+        for old, new in RENAMED.items():
+            db.execute(f"update [{migrations.migrations_table}] set name = ? where migration_set = ? and name = ?",
+                       [new, migrations.name, old])
+    migrations.apply(db)
 
 
 @migrations(name="m001_initial")
@@ -170,16 +202,16 @@ def m003_refine_rounds(db: Database) -> None:
     db["rounds"].add_column("strategy", str)
 
 
-@migrations(name="m_issue12_call_attempts")
-def m_issue12_call_attempts(db: Database) -> None:
+@migrations(name="m004_call_attempts")
+def m004_call_attempts(db: Database) -> None:
     """Every attempt in the call log: a row per failed attempt too, each with its status, error class and number."""
     db["calls"].add_column("status", str)
     db["calls"].add_column("error_class", str)
     db["calls"].add_column("attempt", int)
 
 
-@migrations(name="m_issue12_run_liveness")
-def m_issue12_run_liveness(db: Database) -> None:
+@migrations(name="m005_run_liveness")
+def m005_run_liveness(db: Database) -> None:
     """The process that owns a running run (pid, host) and when it last showed life: a run whose process is gone
     reads as interrupted."""
     db["runs"].add_column("pid", int)
@@ -187,8 +219,8 @@ def m_issue12_run_liveness(db: Database) -> None:
     db["runs"].add_column("heartbeat", str)
 
 
-@migrations(name="m_issue15_datasette_views")
-def m_issue15_datasette_views(db: Database) -> None:
+@migrations(name="m006_datasette_views")
+def m006_datasette_views(db: Database) -> None:
     """Datasette-ready: foreign keys from calls to runs and rounds (the table is rebuilt, rows kept), views
     for the common questions, and a signature column so meta-eval can reuse a stored result with the same settings."""
     db.execute("update calls set round_id = null where round_id is not null and round_id not in (select id from rounds)")
@@ -222,8 +254,8 @@ def m_issue15_datasette_views(db: Database) -> None:
         from runs r join cases c on c.id = r.case_pk left join calls k on k.run_id = r.id group by r.id""")
 
 
-@migrations(name="m_issue16_call_deployment")
-def m_issue16_call_deployment(db: Database) -> None:
+@migrations(name="m007_call_deployment")
+def m007_call_deployment(db: Database) -> None:
     """Which server answered: the litellm Router deployment (its model_info id) and the base URL of every
     call and failed attempt, and how many times the Router moved a call on (retries, fallbacks) before its answer."""
     db["calls"].add_column("deployment", str)

@@ -17,10 +17,10 @@ def upgrade_for_reading(store: Store) -> list[str]:
     from sqlite_utils import Database
 
     from . import _BUSY_TRY_S, Store
-    from .migrations import migrations
+    from .migrations import pending as pending_migrations
 
     try:
-        pending = [m.name for m in migrations.pending(store.db)]
+        pending = [m.name for m in pending_migrations(store.db)]
     except sqlite3.DatabaseError:
         pending = []
     if not pending:

@@ -1,8 +1,8 @@
 """The store's schema, pinned: the exact migration list (names, in order) and every table's columns (name and type, in
 order), views and foreign keys after all migrations, read from a real SQLite file that `Store` migrated.
 
-Migrations are append-only (store/migrations.py): renaming, reordering or editing a shipped one, or dropping a column,
-breaks an existing user's store, so this test fails on any of those. A NEW migration appended at the end is the one
+Migrations are append-only (store/migrations.py): renaming (without an entry in RENAMED), reordering or editing a
+shipped one, or dropping a column, breaks an existing user's store, so this test fails on any of those. A NEW migration appended at the end is the one
 legitimate change: add its name to MIGRATIONS and its tables or columns below, in the same commit.
 """
 
@@ -19,10 +19,10 @@ MIGRATIONS = [
     "m001_initial",
     "m002_metaeval",
     "m003_refine_rounds",
-    "m_issue12_call_attempts",
-    "m_issue12_run_liveness",
-    "m_issue15_datasette_views",
-    "m_issue16_call_deployment",
+    "m004_call_attempts",
+    "m005_run_liveness",
+    "m006_datasette_views",
+    "m007_call_deployment",
 ]
 
 # table -> its columns in order, "name TYPE" ("*" marks the primary key)
@@ -112,11 +112,11 @@ def test_the_pins_catch_a_changed_migration_list(tmp_path, change):
     """The comparison above can fail: a store built by a renamed, reordered or shortened list does not match."""
     steps = [(n, n) for n in MIGRATIONS]
     if change == "renamed":
-        steps[3] = ("m004_call_attempts", MIGRATIONS[3])
+        steps[3] = ("m004_attempts", MIGRATIONS[3])
     elif change == "reordered":
         steps[3], steps[4] = steps[4], steps[3]
     else:
-        steps = steps[:-1]  # without m_issue16_call_deployment: calls loses deployment, api_base, router_fallbacks
+        steps = steps[:-1]  # without m007_call_deployment: calls loses deployment, api_base, router_fallbacks
     got = _store_from(tmp_path, steps)
     assert got != PINNED
     if change == "column dropped":
@@ -128,3 +128,29 @@ def test_the_pins_catch_a_changed_migration_list(tmp_path, change):
 def test_the_same_list_built_that_way_matches(tmp_path):
     """The control for the test above: the unchanged list, applied the same way, matches the pins."""
     assert _store_from(tmp_path, [(n, n) for n in MIGRATIONS]) == PINNED
+
+
+def test_a_store_that_recorded_the_earlier_migration_names_opens_and_takes_todays(tmp_path, capsys):
+    """Four migrations were registered under other names; a store made then (every migration applied, a run in it)
+    is read without an upgrade, and its migration list reads today's names after a write command opened it."""
+    from citefix.cli import main
+
+    steps = [(next((old for old, new in mig.RENAMED.items() if new == n), n), n) for n in MIGRATIONS]
+    assert sum(a != b for a, b in steps) == 4
+    other = Migrations("citefix")
+    for name, fn in steps:
+        other(name=name)(getattr(mig, fn))
+    path = tmp_path / "earlier.db"
+    db = Database(path)
+    other.apply(db)
+    db.close()
+    assert mig.pending(Database(path)) == []
+    rc = main(["runs", "--db", str(path)])
+    out = capsys.readouterr()
+    assert rc == 0 and "upgraded" not in out.err, out
+    rc = main(["check", "--example", "summary", "--db", str(path), "--color", "never"])
+    assert rc == 0, capsys.readouterr().err
+    capsys.readouterr()
+    got = schema(Database(path))
+    assert got == {**PINNED, "migrations": MIGRATIONS}
+    assert main(["runs", "--db", str(path)]) == 0 and "summary" in capsys.readouterr().out

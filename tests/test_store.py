@@ -89,7 +89,7 @@ def test_migrate_a_store_made_before_the_appended_migrations(tmp_path):
     with sqlite3.connect(path) as conn:
         applied = [r[0] for r in conn.execute("select name from _sqlite_migrations order by rowid")]
     assert applied == [m.name for m in mig.migrations._migrations]
-    assert applied[3:6] == ["m_issue12_call_attempts", "m_issue12_run_liveness", "m_issue15_datasette_views"]
+    assert applied[3:6] == ["m004_call_attempts", "m005_run_liveness", "m006_datasette_views"]
     for table, cols in EXPECTED.items():
         assert cols <= columns(path, table), table
     from helpers import rows

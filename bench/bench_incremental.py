@@ -27,7 +27,7 @@ from citefix.config import Settings  # noqa: E402
 from citefix.pipeline import build_pipeline  # noqa: E402
 from citefix.llm.fake import ScriptedTransport, yes_answer  # noqa: E402
 from citefix.models import Case, Source  # noqa: E402
-from citefix.refine import refine  # noqa: E402
+from citefix.revision import refine  # noqa: E402
 from citefix.store import Store  # noqa: E402
 
 SOURCE = """The town council of Harwick approved a plan on Monday to turn the disused Millbrook railway depot into a park.
@@ -129,7 +129,7 @@ def offline_path(incremental: bool) -> list[dict]:
         store = Store(Path(tmp) / "bench.db")
         pipeline = build_pipeline(Settings(), store)
         from citefix.llm.client import LLMClient
-        from citefix.refine.revise import LLMReviser
+        from citefix.revision.revise import LLMReviser
 
         reviser = LLMReviser(LLMClient("bench/reviser", transport=ScriptedTransport(respond)))  # same edits, offline checks
         per_round: list[dict] = []

@@ -48,8 +48,8 @@ def main() -> None:
     from citefix.decompose.clauses import ClauseDecomposer
     from citefix.evaluate import evaluate
     from citefix.models import Case, Source
-    from citefix.refine.feedback import build_strategy
-    from citefix.refine.offline import OfflineReviser
+    from citefix.revision.feedback import build_strategy
+    from citefix.revision.offline import OfflineReviser
     from citefix.verify.offline import OfflineVerifier
 
     dec, ver, rev, strategy = ClauseDecomposer(), OfflineVerifier(), OfflineReviser(), build_strategy("acu")

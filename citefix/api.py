@@ -146,7 +146,7 @@ def refine(text: Any, sources: Sequence[str | Source | dict] | None = None, *, l
     """Refine a text round by round (what `citefix refine` does); every round is stored. Without an LLM the offline
     deletion-only reviser edits. Returns the best round, not the last."""
     from citefix.pipeline import RunSettings, build_run_pipeline
-    from citefix.refine.session import refine as run_refine
+    from citefix.revision.session import refine as run_refine
     from citefix.store import Store
 
     cases = _cases(text, sources, question=question, case_id=id, kind=None)
@@ -183,9 +183,9 @@ def compare(cases: Any, *, strategies: Iterable[str] = ("acu", "none"), rounds: 
     `citefix compare` does. `cases`: a case file path or a list of Cases. With report_dir, also writes the report
     files there."""
     from citefix.pipeline import RunSettings, build_run_pipeline
-    from citefix.refine.compare import run_compare, select_cases
-    from citefix.refine.compare_report import collect, write_report
-    from citefix.refine.feedback import available_strategies
+    from citefix.revision.compare import run_compare, select_cases
+    from citefix.revision.compare_report import collect, write_report
+    from citefix.revision.feedback import available_strategies
     from citefix.store import Store
 
     names = list(dict.fromkeys(s.strip() for s in strategies if s.strip()))

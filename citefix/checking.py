@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def signature(pipeline, decomposer) -> dict:
     """Everything that changes a check's result besides the case: the verifier with its parameters (fingerprint),
     the decomposer, the LLM and citefix's version. A batch reuses a stored check only when all of it matches."""
-    from citefix.refine.incremental import verifier_fingerprint
+    from citefix.revision.incremental import verifier_fingerprint
     from citefix.version import __version__
 
     llm = getattr(pipeline, "llm", None)
@@ -58,9 +58,9 @@ def find_checked(case: Case, pipeline, store: Store) -> tuple[Evaluation, int] |
 def check_case(case: Case, pipeline, store, *, input_path: str | None = None, command: str = "check",
                on_event=None, evaluation: Evaluation | None = None) -> tuple[Evaluation, int, bool]:
     """Evaluate `case`, store it as a run (round 0); return (evaluation, run id, failed). A refinement session with
-    zero revision rounds (citefix.refine.session.check). `evaluation`: one made elsewhere (a Ray worker,
+    zero revision rounds (citefix.revision.session.check). `evaluation`: one made elsewhere (a Ray worker,
     citefix.executor) with the same settings, stored as it is."""
-    from citefix.refine.session import check
+    from citefix.revision.session import check
 
     decomposer = pipeline.decomposer_for(case.kind)
     result = check(case, pipeline=pipeline, store=store, decomposer=decomposer, settings=run_settings(pipeline.settings, pipeline, decomposer),

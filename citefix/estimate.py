@@ -178,7 +178,7 @@ def estimate_refine(case, settings, *, strategy: str, rounds: int, reviser: str 
                     judge_llm: str | None = None, judge_verifier: str | None = None) -> Estimate:
     """Round 0 plus, per round, the feedback, the revision and a full re-check (an upper bound)."""
     from citefix.prompting import load_prompt
-    from citefix.refine.vocabulary import render_sources
+    from citefix.revision.vocabulary import render_sources
 
     est = Estimate()
     check = estimate_check(case, settings)

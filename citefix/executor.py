@@ -149,7 +149,7 @@ class _Worker:
         import tempfile
         from pathlib import Path
 
-        from citefix.refine.session import refine
+        from citefix.revision.session import refine
         from citefix.store import Store
 
         try:

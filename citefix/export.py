@@ -10,8 +10,8 @@ if TYPE_CHECKING:
 
 
 def export_run(store: Store, run_id: int, fmt: str) -> str:
-    from citefix.refine.stopping import best_round_of
     from citefix.report import marked_plain
+    from citefix.revision.stopping import best_round_of
 
     if fmt == "html":
         from citefix.html_report import render_run_html

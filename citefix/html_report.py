@@ -242,7 +242,7 @@ def _clip(text: str, n: int = 160) -> str:
 def render_run_html(store: Store, run_id: int) -> str:
     """The whole page for one stored run."""
     from citefix.costs import format_cost, summarise_calls
-    from citefix.refine.stopping import best_round_of
+    from citefix.revision.stopping import best_round_of
 
     run = store.run(run_id)
     case = store.case_for_run(run_id)

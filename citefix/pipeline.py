@@ -146,7 +146,7 @@ def build_judge(settings: Settings, store=None, judge_verifier: str | None = Non
 
 def wrap_cache(verifier, store=None, *, cache: bool = True):
     """The verifier with verdicts of unchanged units reused (in memory, and from the store when caching is on)."""
-    from citefix.refine.incremental import CachingVerifier
+    from citefix.revision.incremental import CachingVerifier
 
     if verifier is None or isinstance(verifier, CachingVerifier):
         return verifier
@@ -157,7 +157,7 @@ def build_strategy(strategy, llm=None):
     """A feedback strategy by name (an object passes through)."""
     if not isinstance(strategy, str):
         return strategy
-    from citefix.refine.feedback import build_strategy as by_name
+    from citefix.revision.feedback import build_strategy as by_name
 
     return by_name(strategy, llm=llm)
 
@@ -173,11 +173,11 @@ def build_reviser(reviser, llm=None):
     if name == "llm":
         if llm is None:
             raise ConfigError("reviser 'llm' needs a model: pass --llm MODEL or set CITEFIX_LLM (or use --reviser offline)")
-        from citefix.refine.revise import LLMReviser
+        from citefix.revision.revise import LLMReviser
 
         return LLMReviser(llm)
     if name == "offline":
-        from citefix.refine.offline import OfflineReviser
+        from citefix.revision.offline import OfflineReviser
 
         return OfflineReviser()
     raise ConfigError(f"unknown reviser {name!r}; use auto, llm or offline")

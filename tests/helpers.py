@@ -52,8 +52,8 @@ def offline_revision(tools, source: str, text: str):
     and the "acu" feedback strategy: what `citefix refine` does in its first round."""
     from citefix.evaluate import evaluate
     from citefix.models import Case, Source
-    from citefix.refine.feedback import build_strategy
-    from citefix.refine.offline import OfflineReviser
+    from citefix.revision.feedback import build_strategy
+    from citefix.revision.offline import OfflineReviser
 
     dec, ver = tools
     case = Case(id="c", sources=[Source(id="1", text=source)], text=text)

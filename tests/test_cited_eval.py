@@ -161,7 +161,7 @@ def test_redundant_citation_and_verdict_roles():
     out = render(ev)
     assert "[3] REDUNDANT 0.10" in out and "redundant: [3] on u2" in out
     # refinement's citation strategy reads the same rows
-    from citefix.refine.feedback import citation_issues
+    from citefix.revision.feedback import citation_issues
 
     issues = citation_issues(_case(CUPS), ev)
     assert [i.source for i in issues] == ["3"]  # whatever refinement calls it, the one issue is passage [3]
@@ -322,8 +322,8 @@ def test_a_citation_to_a_missing_passage_leaves_the_round_whole_on_screen():
 def test_a_mis_cited_claim_names_the_passage_that_supports_it():
     """A claim its mark does not support is checked against the passages it does not cite (those sharing its words):
     the report, the citation feedback and the offline reviser name the one that supports it."""
-    from citefix.refine.feedback import build_strategy
-    from citefix.refine.offline import OfflineReviser
+    from citefix.revision.feedback import build_strategy
+    from citefix.revision.offline import OfflineReviser
 
     case = Case(id="c", kind="cited_answer", text="Plastic cups are light and cheap [1].", sources=[
         Source(id="1", text="Glass cups are common in homes."),

@@ -19,7 +19,7 @@ from citefix.evaluate import collect_calls, models_used
 from citefix.llm.client import LLMClient
 from citefix.llm.fake import ScriptedTransport
 from citefix.pipeline import build_decomposer, build_judge, build_verifier, wrap_cache
-from citefix.refine.incremental import CachingVerifier, unwrap, verifier_fingerprint
+from citefix.revision.incremental import CachingVerifier, unwrap, verifier_fingerprint
 from citefix.verify.base import Verifier, Wrapping
 
 
@@ -64,7 +64,7 @@ def _verifiers() -> dict[str, Verifier]:
 
 
 def _decomposers() -> dict[str, Decomposer]:
-    from citefix.refine.parts import _FixedUnits
+    from citefix.revision.parts import _FixedUnits
 
     settings, llm = Settings(), _llm()
     out = {name: build_decomposer(name, settings, llm) for name in DECOMPOSER_NAMES if name != "auto"}

@@ -4,7 +4,7 @@ one point do not overprint each other, and the y-axis label is not clipped."""
 from __future__ import annotations
 
 from citefix.models import Case, Evaluation, Source
-from citefix.refine.compare_report import METRICS, collect, metric_figure
+from citefix.revision.compare_report import METRICS, collect, metric_figure
 
 CASE = Case(id="a", text="The depot closed in 1987.", sources=[Source(id="1", text="The depot closed in 1987.")])
 

@@ -4,7 +4,7 @@ runs that stopped early marked rather than carried forward silently (from real s
 from __future__ import annotations
 
 from citefix.models import Case, Evaluation, Source
-from citefix.refine.compare_report import METRICS, collect, metric_figure, plots
+from citefix.revision.compare_report import METRICS, collect, metric_figure, plots
 
 CASE = Case(id="a", text="The depot closed in 1987.", sources=[Source(id="1", text="The depot closed in 1987.")])
 

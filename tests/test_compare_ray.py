@@ -55,7 +55,7 @@ def _contents(store, run_id: int) -> dict:
 
 
 def test_import_run_copies_a_whole_run_with_new_ids(tmp_path):
-    from citefix.refine.compare import find_reusable
+    from citefix.revision.compare import find_reusable
     from citefix.store import Store
 
     case = Case(id="k1", sources=[Source(id="1", text="The depot closed in 1987.")], text="The depot closed in 1990.")

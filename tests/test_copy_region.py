@@ -9,8 +9,8 @@ from helpers import rules_verifier, whole_unit_features
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.evaluate import evaluate
 from citefix.models import Case, Source
-from citefix.refine.feedback import build_strategy
-from citefix.refine.offline import OfflineReviser
+from citefix.revision.feedback import build_strategy
+from citefix.revision.offline import OfflineReviser
 
 TRIAL = (
     "A busker who played the bagpipes outside Anfield has been fined for collecting money under a false pretence. "

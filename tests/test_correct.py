@@ -12,8 +12,8 @@ import pytest
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.evaluate import evaluate
 from citefix.models import Case, Source
-from citefix.refine.feedback import build_strategy
-from citefix.refine.offline import OfflineReviser
+from citefix.revision.feedback import build_strategy
+from citefix.revision.offline import OfflineReviser
 from citefix.verify.offline import OfflineVerifier
 
 pytestmark = pytest.mark.slow

@@ -9,8 +9,8 @@ from helpers import rules_verifier
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.evaluate import evaluate
 from citefix.models import Case, Source
-from citefix.refine.feedback import build_strategy
-from citefix.refine.offline import OfflineReviser
+from citefix.revision.feedback import build_strategy
+from citefix.revision.offline import OfflineReviser
 from citefix.verify.lexical import currency, currency_conflict, find_numbers
 from citefix.verify.local import same_value
 

@@ -1,4 +1,4 @@
-"""Where things live: the comparison's report in citefix.refine.compare_report (the run in compare, which does not
+"""Where things live: the comparison's report in citefix.revision.compare_report (the run in compare, which does not
 re-export the report), the cited-answer modules in the package citefix.cited, each name importable from one place."""
 
 from __future__ import annotations
@@ -46,13 +46,13 @@ def test_no_second_import_path_for_the_cited_modules(gone):
 
 
 def test_the_comparison_run_stays_in_compare_and_its_report_has_no_run():
-    from citefix.refine import compare, compare_report
+    from citefix.revision import compare, compare_report
 
     for name in ("run_compare", "select_cases", "signature", "find_reusable", "CompareRun", "CompareResult"):
-        assert getattr(compare, name).__module__ == "citefix.refine.compare"
+        assert getattr(compare, name).__module__ == "citefix.revision.compare"
         assert not hasattr(compare_report, name)
     # the view does not import the run, and the run does not hand out the view's names
-    assert "from citefix.refine.compare import" not in inspect.getsource(compare_report)
+    assert "from citefix.revision.compare import" not in inspect.getsource(compare_report)
     for name in ("write_report", "collect", "plots", "render_markdown"):
         assert not hasattr(compare, name), name
 

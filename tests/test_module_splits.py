@@ -10,7 +10,7 @@ from store_helpers import make_case, make_eval
 from citefix.config import Settings
 from citefix.models import Evaluation
 from citefix.pipeline import build_pipeline
-from citefix.refine.session import RefineSession
+from citefix.revision.session import RefineSession
 
 
 def test_load_rounds_parses_rows_and_fills_old_rows_parents(store):
@@ -39,7 +39,7 @@ def test_load_rounds_parses_rows_and_fills_old_rows_parents(store):
 def test_moved_names_stay_importable_from_their_old_modules():
     moved = {
         "citefix.tui.main_screen": ("citefix.tui.jobs", ["SPINNER", "STAGES", "STEP", "_stage"]),
-        "citefix.refine.session": ("citefix.refine.rounds", ["Round", "Proposal", "RefineResult"]),
+        "citefix.revision.session": ("citefix.revision.rounds", ["Round", "Proposal", "RefineResult"]),
         "citefix.metaeval.protocols": ("citefix.metaeval.rouge", ["acu_rouge", "rouge1_f1", "best_match_rouge1",
                                                                   "tokenize"]),
         "citefix.metaeval.runner": ("citefix.metaeval.shared", ["share_offline", "_SignalView"]),
@@ -47,7 +47,7 @@ def test_moved_names_stay_importable_from_their_old_modules():
                                                         "retry_after", "explain_error", "redact", "error_class"]),
         "citefix.store": ("citefix.store.caches", ["LLMCache"]),
     }
-    also = {"citefix.refine.session": ("citefix.refine.stopping", ["FAILURE_REASONS"]),
+    also = {"citefix.revision.session": ("citefix.revision.stopping", ["FAILURE_REASONS"]),
             "citefix.metaeval.protocols": ("citefix.metaeval.spans", ["SpanItem", "span_prf"])}
     for table in (moved, also):
         for old, (new, names) in table.items():

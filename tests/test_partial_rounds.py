@@ -14,9 +14,9 @@ from citefix.config import Settings
 from citefix.pipeline import build_pipeline
 from citefix.llm.client import TransientLLMError
 from citefix.llm.fake import ScriptedTransport, yes_answer
-from citefix.refine.compare import run_compare
-from citefix.refine.compare_report import write_report
-from citefix.refine.session import refine
+from citefix.revision.compare import run_compare
+from citefix.revision.compare_report import write_report
+from citefix.revision.session import refine
 
 TEXT = "The council approved the plan on Monday, the plan costs 5 million, the mayor chairs the board."
 
@@ -69,7 +69,7 @@ def test_a_round_with_an_unverified_unit_is_retried_then_stored_partial(store):
 def test_a_partial_round_is_never_the_best_round(store):
     flaky = Flaky(broken=None, add=", the park opens in 2027")
     transport, pipeline = pipeline_for(store, flaky)
-    from citefix.refine.session import RefineSession
+    from citefix.revision.session import RefineSession
 
     s = RefineSession(make_case(TEXT), pipeline=pipeline, strategy="acu", reviser="llm", store=store)
     r0 = s.evaluate_current()

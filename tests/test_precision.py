@@ -41,7 +41,7 @@ def test_bf16_keeps_the_example_verdicts(tmp_path):
 
 
 def test_precision_enters_the_fingerprint_and_fp32_keeps_the_old_one():
-    from citefix.refine.incremental import verifier_fingerprint
+    from citefix.revision.incremental import verifier_fingerprint
     from citefix.verify.offline import OfflineVerifier
 
     plain = verifier_fingerprint(OfflineVerifier())

@@ -60,9 +60,9 @@ def test_import_citefix_loads_no_heavy_library():
 
 def test_refine_is_the_api_function_even_after_the_refine_package_is_imported(tmp_path):
     import citefix
-    import citefix.refine.session  # noqa: F401 - the package now shadows the lazy attribute
+    import citefix.revision.session  # noqa: F401 - the package now shadows the lazy attribute
 
     r = citefix.refine("The depot closed in 1987.", sources=["The depot closed in 1987."], db=tmp_path / "r.db",
                        rounds=1)
     assert isinstance(r, citefix.RefineReport) and r.best_text and r.run_id >= 1
-    assert callable(citefix.refine.session.refine)  # the package is still the package
+    assert callable(citefix.revision.session.refine)  # the package is still the package

@@ -11,8 +11,8 @@ from refine_fakes import FLAGGED, between, drop_first_flagged, make_case
 from citefix.config import Settings
 from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport, yes_answer
-from citefix.refine.compare import run_compare, select_cases
-from citefix.refine.compare_report import collect, render_markdown, write_report
+from citefix.revision.compare import run_compare, select_cases
+from citefix.revision.compare_report import collect, render_markdown, write_report
 
 CASES = [
     ("three-bad", "The council approved the plan on Monday, the plan costs 5 million, work takes two years, the mayor chairs the board."),

@@ -11,9 +11,9 @@ from refine_fakes import FLAGGED, SOURCE, TEXT, drop_first_flagged, make_case, r
 from citefix.config import Settings
 from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport
-from citefix.refine import RefineSession, build_strategy, refine
-from citefix.refine.distance import word_edit_distance
-from citefix.refine.feedback import parse_critique
+from citefix.revision import RefineSession, build_strategy, refine
+from citefix.revision.distance import word_edit_distance
+from citefix.revision.feedback import parse_critique
 
 
 def pipeline_for(store, responder, *, cache=True):
@@ -345,7 +345,7 @@ def test_step_api_propose_accept_reject_edit_revert(store):
 
 
 def test_session_without_a_store_runs_in_memory():
-    from citefix.refine.incremental import CachingVerifier
+    from citefix.revision.incremental import CachingVerifier
 
     transport = ScriptedTransport(refine_responder())
     p = build_pipeline(Settings(llm="test/model", cache=False, concurrency=1), None, transport=transport)

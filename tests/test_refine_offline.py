@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 
 from citefix.models import Case, Evaluation, Source, Unit, Verdict
-from citefix.refine.feedback import ACUFeedback, CitationIssue, Feedback, NoFeedback
-from citefix.refine.offline import OfflineReviser
+from citefix.revision.feedback import ACUFeedback, CitationIssue, Feedback, NoFeedback
+from citefix.revision.offline import OfflineReviser
 
 pytestmark = pytest.mark.slow
 

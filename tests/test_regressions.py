@@ -108,7 +108,7 @@ def _cups_eval(table):
 
 
 def test_citations_that_each_support_the_claim_are_not_called_redundant():
-    from citefix.refine.feedback import CitationFeedback
+    from citefix.revision.feedback import CitationFeedback
 
     both = {(GLASS, frozenset({"1"})): 0.9, (PLASTIC, frozenset({"2", "3"})): 0.9,
             (PLASTIC, frozenset({"2"})): 0.8, (PLASTIC, frozenset({"3"})): 0.8}
@@ -121,7 +121,7 @@ def test_citations_that_each_support_the_claim_are_not_called_redundant():
 def test_feedback_calls_redundant_what_the_report_calls_redundant():
     from cited_helpers import REDUNDANT
 
-    from citefix.refine.feedback import CitationFeedback
+    from citefix.revision.feedback import CitationFeedback
 
     case, ev = _cups_eval(REDUNDANT)
     assert [(r["id"], r["claim"]) for r in ev.metrics["citations"]["redundant"]] == [("3", PLASTIC)]
@@ -149,7 +149,7 @@ CASE = Case(id="a", text="The depot closed in 1987.", sources=[Source(id="1", te
 
 
 def test_unknown_cost_is_stored_as_unknown_and_shown_as_unknown(tmp_path):
-    from citefix.refine.compare_report import collect, render_markdown
+    from citefix.revision.compare_report import collect, render_markdown
     from citefix.store import Store
 
     db = tmp_path / "c.db"

@@ -18,7 +18,7 @@ from citefix.config import Settings
 from citefix.llm.fake import ScriptedTransport
 from citefix.models import Evaluation
 from citefix.pipeline import build_pipeline
-from citefix.refine import refine
+from citefix.revision import refine
 from citefix.store import Store
 from citefix.store.rows import CallRow, FoundRunRow, LoadedRound, RoundRow, RunListRow, RunRow
 

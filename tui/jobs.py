@@ -16,7 +16,7 @@ from citefix.tui.session import Cancelled
 from citefix.tui.widgets import RoundsPanel, StatusLine
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-STAGES = {  # events of citefix.evaluate and citefix.refine.session, as the status line words them
+STAGES = {  # events of citefix.evaluate and citefix.revision.session, as the status line words them
     "decompose_started": "splitting the text into units (models load on first use)",
     "units_ready": "verifying {n} units",
     "units_scored": "round {round}: scored",

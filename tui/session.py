@@ -2,7 +2,7 @@
 
 No Textual here and no pipeline logic: the pipeline is built by citefix.pipeline.build_run_pipeline from a RunSettings
 (as `citefix refine` builds it, so the TUI can use every setting the CLI can); checks, revisions, accept/reject and
-revert are steps of citefix.refine.session.RefineSession (the same object `citefix refine` loops over); export is
+revert are steps of citefix.revision.session.RefineSession (the same object `citefix refine` loops over); export is
 citefix.export.export_run. Jobs run in worker threads and return a Snapshot, plain data the screen paints,
 so the UI thread never waits on a model. `busy` makes a new job wait for a cancelled one still finishing in its thread.
 """
@@ -20,7 +20,7 @@ from citefix.errors import Cancelled, InputError  # noqa: F401 - Cancelled: what
 
 if TYPE_CHECKING:  # pydantic models load with the first case, after the first paint
     from citefix.models import Case, Evaluation
-    from citefix.refine.session import Proposal
+    from citefix.revision.session import Proposal
     from citefix.pipeline import RunSettings
     from citefix.store.rows import RoundRow as StoredRound
     from citefix.store.rows import RunListRow, RunRow
@@ -132,7 +132,7 @@ class Workbench:
         Returns what was loaded."""
         loaded = []
         with self.busy:  # a check started meanwhile waits here instead of loading the same things twice
-            import citefix.refine.session  # noqa: F401 - the module every job runs
+            import citefix.revision.session  # noqa: F401 - the module every job runs
 
             p = self.pipeline
             if p.llm is not None and self.transport is None:
@@ -142,7 +142,7 @@ class Workbench:
                 import litellm  # noqa: F401
 
                 loaded.append("litellm")
-            from citefix.refine.incremental import unwrap
+            from citefix.revision.incremental import unwrap
 
             for obj in (p.decomposer_for(kind), unwrap(p.verifier)):
                 for attr in ("nlp", "encoder"):
@@ -220,7 +220,7 @@ class Session:
         self.current: int | None = None
         self.text: str = case.text
         self.proposal: Proposal | None = None
-        self.refiner = None  # citefix.refine.session.RefineSession of this run, built on the first job
+        self.refiner = None  # citefix.revision.session.RefineSession of this run, built on the first job
         self._generation = -1  # the workbench settings generation the refiner was built with
         self._generation_checked = -1  # … and the one the current round was last checked with
         self._closed = False
@@ -285,7 +285,7 @@ class Session:
     # -- the refinement session ----------------------------------------------------------------------------------------
     def _refiner(self, cancel: threading.Event | None, on_event: Event | None):
         """This run's RefineSession (new run on the first check, resumed for a stored run or after a settings change)."""
-        from citefix.refine.session import RefineSession
+        from citefix.revision.session import RefineSession
 
         if self.refiner is None or self._generation != self.bench.generation:
             kw = dict(self.bench.pipeline.refine_kwargs(), command="tui", input_path=self.input_path,
@@ -473,6 +473,6 @@ class Session:
 
 def strategy_names() -> list[str]:
     """Feedback strategies, from the refine package's registry."""
-    from citefix.refine.feedback import available_strategies
+    from citefix.revision.feedback import available_strategies
 
     return list(available_strategies())

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from citefix.export import export_run  # noqa: F401 - core; the commands below use them
-from citefix.refine.stopping import best_round_of
+from citefix.revision.stopping import best_round_of
 
 if TYPE_CHECKING:
     from citefix.store import Store
@@ -120,7 +120,7 @@ def diff_text(a: str, b: str, label_a: str, label_b: str) -> str:
 
 def _edits_note(row: RoundRow) -> str:
     """ "  edits: correction 1, deletion 2" for a round revised offline (from its stored evaluation)."""
-    from citefix.refine.revise import edits_by_kind
+    from citefix.revision.revise import edits_by_kind
 
     try:
         edits = json.loads(row.evaluation or "{}").get("metrics", {}).get("edits")

@@ -35,7 +35,7 @@ JSON_EVENTS = ("round_started", "units_scored", "revision_proposed", "run_finish
 
 def register(sub) -> None:
     from citefix.commands.common import add_common
-    from citefix.refine.feedback import available_strategies
+    from citefix.revision.feedback import available_strategies
 
     strategies = ", ".join(available_strategies())
     p = sub.add_parser(
@@ -255,7 +255,7 @@ def _refine_dry_run(args, run, jobs: list[tuple[Any, str | None]]) -> int:
 def _refine_all(args, run, store, jobs: list[tuple[Any, str | None]], budget) -> list:
     """The stored run resumed, or each case refined in turn (until --max-cost is reached); their results."""
     from citefix.pipeline import build_run_pipeline
-    from citefix.refine.session import refine
+    from citefix.revision.session import refine
 
     pipeline = build_run_pipeline(run, store)
     max_rounds = run.max_rounds
@@ -337,7 +337,7 @@ def _write_out(path: str, results) -> None:
 
 def cmd_compare(args) -> int:
     from citefix.executor import check_options, make_evaluator
-    from citefix.refine.compare import run_compare
+    from citefix.revision.compare import run_compare
     from citefix.store import Store
 
     check_options(args)  # --executor ray: Ray installed, no --max-cost
@@ -385,7 +385,7 @@ def cmd_compare(args) -> int:
 
 def _compare_strategies(args) -> list[str]:
     """--strategies as a list (order kept, repeats dropped), each a known strategy; --rounds at least 1."""
-    from citefix.refine.feedback import available_strategies
+    from citefix.revision.feedback import available_strategies
 
     strategies = list(dict.fromkeys(s.strip() for s in args.strategies.split(",") if s.strip()))
     unknown = [s for s in strategies if s not in available_strategies()]
@@ -400,7 +400,7 @@ def _compare_strategies(args) -> list[str]:
 def _compare_cases(args) -> list:
     """The --report folder checked (and made, unless --dry-run), then the cases read, shuffled and limited."""
     from citefix.inputs import load_cases
-    from citefix.refine.compare import select_cases
+    from citefix.revision.compare import select_cases
 
     report_dir = Path(args.report)
     if report_dir.exists() and not report_dir.is_dir():
@@ -455,7 +455,7 @@ def _compare_on_run(bar: _CompareBar, budget, cancel: threading.Event):
 
 def _write_compare_report(args, settings, pipeline, store, result, n_cases: int) -> None:
     """report.md (also printed), report.json and scores.png in --report, with the settings as notes."""
-    from citefix.refine.compare_report import write_report
+    from citefix.revision.compare_report import write_report
 
     reviser, judge = pipeline.reviser_name, pipeline.judge
     notes = [f"cases: {n_cases} from {', '.join(args.inputs)}" + (f" (seed {args.seed})" if args.seed is not None else "")
@@ -479,7 +479,7 @@ def _compare_exit(store, result, budget) -> int:
     if budget is not None and budget.reached:
         print(f"citefix: {budget.message()}; the report covers the runs done", file=sys.stderr)
         code = 3
-    from citefix.refine.compare_report import unfinished_runs
+    from citefix.revision.compare_report import unfinished_runs
 
     unfinished = unfinished_runs(store, result.by_strategy())
     if unfinished:

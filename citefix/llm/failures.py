@@ -136,9 +136,9 @@ def redact(text: str | None) -> str | None:
     so a key set later is still removed)."""
     if not text or len(text) < 8:
         return text
-    for value in _GIVEN:
-        if value in text:
-            text = text.replace(value, "[REDACTED]")
+    for given in _GIVEN:
+        if given in text:
+            text = text.replace(given, "[REDACTED]")
     env = os.environ
     for name in env:
         secret = _SECRET_NAMES.get(name)

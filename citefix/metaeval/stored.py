@@ -20,7 +20,7 @@ def result_signature(path: str | Path, command: str, verifiers: Mapping[str, Ver
     and parameters (fingerprint), the decomposer and citefix's version."""
     import hashlib
 
-    from citefix.refine.incremental import verifier_fingerprint
+    from citefix.revision.incremental import verifier_fingerprint
 
     h = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     parts = {"file": h, "command": command.split(" ", 3)[-1], "version": __version__,

@@ -2,7 +2,7 @@
 by minutes): `ruff check`, `mypy` on the core and the store, and the import-linter contracts in pyproject.toml, each
 with a test that the check can fail.
 
-The contracts (core never imports Textual; decompose and verify never import refine; only citefix.store imports
+The contracts (core never imports Textual; decompose and verify never import revision; only citefix.store imports
 sqlite_utils; the entry point above the commands, the commands above the TUI, both above core, and every module of
 the package placed in a layer) are checked on the package as it is installed: citefix.tui and citefix.store live in
 tui/ and store/ in this checkout, so the test lays the installed tree out in a temporary folder first and runs
@@ -144,7 +144,7 @@ def test_import_contracts_catch_a_breach(tmp_path):
                                                 + "\nfrom citefix.tui import render  # noqa\nimport textual  # noqa\n"
                                                 + "import sqlite_utils  # noqa\n")
     (tree / "citefix" / "verify" / "lexical.py").write_text((ROOT / "citefix" / "verify" / "lexical.py").read_text()
-                                                            + "\nimport citefix.refine  # noqa\n")
+                                                            + "\nimport citefix.revision  # noqa\n")
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run([_tool("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tree,
                          env=env, capture_output=True, text=True)

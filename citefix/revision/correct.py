@@ -21,7 +21,7 @@ window widened by one sentence on each side, parsed with spaCy) and tries, in th
   planned operations" → "some of its planned operations").
 
 Every word a correction writes comes from the text or the sources; an edit records its kind and its evidence span.
-What the corrector cannot fix is left to the deleter (citefix.refine.offline).
+What the corrector cannot fix is left to the deleter (citefix.revision.offline).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 Scores per round: a run that stopped early (all supported, unchanged text, …) keeps its last score in later rounds —
 its text does not change any more, so neither does its score (last observation carried forward). Every number can be
 traced back: report.json names the run behind each case and strategy. The comparison run itself is in
-citefix.refine.compare.
+citefix.revision.compare.
 """
 
 from __future__ import annotations
@@ -153,14 +153,14 @@ def _strategy_figures(per_run: list[dict[str, Any]], max_rounds: int) -> dict[st
 
 def _run_failed(r: dict) -> bool:
     """A run that did not finish (failed, interrupted, cancelled, running) or ended on a model failure."""
-    from citefix.refine.session import FAILURE_REASONS
+    from citefix.revision.session import FAILURE_REASONS
 
     return r.get("status") != "finished" or r.get("stop_reason") in FAILURE_REASONS
 
 
 def _edit_kinds(rows: list[RoundRow], best_n: int) -> dict[str, int]:
     """Edits by kind (correction, deletion, citation) over the rounds up to the best one, from the stored rounds."""
-    from citefix.refine.revise import edits_by_kind
+    from citefix.revision.revise import edits_by_kind
 
     out: dict[str, int] = {}
     for r in rows:
@@ -253,7 +253,7 @@ def plot(data: dict[str, Any], path: Path, *, title: str = "Score per round") ->
 
 def unfinished_runs(store: Store, runs_by_strategy: dict[str, list[int]]) -> list[dict]:
     """The listed runs that did not finish (failed, cancelled, interrupted), with their case id, in run order."""
-    from citefix.refine.session import FAILURE_REASONS
+    from citefix.revision.session import FAILURE_REASONS
 
     out = []
     for strategy, ids in runs_by_strategy.items():

@@ -6,7 +6,7 @@ checked stops the run (evaluation_error, llm_error, no_units). The best round â€
 reported, not just the last. With a judge, the judge's score selects the best round and drives target and patience
 (the point of a judge is that the model writing revisions does not grade them).
 
-The rules read rounds (`citefix.refine.rounds.Round`) and the lineage of the current one; `RefineSession` asks them.
+The rules read rounds (`citefix.revision.rounds.Round`) and the lineage of the current one; `RefineSession` asks them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from citefix.errors import ConfigError
-from citefix.refine.rounds import FAILURE_REASONS, Round  # noqa: F401 - FAILURE_REASONS re-exported
+from citefix.revision.rounds import FAILURE_REASONS, Round  # noqa: F401 - FAILURE_REASONS re-exported
 
 if TYPE_CHECKING:
     from citefix.store.rows import RoundRow, RunRow

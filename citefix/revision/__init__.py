@@ -1,6 +1,7 @@
-"""Refinement: feedback strategies, revisers and the loop that fixes a text round by round.
+"""Revision: feedback strategies, revisers and the loop that fixes a text round by round (`citefix refine`; the
+Python API's `citefix.refine(...)` is `citefix.api.refine`).
 
-Public API (see citefix/refine/session.py for the step-by-step use a TUI makes of it):
+Public API (see citefix/revision/session.py for the step-by-step use a TUI makes of it):
 
     refine(case, pipeline=..., strategy="acu", store=store, max_rounds=3) -> RefineResult
     RefineSession(case, ...) / RefineSession.resume(store, run_id, ...)
@@ -11,11 +12,9 @@ Public API (see citefix/refine/session.py for the step-by-step use a TUI makes o
     CachingVerifier(verifier, store=None)
 """
 
-from types import ModuleType as _ModuleType
-
 from citefix.pipeline import build_reviser  # the builder lives with the others
-from citefix.refine.distance import word_edit_distance
-from citefix.refine.feedback import (
+from citefix.revision.distance import word_edit_distance
+from citefix.revision.feedback import (
     CitationIssue,
     Feedback,
     FeedbackStrategy,
@@ -24,26 +23,12 @@ from citefix.refine.feedback import (
     citation_issues,
     register_strategy,
 )
-from citefix.refine.incremental import CachingVerifier
-from citefix.refine.revise import LLMReviser, Revision, parse_revision
-from citefix.refine.session import Cancelled, Proposal, RefineResult, RefineSession, Round, refine
+from citefix.revision.incremental import CachingVerifier
+from citefix.revision.revise import LLMReviser, Revision, parse_revision
+from citefix.revision.session import Cancelled, Proposal, RefineResult, RefineSession, Round, refine
 
 __all__ = [
     "CachingVerifier", "Cancelled", "CitationIssue", "Feedback", "FeedbackStrategy", "LLMReviser", "Proposal",
     "RefineResult", "RefineSession", "Revision", "Round", "available_strategies", "build_reviser", "build_strategy",
     "citation_issues", "parse_revision", "refine", "register_strategy", "word_edit_distance",
 ]
-
-
-class _CallableModule(_ModuleType):
-    """`citefix.refine(...)` is the Python API's refine (citefix.api.refine): once this package is imported it is
-    the attribute `citefix.refine`, so calling the package calls the API function."""
-
-    def __call__(self, *args, **kwargs):
-        from citefix.api import refine as api_refine
-
-        return api_refine(*args, **kwargs)
-
-
-__import__("sys").modules[__name__].__class__ = _CallableModule
-

@@ -1,6 +1,6 @@
 """The records of a refinement run: a stored `Round`, a `Proposal` not stored yet, and the `RefineResult` of a run.
 
-`citefix.refine.session` builds and keeps them (and re-exports them under its own name).
+`citefix.revision.session` builds and keeps them (and re-exports them under its own name).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citefix.models import CallRecord, Evaluation
-from citefix.refine.vocabulary import Feedback, Revision
+from citefix.revision.vocabulary import Feedback, Revision
 
 # Stop reasons that mean something failed (the CLI exits 3 on them).
 FAILURE_REASONS = {"evaluation_error", "llm_error", "revision_empty", "revision_refused"}

@@ -14,11 +14,11 @@ stores it in one transaction. `RefineSession` holds one run and exposes the step
     session.finish("max_rounds")        # best round and stop reason on the run row → RefineResult
 
 `refine()` is the loop over those steps, used by `citefix refine` and `citefix compare`. It stops on a stop rule
-(`citefix.refine.stopping`: all_supported, target_reached, max_rounds, no_improvement, …, checked after every stored
+(`citefix.revision.stopping`: all_supported, target_reached, max_rounds, no_improvement, …, checked after every stored
 round) or when the reviser gave back the same text (unchanged) or nothing (no_feedback, nothing_to_delete,
 revision_empty, revision_refused, …). The best round — highest score, earliest on ties — is reported, not just the
 last; with a judge, the judge's score selects it and drives target and patience (both scores are stored). The records
-(`Round`, `Proposal`, `RefineResult`) are in `citefix.refine.rounds`; a stored run's rounds come from
+(`Round`, `Proposal`, `RefineResult`) are in `citefix.revision.rounds`; a stored run's rounds come from
 `Store.load_rounds`.
 
 Ctrl-C or a kill loses at most the round in progress: each round is written in one transaction, and
@@ -37,14 +37,14 @@ from citefix.evaluate import collect_calls, evaluate
 from citefix.events import Event
 from citefix.models import CallRecord, Case, Evaluation
 from citefix.pipeline import session_parts
-from citefix.refine.distance import word_edit_distance
-from citefix.refine.feedback import Feedback, FeedbackStrategy
-from citefix.refine.incremental import CachingVerifier
-from citefix.refine.parts import _FixedUnits, _Holder, _norm
-from citefix.refine.revise import Revision
-from citefix.refine.rounds import Proposal, RefineResult, Round
-from citefix.refine.stopping import FAILURE_REASONS, best_round, selection_score, stop_reason
-from citefix.refine.vocabulary import Reviser
+from citefix.revision.distance import word_edit_distance
+from citefix.revision.feedback import Feedback, FeedbackStrategy
+from citefix.revision.incremental import CachingVerifier
+from citefix.revision.parts import _FixedUnits, _Holder, _norm
+from citefix.revision.revise import Revision
+from citefix.revision.rounds import Proposal, RefineResult, Round
+from citefix.revision.stopping import FAILURE_REASONS, best_round, selection_score, stop_reason
+from citefix.revision.vocabulary import Reviser
 
 if TYPE_CHECKING:
     from citefix.decompose.base import Decomposer
@@ -463,7 +463,7 @@ class RefineSession:
         return best_round(self.lineage(), judge=self.uses_judge())
 
     def stop_reason(self, *, max_rounds: int | None = 3, target: float | None = None, patience: int | None = None) -> str | None:
-        """Why the loop should stop after the current round, or None to go on (the rules: `citefix.refine.stopping`)."""
+        """Why the loop should stop after the current round, or None to go on (the rules: `citefix.revision.stopping`)."""
         if self.current is None:
             return None
         return stop_reason(self.current, self.lineage(), judge=self.uses_judge(), max_rounds=max_rounds, target=target,

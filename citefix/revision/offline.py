@@ -1,7 +1,7 @@
 """The offline reviser: corrects what it can from the source, deletes the rest; it never writes a word that is in
 neither the text nor the sources. No LLM, so the loop runs anywhere.
 
-First, for each unit the feedback names as unsupported, citefix.refine.correct tries to put the source's value back
+First, for each unit the feedback names as unsupported, citefix.revision.correct tries to put the source's value back
 (a number, date, duration or name the evidence holds in its place, a polarity, the roles of a verb). For each unit
 still unsupported after that, the words that carry it are found (the verifier's unsupported spans
 inside the unit, else the unit's own words that no supported unit shares), and for each such word the reviser climbs
@@ -25,9 +25,9 @@ import re
 from typing import Any, Collection, cast
 
 from citefix.models import Case, Evaluation, Unit, Verdict
-from citefix.refine.feedback import Feedback
-from citefix.refine.revise import Revision
-from citefix.refine.subtree import (  # noqa: F401
+from citefix.revision.feedback import Feedback
+from citefix.revision.revise import Revision
+from citefix.revision.subtree import (  # noqa: F401
     _KIND,
     _MARK_RUN,
     SELF_CHECK_DEPS,
@@ -157,7 +157,7 @@ class OfflineReviser:
 
     def _corrections(self, case: Case, tx: _Text, feedback: Feedback, skip: Collection[str] = ()) -> tuple[list, set[str]]:
         """The corrections planned, and the units whose name another unit's correction puts right."""
-        from citefix.refine.correct import Corrector
+        from citefix.revision.correct import Corrector
 
         vocab = {w.lower() for w in re.findall(r"[A-Za-z]+", tx.original + "\n" + "\n".join(s.text for s in case.sources))}
 

@@ -3,7 +3,7 @@
 Which dependency relations may go (DELETABLE) and which words belong to their head (FUNCTIONAL), the climb from an
 unsupported word to the node to delete, the settling rules that keep a sentence whole (a verb keeps its complement, a
 number goes with its phrase, a first conjunct hands its subject to the next), and applying the cuts with the
-punctuation mended (`_apply`, `_join`). Used by citefix.refine.offline.OfflineReviser.
+punctuation mended (`_apply`, `_join`). Used by citefix.revision.offline.OfflineReviser.
 """
 
 from __future__ import annotations

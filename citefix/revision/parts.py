@@ -1,6 +1,6 @@
 """Small adapters a refinement session hands to its collaborators: a decomposer that gives back units already cut (the
 judge scores the primary verifier's units), a holder that lets `collect_calls` find the session's LLM client, and the
-whitespace-blind comparison of two texts. Used by `citefix.refine.session`.
+whitespace-blind comparison of two texts. Used by `citefix.revision.session`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A run is reused when a stored run of the same case (content hash) has the same s
 verifier, decomposer, reviser, rounds, target and patience. A matching run that did not finish (killed, cancelled) is
 resumed. The report is computed from the store's rows alone (rounds and calls of the runs it lists), so every number
 in it can be traced back: report.json names the run behind each case and strategy. The report (its figures, Markdown,
-charts and HTML page) is a view of its own, citefix.refine.compare_report.
+charts and HTML page) is a view of its own, citefix.revision.compare_report.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def run_compare(
     reused, and an unfinished run is resumed here, on the driver, from its stored rounds (a worker has no access to
     this store); per-round events are only emitted for runs refined here.
     """
-    from citefix.refine.session import refine
+    from citefix.revision.session import refine
 
     result = CompareResult()
     total = len(cases) * len(strategies)

@@ -1,4 +1,4 @@
-"""Revisers: feedback in, revised text out. The LLM reviser asks a model; the offline one (citefix.refine.offline)
+"""Revisers: feedback in, revised text out. The LLM reviser asks a model; the offline one (citefix.revision.offline)
 deletes. Both return a Revision: the revised text alone, or no text and the reason the run ends."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import re
 
 from citefix.models import Case, Evaluation
 from citefix.prompting import load_prompt
-from citefix.refine.vocabulary import (  # noqa: F401 - re-exported
+from citefix.revision.vocabulary import (  # noqa: F401 - re-exported
     Feedback,
     Reviser,
     Revision,

@@ -1,5 +1,6 @@
 """compare's charts: one PNG per metric, a title naming inputs, model and verifier, a y-axis that names the score, and
-runs that stopped early marked rather than carried forward silently (from real store rows)."""
+runs that stopped early marked rather than carried forward silently (from real store rows); labels of strategies
+that meet at one point do not overprint, and the y-axis label is never clipped."""
 
 from __future__ import annotations
 
@@ -88,3 +89,20 @@ def test_runs_that_all_reach_their_rounds_get_no_stop_marks(store):
     ax = fig.axes[0]
     assert not [ln for ln in ax.lines if ln.get_gid() in ("stopped-here", "failed-here")]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["acu (n=1)"]
+
+
+def test_labels_of_strategies_at_one_point_do_not_overlap(store):
+    # both strategies have the same scores: their marks and labels fall on the same points
+    runs = {s: [_stopped(store, [0.5, 0.7, 0.8], s, "finished", "max_rounds"),
+                _stopped(store, [0.5, 0.7], s, "finished", "target_reached")] for s in ("acu", "critique")}
+    fig = metric_figure(collect(store, runs, 2), "mean_score", METRICS["scores.png"][1], (0, 1.02))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts]
+    assert len(boxes) >= 4, [b[0] for b in boxes]
+    for i, (a, ba) in enumerate(boxes):
+        for b, bb in boxes[i + 1:]:
+            assert not ba.overlaps(bb), (a, b)
+    label = ax.yaxis.label.get_window_extent(renderer)
+    assert label.x0 >= 0 and label.y0 >= 0 and label.y1 <= fig.bbox.height  # inside the figure, whole

@@ -9,7 +9,7 @@ import pytest
 
 from citefix.config import Settings
 from conftest import acu_responder
-from tui_helpers import Recorder, make_app, reviser_responder, settle
+from tui_helpers import Recorder, auto_refine, make_app, reviser_responder, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -347,19 +347,13 @@ async def test_refine_accept_reject_revert_edit_recheck_export(store, example_pa
 
 async def test_auto_refine_n_rounds(store, example_path):
     from citefix.tui import messages as m
-    from citefix.tui.dialogs import AskRounds
 
     rec = Recorder()
     app = make_app(store, path=example_path, responder=reviser_responder())
     async with app.run_test(size=SIZE, message_hook=rec) as pilot:
         await settle(pilot, app, until=lambda: app.main is not None)
         main = app.main
-        await pilot.press("R")
-        await pilot.pause()
-        assert isinstance(app.screen, AskRounds)
-        app.screen.query_one("#rounds-n").value = "3"
-        await pilot.press("enter")
-        await settle(pilot, app)
+        await auto_refine(pilot, app, 3)
         rows = store.rounds(main.snap.run_id)
         # two flagged phrases: two revisions fix both, then nothing is unsupported and the loop stops
         assert [r.n for r in rows] == [0, 1, 2]
@@ -441,7 +435,6 @@ async def test_auto_refine_stopped_by_a_model_fault_stays_on_the_best_complete_r
     """The model server dies during round 2's check: that round is checked in part. The working text stays on the
     best complete round, the stop is a warning, and the run ends with the CLI's llm_error status."""
     from citefix.tui import messages as m
-    from citefix.tui.dialogs import AskRounds
 
     inner = reviser_responder()
     revisions = []
@@ -459,12 +452,7 @@ async def test_auto_refine_stopped_by_a_model_fault_stays_on_the_best_complete_r
     async with app.run_test(size=SIZE, message_hook=rec) as pilot:
         await settle(pilot, app, until=lambda: app.main is not None)
         main = app.main
-        await pilot.press("R")
-        await pilot.pause()
-        assert isinstance(app.screen, AskRounds)
-        app.screen.query_one("#rounds-n").value = "5"
-        await pilot.press("enter")
-        await settle(pilot, app)
+        await auto_refine(pilot, app, 5)
         rows = store.rounds(main.snap.run_id)
         assert rows[-1].status == "partial", [(r.n, r.status, r.accepted) for r in rows]
         complete = [r for r in rows if r.status != "partial"]

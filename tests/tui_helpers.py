@@ -67,3 +67,15 @@ def reviser_responder(cuts=(" and take two years", ", who chairs the housing com
         return inner(messages)
 
     return respond
+
+
+async def auto_refine(pilot, app, rounds: int) -> None:
+    """Press R, ask for `rounds` rounds in the dialog, and let the job finish."""
+    from citefix.tui.dialogs import AskRounds
+
+    await pilot.press("R")
+    await pilot.pause()
+    assert isinstance(app.screen, AskRounds)
+    app.screen.query_one("#rounds-n").value = str(rounds)
+    await pilot.press("enter")
+    await settle(pilot, app)

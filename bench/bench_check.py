@@ -66,7 +66,7 @@ def pct(xs: list[float], q: float) -> float:
 def xsum_cases(n: int):
     """The first n records of XSumFaith that load as cases (some have no document: NaN), and how many were skipped."""
     from citefix.errors import InputError
-    from citefix.inputs import _build, _adapt  # noqa: PLC2701 - record-by-record, to skip the broken ones
+    from citefix.inputs import _adapt, _build  # noqa: PLC2701 - record-by-record, to skip the broken ones
 
     cases, skipped = [], 0
     if not XSUM.is_file():
@@ -113,9 +113,8 @@ def case_500_60(pool):
 
 def offline(n: int) -> None:
     from citefix.config import Settings
+    from citefix.inputs import example_path, load_cases
     from citefix.pipeline import build_pipeline
-    from citefix.inputs import load_cases
-    from citefix.inputs import example_path
 
     print("== (a) offline default ==")
     t0 = time.perf_counter()
@@ -270,6 +269,7 @@ def litellm_alone(base: str, n: int, conc: int) -> tuple[float, float]:
 
 def llm(latency: float, n_units: int, concurrencies: list[int], in_process: bool, skip_ceiling: bool = False) -> None:
     import subprocess
+
     from loopback import LoopbackLLM, yes_reply
 
     from citefix.llm.client import LLMClient, litellm_transport

@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from citefix.config import Settings  # noqa: E402
-from citefix.pipeline import build_pipeline  # noqa: E402
 from citefix.llm.fake import ScriptedTransport, yes_answer  # noqa: E402
 from citefix.models import Case, Source  # noqa: E402
+from citefix.pipeline import build_pipeline  # noqa: E402
 from citefix.revision import refine  # noqa: E402
 from citefix.store import Store  # noqa: E402
 

@@ -245,9 +245,8 @@ def _report(label: str, duration: float | None, samples: list[float], lost: int)
 
 
 def bench_keys(tmp: Path, offline: bool) -> None:
-    from citefix.inputs import example_path
     from citefix.config import Settings
-    from citefix.inputs import load_cases
+    from citefix.inputs import example_path, load_cases
     from citefix.llm.fake import ScriptedTransport, yes_answer
     from citefix.store import Store
     from citefix.tui.app import CitefixApp

@@ -70,8 +70,9 @@ def collect(db: str):
 
 
 def main(argv=None) -> int:
-    from citefix.metaeval.protocols import balanced_accuracy, roc_auc
     import numpy as np
+
+    from citefix.metaeval.protocols import balanced_accuracy, roc_auc
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--db", required=True)

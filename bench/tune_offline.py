@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -352,7 +351,8 @@ def _cross_validate(sets: list[_Set], fitter, k: int, w, cap) -> dict[str, float
 
 
 def fit(args) -> None:
-    from citefix.verify.offline import DEFAULT_PARAMS, load_params
+    from citefix.verify.offline import load_params
+    from citefix.verify.offline_params import DEFAULT_PARAMS
 
     raw = _load()
     if not raw:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from citefix.events import Event
 from citefix.models import Case, Evaluation
 
 if TYPE_CHECKING:
@@ -58,11 +59,43 @@ def find_checked(case: Case, pipeline, store: Store) -> tuple[Evaluation, int] |
 def check_case(case: Case, pipeline, store, *, input_path: str | None = None, command: str = "check",
                on_event=None, evaluation: Evaluation | None = None) -> tuple[Evaluation, int, bool]:
     """Evaluate `case`, store it as a run (round 0); return (evaluation, run id, failed). A refinement session with
-    zero revision rounds (citefix.revision.session.check). `evaluation`: one made elsewhere (a Ray worker,
-    citefix.executor) with the same settings, stored as it is."""
-    from citefix.revision.session import check
-
+    zero revision rounds (`_check_run`). `evaluation`: one made elsewhere (a Ray worker, citefix.executor) with the
+    same settings, stored as it is."""
     decomposer = pipeline.decomposer_for(case.kind)
-    result = check(case, pipeline=pipeline, store=store, decomposer=decomposer, settings=run_settings(pipeline.settings, pipeline, decomposer),
+    result = _check_run(case, pipeline=pipeline, store=store, decomposer=decomposer, settings=run_settings(pipeline.settings, pipeline, decomposer),
                    command=command, input_path=input_path, on_event=on_event, evaluation=evaluation)
     return cast("tuple[Evaluation, int, bool]", result)  # stored in `store`: the run has an id
+
+
+def _check_run(case: Case, *, pipeline, store, decomposer=None, settings: dict[str, Any] | None = None,
+          command: str = "check", input_path: str | None = None, on_event: Event | None = None,
+          evaluation: Evaluation | None = None) -> tuple[Evaluation, int | None, bool]:
+    """A refine with zero revision rounds: evaluate `case`, store it as a run (round 0) and finish the run.
+
+    Returns (evaluation, run id, failed). `on_event` gets evaluate()'s own events (decompose_started, …), as
+    citefix.evaluate sends them; the session's round events are not passed on. `evaluation`: round 0's evaluation
+    made elsewhere with the same pipeline (a Ray worker), stored as it is instead of evaluating again."""
+    from citefix.errors import UserError
+    from citefix.revision.session import RefineSession
+
+    def forward(name: str, data: dict[str, Any]) -> None:
+        if name == "progress" and on_event is not None:
+            inner = {k: v for k, v in data.items() if k not in ("run_id", "case_id", "round", "stage", "step")}
+            on_event(data["step"], inner)
+
+    session = RefineSession(case, pipeline=pipeline, decomposer=decomposer, strategy=None, store=store, command=command,
+                            input_path=input_path, settings=settings, on_event=forward, incremental=False)
+    try:
+        ev = session.evaluate_current(given=evaluation).evaluation
+    except KeyboardInterrupt:
+        session.finish("interrupted", "interrupted")
+        raise
+    except UserError:
+        session.finish("error", "failed")
+        raise
+    # "no units" because every model call failed is a failure too, not an empty text; a partly checked text is
+    # not a result: its run fails with llm_error and the units are named
+    failed = ev.status in ("error", "partial") or (ev.status == "no_units" and bool(ev.errors))
+    session.finish("llm_error" if ev.status == "partial" else ev.status, "failed" if failed else "finished",
+                   record_best=ev.status != "partial")
+    return ev, session.run_id, failed

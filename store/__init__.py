@@ -17,10 +17,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
-from citefix.errors import ConfigError, InputError, RunBusyError, StoreBusyError
+from citefix.errors import ConfigError, InputError, StoreBusyError
 from citefix.models import CallRecord, Case, Evaluation
 from .liveness import host as _host
 from .liveness import liveness as _liveness
+from .liveness import refuse_if_held
 from .rows import CallRow, FoundRunRow, LoadedRound, RoundRow, RunListRow, RunRow
 from .tables import inserted_pk as _pk
 from .tables import table
@@ -268,17 +269,11 @@ class Store(RunTransfer):
                                             "stop_reason": stop_reason})
 
     def claim_run(self, run_id: int) -> None:
-        """Take a stored run for this process (status running, with its pid, host and a fresh heartbeat), in one write
-        transaction: a run that another live process is working on is not taken (RunBusyError, exit 4); one whose
-        process is gone (it reads as interrupted) is."""
+        """Take a stored run for this process (running, its pid, host and a fresh heartbeat) in one write transaction,
+        unless another live process works on it (RunBusyError, exit 4: liveness.refuse_if_held)."""
         self.run(run_id)  # a run that is not there: the InputError that says so
         with self.write():
-            row = RunRow.from_row(self._table("runs").get(run_id))
-            mine = row.pid == os.getpid() and row.host == _host()
-            if row.status == "running" and not mine and _liveness(row).status == "running":
-                raise RunBusyError(
-                    f"run {run_id} is being worked on by another citefix process (pid {row.pid} on {row.host}, "
-                    f"last seen {row.heartbeat}); wait for it to finish, or stop it and resume the run then")
+            refuse_if_held(RunRow.from_row(self._table("runs").get(run_id)))
             self._table("runs").update(run_id, {"status": "running", "finished": None, "pid": os.getpid(),
                                                 "host": _host(), "heartbeat": now()})
 
@@ -441,7 +436,7 @@ class Store(RunTransfer):
         )
 
     def write_calls(self, run_id: int | None, round_id: int | None, calls: Iterable[CallRecord]) -> None:
-        from citefix.llm.client import redact
+        from citefix.llm.failures import redact
 
         calls = list(calls)
         if not calls:
@@ -489,7 +484,7 @@ class Store(RunTransfer):
     def call_logger(self, run_id: int | None) -> Callable[[CallRecord], None]:
         """A sink for LLMClient.bind_log: writes each call or failed attempt as it completes, in its own short
         transaction outside any round's, and remembers its row so the round can claim it later."""
-        from citefix.llm.client import redact
+        from citefix.llm.failures import redact
 
         def log(rec: CallRecord) -> None:
             with self.write():

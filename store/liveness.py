@@ -50,3 +50,14 @@ def liveness(row: L) -> L:
     if gone:
         row = replace(row, status="interrupted")
     return row
+
+
+def refuse_if_held(row: RunRow) -> None:
+    """A run another live process works on (running, not this process's, its process alive) is not taken: RunBusyError
+    (exit 4); one whose process is gone reads as interrupted and may be taken."""
+    from citefix.errors import RunBusyError
+
+    mine = row.pid == os.getpid() and row.host == host()
+    if row.status == "running" and not mine and liveness(row).status == "running":
+        raise RunBusyError(f"run {row.id} is being worked on by another citefix process (pid {row.pid} on {row.host}, "
+                           f"last seen {row.heartbeat}); wait for it to finish, or stop it and resume the run then")

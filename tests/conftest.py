@@ -68,16 +68,14 @@ def store(tmp_path):
 
 @pytest.fixture
 def summary_case():
-    from citefix.inputs import example_path
-    from citefix.inputs import load_cases
+    from citefix.inputs import example_path, load_cases
 
     return load_cases(example_path("summary"))[0]
 
 
 @pytest.fixture
 def cited_case():
-    from citefix.inputs import example_path
-    from citefix.inputs import load_cases
+    from citefix.inputs import example_path, load_cases
 
     return load_cases(example_path("cited_answer"))[0]
 

@@ -11,8 +11,8 @@ from conftest import acu_responder
 from citefix.checking import check_case
 from citefix.config import Settings, load_settings
 from citefix.errors import ConfigError
-from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport
+from citefix.pipeline import build_pipeline
 
 
 def _check(store, summary_case, **kw):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import rows
 from cli_helpers import ARTICLE, cli
+from helpers import rows
 
 pytestmark = pytest.mark.slow
 

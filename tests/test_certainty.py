@@ -37,7 +37,7 @@ def _surer(out) -> set[str]:
 def test_a_claim_surer_or_wider_than_the_source_is_unsupported(tools, text, word):
     out = units_verdicts(tools, SOURCE, text)
     assert f"certainty: {word}" in _surer(out), {u: v.details["structure"] for u, v in out.items()}
-    assert min(v.score for v in out.values()) < 0.29
+    assert any(v.label == "unsupported" for v in out.values()), {u: (v.label, v.score) for u, v in out.items()}
 
 
 @pytest.mark.parametrize("text", [

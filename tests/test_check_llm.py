@@ -14,8 +14,8 @@ from loopback import LoopbackLLM, Reply, messages_responder
 
 from citefix.config import Settings
 from citefix.evaluate import evaluate
-from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport, yes_answer
+from citefix.pipeline import build_pipeline
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "citefix" / "examples" / "summary.json"
 

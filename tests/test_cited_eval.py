@@ -10,9 +10,9 @@ import pytest
 from cited_helpers import CUPS, GLASS, PLASTIC, REDUNDANT, WHOLE, table_verifier
 
 from citefix.cited import answer_scores, evaluate_cited, summarise, verifier_threshold
+from citefix.cited.metrics import FunctionVerifier, aggregate, score_answer
 from citefix.decompose.claims import ClaimDecomposer, SentenceDecomposer
 from citefix.evaluate import evaluate
-from citefix.cited.metrics import FunctionVerifier, aggregate, score_answer
 from citefix.models import Case, Evaluation, Source, Verdict
 from citefix.report import render, to_json
 

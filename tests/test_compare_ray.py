@@ -14,7 +14,6 @@ from helpers import rows
 
 from citefix.models import CallRecord, Case, Evaluation, Evidence, Source, Unit, Verdict
 
-
 # --- Store.export_run / Store.import_run on real SQLite files ------------------------------------------------------------
 
 

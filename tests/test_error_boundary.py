@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import write
 from cli_helpers import GOOD, assert_user_error, cli
+from helpers import write
 
 
 def test_deeply_nested_json_is_refused(tmp_path):

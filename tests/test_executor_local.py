@@ -14,8 +14,16 @@ import time
 
 import pytest
 from cli_helpers import ARTICLE, cli
-from executor_helpers import (RECS, TEXTS, assert_same, cases_file, compare_runs, labels_file, stored_runs,
-                              without_timings)
+from executor_helpers import (
+    RECS,
+    TEXTS,
+    assert_same,
+    cases_file,
+    compare_runs,
+    labels_file,
+    stored_runs,
+    without_timings,
+)
 from helpers import rows
 
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "CITEFIX_TORCH_THREADS": "1"}  # as each worker runs

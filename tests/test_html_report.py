@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import rows
 from cli_helpers import cli
+from helpers import rows
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,8 @@ import time
 import pytest
 from llm_helpers import MSG
 
-from citefix.llm.client import LLMClient, import_litellm, litellm_listens, litellm_transport
+from citefix.llm.client import LLMClient, import_litellm, litellm_transport
+from citefix.llm.unobserved import litellm_listens
 
 
 @pytest.fixture

@@ -12,7 +12,9 @@ import pytest
 from llm_helpers import MSG
 
 from citefix.llm import aio
-from citefix.llm.client import LLMClient, TransientLLMError, import_litellm, litellm_listens, litellm_transport
+from citefix.llm.client import LLMClient, import_litellm, litellm_transport
+from citefix.llm.failures import TransientLLMError
+from citefix.llm.unobserved import litellm_listens
 
 
 @pytest.fixture

@@ -9,16 +9,8 @@ import time
 import pytest
 
 from citefix.errors import LLMError
-from citefix.llm.client import (
-    Completion,
-    LLMClient,
-    RawResponse,
-    TransientLLMError,
-    is_transient,
-    parse_yes_no,
-    retry_after,
-    yes_no_from,
-)
+from citefix.llm.client import Completion, LLMClient, RawResponse, parse_yes_no, yes_no_from
+from citefix.llm.failures import TransientLLMError, is_transient, retry_after
 from citefix.llm.fake import ScriptedTransport, rule_responder, yes_answer
 
 MSG = [{"role": "user", "content": "Is the sky blue?"}]

@@ -7,11 +7,12 @@ import math
 import socket
 
 import pytest
+from loopback import LoopbackLLM, Reply, yes_reply
 
 import citefix.llm.client as client_mod
 from citefix.errors import LLMError
-from citefix.llm.client import LLMClient, RemoteRequestBlocked, explain_error, is_transient, litellm_transport
-from loopback import LoopbackLLM, Reply, yes_reply
+from citefix.llm.client import LLMClient, RemoteRequestBlocked, litellm_transport
+from citefix.llm.failures import explain_error, is_transient
 
 MSG = [{"role": "user", "content": "Is the sky blue?"}]
 KEY = "sk-test-SECRET123456"

@@ -15,9 +15,10 @@ import pytest
 from citefix.errors import ConfigError
 from citefix.metaeval import protocols as P
 from citefix.metaeval.loaders import load
-from citefix.metaeval.runner import (
-    from_json, group_value, render_table, run_meta_eval, to_json, to_markdown, write_report,
-)
+from citefix.metaeval.report import from_json, render_table, to_json, to_markdown, write_report
+from citefix.metaeval.results import group_value
+from citefix.metaeval.runner import run_meta_eval
+from citefix.metaeval.spans import SpanItem, span_prf
 from citefix.models import Verdict
 
 WORD = re.compile(r"[a-z0-9]+")
@@ -117,10 +118,10 @@ def test_group_statistics_are_those_of_the_group(result):
     # Span figures only where the group has reference spans; one annotator: no separate majority rows.
     assert result.stat("spans-union", "span_f1", "overlap", group="none") is None
     assert result.stat("spans-majority", "span_f1", "overlap", group="number") is None
-    items = [P.SpanItem(text=r["summary"], predicted=rows[r["id"]].predicted_spans,
+    items = [SpanItem(text=r["summary"], predicted=rows[r["id"]].predicted_spans,
                         annotators=[[(h["start"], h["end"]) for h in r["hallucination_spans"]]]) for r in number]
     f1 = result.stat("spans-union", "span_f1", "overlap", group="number")
-    assert f1.value == pytest.approx(P.span_prf(items, "union").f1.value) and f1.details["fn"] == 0
+    assert f1.value == pytest.approx(span_prf(items, "union").f1.value) and f1.details["fn"] == 0
     overall_det = result.stat("decision", "detect_rate", "overlap")
     errors = [r for r in RECORDS if r["label"] == 0]
     assert overall_det.value == pytest.approx(sum(flagged[r["id"]] for r in errors) / len(errors))

@@ -9,6 +9,9 @@ import pytest
 from scipy import stats as sps
 
 from citefix.metaeval import protocols as P
+from citefix.metaeval.rouge import acu_rouge, best_match_rouge1, rouge1_f1, tokenize
+from citefix.metaeval.spans import SpanItem, span_prf
+from citefix.metaeval.statbase import bootstrap_ci
 
 
 def _random(n=80, seed=1, ties=True):
@@ -203,36 +206,36 @@ def test_ndcg_without_relevant_chunk_is_none_and_skipped():
 
 def test_span_prf_union_and_majority():
     text = "aaaaabbbbbccccc"
-    item = P.SpanItem(text=text, predicted=[(0, 10)],
+    item = SpanItem(text=text, predicted=[(0, 10)],
                       annotators=[[(0, 5)], [(0, 5), (10, 15)]], n_annotators=3)
     # union: reference 0-5 and 10-15 (10 chars); predicted 0-10 → tp 5, fp 5, fn 5
-    u = P.span_prf([item], "union")
+    u = span_prf([item], "union")
     assert (u.precision.value, u.recall.value, u.f1.value) == pytest.approx((0.5, 0.5, 0.5))
     # majority (2 of 3): only 0-5 → tp 5, fp 5, fn 0
-    m = P.span_prf([item], "majority")
+    m = span_prf([item], "majority")
     assert (m.precision.value, m.recall.value) == pytest.approx((0.5, 1.0))
     assert m.f1.value == pytest.approx(2 * 5 / (2 * 5 + 5))
 
 
 def test_span_prf_micro_over_items_and_whitespace():
-    a = P.SpanItem(text="ab cd", predicted=[(0, 5)], annotators=[[(0, 2)]])
-    b = P.SpanItem(text="efgh", predicted=[], annotators=[[(0, 4)]])
-    s = P.span_prf([a, b])
+    a = SpanItem(text="ab cd", predicted=[(0, 5)], annotators=[[(0, 2)]])
+    b = SpanItem(text="efgh", predicted=[], annotators=[[(0, 4)]])
+    s = span_prf([a, b])
     # whitespace excluded: a → tp 2 fp 2; b → fn 4
     assert s.precision.details["tp"] == 2 and s.precision.details["fp"] == 2 and s.precision.details["fn"] == 4
     assert s.recall.value == pytest.approx(2 / 6)
-    s_ws = P.span_prf([a, b], ignore_whitespace=False)
+    s_ws = span_prf([a, b], ignore_whitespace=False)
     assert s_ws.precision.details["fp"] == 3
 
 
 def test_span_prf_empty_cases():
-    empty = P.SpanItem(text="nothing here", predicted=[], annotators=[])
-    s = P.span_prf([empty, empty])
+    empty = SpanItem(text="nothing here", predicted=[], annotators=[])
+    s = span_prf([empty, empty])
     assert s.f1.value is None and "neither" in s.f1.reason
     assert s.precision.value is None and s.recall.value is None
     assert s.f1.details["items_both_empty"] == 2
-    only_pred = P.SpanItem(text="abc", predicted=[(0, 3)], annotators=[])
-    s = P.span_prf([only_pred])
+    only_pred = SpanItem(text="abc", predicted=[(0, 3)], annotators=[])
+    s = span_prf([only_pred])
     assert s.precision.value == 0.0 and s.recall.value is None and s.f1.value == 0.0
 
 
@@ -240,27 +243,27 @@ def test_span_prf_empty_cases():
 
 
 def test_rouge1_hand_computed():
-    assert P.rouge1_f1("The cat sat", "the cat") == pytest.approx(0.8)
-    assert P.rouge1_f1("a a b", "a b b") == pytest.approx(2 / 3)  # clipped counts
-    assert P.rouge1_f1("", "x") == 0.0
-    assert P.tokenize("Arango's 4-3 defeat.") == ["arango", "s", "4", "3", "defeat"]
+    assert rouge1_f1("The cat sat", "the cat") == pytest.approx(0.8)
+    assert rouge1_f1("a a b", "a b b") == pytest.approx(2 / 3)  # clipped counts
+    assert rouge1_f1("", "x") == 0.0
+    assert tokenize("Arango's 4-3 defeat.") == ["arango", "s", "4", "3", "defeat"]
 
 
 def test_rouge_stemming_is_optional_and_off():
-    assert P.rouge1_f1("players scored", "player score") == 0.0
-    assert P.rouge1_f1("players scored", "player score", stem=True) == pytest.approx(1.0)
+    assert rouge1_f1("players scored", "player score") == 0.0
+    assert rouge1_f1("players scored", "player score", stem=True) == pytest.approx(1.0)
 
 
 def test_best_match_and_acu_rouge():
     gold = ["Arango bit Zavala.", "Arango scored a free kick."]
     gen = ["Arango bit Zavala", "Arango scored"]
-    v = P.best_match_rouge1(gen, gold)
-    assert v == pytest.approx((1.0 + P.rouge1_f1("Arango scored", gold[1])) / 2)
-    st = P.acu_rouge([(gen, gold), ([], gold), (gen, [])])
+    v = best_match_rouge1(gen, gold)
+    assert v == pytest.approx((1.0 + rouge1_f1("Arango scored", gold[1])) / 2)
+    st = acu_rouge([(gen, gold), ([], gold), (gen, [])])
     assert st.n == 2 and st.value == pytest.approx(v / 2)
     assert st.details["items_without_units"] == 1 and st.details["items_without_gold"] == 1
-    cov = P.acu_rouge([(gen, gold)], direction="gold")
-    assert cov.name == "rouge1_gold_coverage" and cov.value == pytest.approx(P.best_match_rouge1(gold, gen))
+    cov = acu_rouge([(gen, gold)], direction="gold")
+    assert cov.name == "rouge1_gold_coverage" and cov.value == pytest.approx(best_match_rouge1(gold, gen))
 
 
 # ----------------------------------------------------------------------------------------------- bootstrap
@@ -297,7 +300,7 @@ def test_bootstrap_reports_undefined_resamples():
 
 
 def test_bootstrap_ci_function_directly():
-    low, high, why, valid = P.bootstrap_ci(lambda idx: float(np.mean(np.arange(10)[idx])), 10, resamples=500, seed=1)
+    low, high, why, valid = bootstrap_ci(lambda idx: float(np.mean(np.arange(10)[idx])), 10, resamples=500, seed=1)
     assert low < 4.5 < high and why is None and valid == 500
-    assert P.bootstrap_ci(lambda idx: 1.0, 1)[2] == "fewer than 2 items to resample"
-    assert P.bootstrap_ci(lambda idx: None, 10, resamples=50)[0] is None
+    assert bootstrap_ci(lambda idx: 1.0, 1)[2] == "fewer than 2 items to resample"
+    assert bootstrap_ci(lambda idx: None, 10, resamples=50)[0] is None

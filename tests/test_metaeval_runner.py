@@ -12,10 +12,10 @@ from metaeval_helpers import DOC, summary_records, write
 from citefix.errors import ConfigError, LLMError
 from citefix.metaeval import protocols as P
 from citefix.metaeval.loaders import load_items
-from citefix.metaeval.runner import (
-    MetaEvalResult, store_result, chunk_relevance, evidence_chunks, from_json, predicted_spans, render_table,
-    run_meta_eval, store_rows, to_json, to_markdown, write_report,
-)
+from citefix.metaeval.report import from_json, render_table, to_json, to_markdown, write_report
+from citefix.metaeval.rouge import best_match_rouge1
+from citefix.metaeval.runner import MetaEvalResult, chunk_relevance, evidence_chunks, predicted_spans, run_meta_eval
+from citefix.metaeval.stored import store_result, store_rows
 from citefix.models import Unit, Verdict
 
 WORD = re.compile(r"[a-z0-9]+")
@@ -240,7 +240,7 @@ def test_rose_decomposition(tmp_path):
     assert result.shape == "rose" and result.verifiers == []
     d = result.decompositions[0]
     assert d.units == ["Arango bit Zavala.", "He scored a free kick."]
-    assert d.rouge1 == pytest.approx(P.best_match_rouge1(d.units, d.gold))
+    assert d.rouge1 == pytest.approx(best_match_rouge1(d.units, d.gold))
     st = result.stat("decomposition", "rouge1_best_match", "split")
     assert st.value == pytest.approx(d.rouge1) and st.details["items_without_gold"] == 1
     assert result.stat("decomposition", "rouge1_gold_coverage", "split") is not None

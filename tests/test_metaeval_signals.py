@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from citefix.errors import ConfigError
-from citefix.metaeval.runner import _SignalView, run_meta_eval, share_offline
+from citefix.metaeval.runner import run_meta_eval
+from citefix.metaeval.shared import _SignalView, share_offline
 from citefix.models import Case, Source, Unit
-from citefix.verify.offline import PARAMS_ENV, SIGNALS, OfflineVerifier, load_params
+from citefix.verify.offline import SIGNALS, OfflineVerifier, load_params
+from citefix.verify.offline_params import PARAMS_ENV
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"  # the development data beside the checkout
 

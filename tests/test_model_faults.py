@@ -8,10 +8,10 @@ import time
 
 import pytest
 from helpers import rows
+from loopback import LoopbackLLM, yes_reply
 
 from citefix.errors import LLMError
 from citefix.llm.client import LLMClient, litellm_transport
-from loopback import LoopbackLLM, yes_reply
 
 MSG = [{"role": "user", "content": "Is the sky blue?"}]
 KEY = "sk-test-FAULTS123456"
@@ -108,8 +108,9 @@ def test_fault_settings_come_from_flag_env_and_config(tmp_path, monkeypatch):
 
 def test_llm_attempts_flag_reaches_the_client_through_the_cli(server, tmp_path, monkeypatch):
     """check --llm-attempts 2 against a provider that keeps failing: exactly 2 requests per call, each one logged."""
-    from citefix.cli import main
     from helpers import write
+
+    from citefix.cli import main
 
     server.inject(*["500"] * 100)
     monkeypatch.setenv("OPENAI_API_BASE", server.base_url)

@@ -7,13 +7,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
 from refine_fakes import FLAGGED, between, drop_first_flagged, make_case
 
 from citefix.config import Settings
-from citefix.pipeline import build_pipeline
-from citefix.llm.client import TransientLLMError
+from citefix.llm.failures import TransientLLMError
 from citefix.llm.fake import ScriptedTransport, yes_answer
+from citefix.pipeline import build_pipeline
 from citefix.revision.compare import run_compare
 from citefix.revision.compare_report import write_report
 from citefix.revision.session import refine

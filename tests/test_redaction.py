@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from cli_helpers import cli
 from helpers import write
 from loopback import LoopbackLLM, yes_reply
-from cli_helpers import cli
 
 CANARY = "sk-canary-7f3a9c2e5b1d4086"
 

@@ -9,8 +9,8 @@ import pytest
 from refine_fakes import FLAGGED, between, drop_first_flagged, make_case
 
 from citefix.config import Settings
-from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport, yes_answer
+from citefix.pipeline import build_pipeline
 from citefix.revision.compare import run_compare, select_cases
 from citefix.revision.compare_report import collect, render_markdown, write_report
 

@@ -9,8 +9,8 @@ import pytest
 from refine_fakes import FLAGGED, SOURCE, TEXT, drop_first_flagged, make_case, refine_responder
 
 from citefix.config import Settings
-from citefix.pipeline import build_pipeline
 from citefix.llm.fake import ScriptedTransport
+from citefix.pipeline import build_pipeline
 from citefix.revision import RefineSession, build_strategy, refine
 from citefix.revision.distance import word_edit_distance
 from citefix.revision.feedback import parse_critique

@@ -6,7 +6,8 @@ import pytest
 
 from citefix.errors import ConfigError
 from citefix.models import Case, Source, Unit
-from citefix.verify.offline import CACHE_ENV, OfflineVerifier, _cache_budget, prefetch
+from citefix.verify.offline import OfflineVerifier, _cache_budget, prefetch
+from citefix.verify.offline_sources import CACHE_ENV
 
 ARTICLES = [
     "The council approved a plan on Monday to turn the old depot into a park. Work will begin next spring.",

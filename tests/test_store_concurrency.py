@@ -246,8 +246,9 @@ def test_read_only_commands_create_nothing(tmp_path):
 
 def test_read_only_store_file_is_a_user_error(tmp_path):
     """check on a store the process cannot write: exit 2 naming the store, not a sqlite traceback."""
-    from citefix.store import Store
     from cli_helpers import cli
+
+    from citefix.store import Store
 
     db = tmp_path / "ro.db"
     Store(db).close()

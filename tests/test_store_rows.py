@@ -8,7 +8,6 @@ import dataclasses
 import json
 import types
 import typing
-from pathlib import Path
 
 import pytest
 from helpers import rows  # rows read with sqlite3 alone (no citefix), in column order

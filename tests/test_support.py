@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from citefix.llm.client import LLMClient
-from citefix.llm.fake import ScriptedTransport
-from citefix.models import Case, Source, Unit, Verdict
-from citefix.prompting import load_prompt
 from citefix.cited.support import (
     LEVEL_VALUE,
     LLMSupportJudge,
@@ -19,6 +15,10 @@ from citefix.cited.support import (
     support_from_verdicts,
     support_table,
 )
+from citefix.llm.client import LLMClient
+from citefix.llm.fake import ScriptedTransport
+from citefix.models import Case, Source, Unit, Verdict
+from citefix.prompting import load_prompt
 from citefix.verify.base import Verifier
 
 

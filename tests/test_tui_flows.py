@@ -6,10 +6,10 @@ import json
 import threading
 
 import pytest
-
-from citefix.config import Settings
 from conftest import acu_responder
 from tui_helpers import Recorder, auto_refine, make_app, reviser_responder, settle
+
+from citefix.config import Settings
 
 pytestmark = pytest.mark.asyncio
 

@@ -5,10 +5,10 @@ after checking the new SVGs by eye (the report pytest writes shows old and new s
 from __future__ import annotations
 
 import pytest
+from conftest import acu_responder
 
 from citefix.config import Settings
 from citefix.llm.fake import ScriptedTransport
-from conftest import acu_responder
 
 SIZE = (120, 34)
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 34)], ids=["80x24", "120x34"])
@@ -62,8 +62,8 @@ def _fixed_times(store):
 
 def test_start_screen(snap_compare, store, example):
     from citefix.evaluate import evaluate
-    from citefix.pipeline import build_pipeline
     from citefix.inputs import load_cases
+    from citefix.pipeline import build_pipeline
 
     case = load_cases(example)[0]
     p = build_pipeline(Settings(llm="fake/model"), store, ScriptedTransport(acu_responder()))

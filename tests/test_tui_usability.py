@@ -625,7 +625,6 @@ async def test_command_palette_lists_and_runs_every_action(store, example_path):
 
 @pytest.mark.asyncio
 async def test_llm_check_shows_k_of_n_units(store, example_path):
-    from citefix.tui import messages as m
 
     gate = threading.Event()
     inner = acu_responder()

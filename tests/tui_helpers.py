@@ -3,9 +3,10 @@ workers, and a scripted reviser (tests/ is on sys.path, so `from tui_helpers imp
 
 from __future__ import annotations
 
+from conftest import acu_responder
+
 from citefix.config import Settings
 from citefix.llm.fake import ScriptedTransport
-from conftest import acu_responder
 
 
 def make_app(store, *, path=None, run_id=None, responder=None, settings=None):

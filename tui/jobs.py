@@ -152,6 +152,11 @@ class JobsMixin:
 
         self._spawn("settings", self._run, job_id, fn, lambda r: m.SettingsApplied(*r))
 
+    def warn(self, title: str, text: str) -> None:
+        """A warning: notified, and kept in the messages log (m)."""
+        self.log_message("warning", title, text)
+        self.notify(text, title=title, severity="warning", markup=False, timeout=12)
+
     # -- message handlers -----------------------------------------------------------------------------------------------
     def _stale(self, job_id: str) -> bool:
         return job_id != self._job
@@ -188,8 +193,7 @@ class JobsMixin:
         if msg.kept:  # the status line said the result would be dropped: it was not
             if self._job is None or not self._stale(msg.job):
                 self._end(f"not cancelled: {msg.kept}")
-            self.log_message("warning", "Cancel came too late", msg.kept)
-            self.notify(msg.kept, title="Cancel came too late", severity="warning", markup=False, timeout=10)
+            self.warn("Cancel came too late", msg.kept)
             return
         if not self._stale(msg.job):
             self._end("cancelled")

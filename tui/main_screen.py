@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from citefix.errors import UserError
 from citefix.tui import render
-from citefix.tui.jobs import SPINNER, STAGES, STEP, JobsMixin, _stage  # noqa: F401 (re-exported for callers)
+from citefix.tui.jobs import JobsMixin
 from citefix.tui.keys import KEYS
 from citefix.tui.render import VERDICT_STYLE
 from citefix.tui.session import Session, Snapshot
@@ -154,8 +154,7 @@ class MainScreen(JobsMixin, Screen):
         if snap.info:
             self.notify(snap.info, title="citefix", markup=False, timeout=8)
         if snap.warning:
-            self.log_message("warning", "Stopped on a fault", snap.warning)
-            self.notify(snap.warning, title="Stopped on a fault", severity="warning", markup=False, timeout=12)
+            self.warn("Stopped on a fault", snap.warning)
         if reload_sources:
             self.query_one("#sources", SourcesPanel).load(snap.case)
         self.view_n = None

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from citefix.export import export_run  # noqa: F401 - core; the commands below use them
+from citefix.export import export_run
 from citefix.revision.stopping import best_round_of
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def diff_text(a: str, b: str, label_a: str, label_b: str) -> str:
 
 def _edits_note(row: RoundRow) -> str:
     """ "  edits: correction 1, deletion 2" for a round revised offline (from its stored evaluation)."""
-    from citefix.revision.revise import edits_by_kind
+    from citefix.revision.vocabulary import edits_by_kind
 
     try:
         edits = json.loads(row.evaluation or "{}").get("metrics", {}).get("edits")

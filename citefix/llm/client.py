@@ -20,15 +20,8 @@ from urllib.parse import urlparse
 
 from citefix.errors import LLMError
 from citefix.llm.aio import litellm_call
-from citefix.llm.failures import (  # noqa: F401 - re-exported: callers import these from the client
-    _CONNECTION_HINTS,
-    _MALFORMED_HINTS,
-    _MISSING_CREDENTIALS,
-    _SECRET_HINTS,
-    _TRANSIENT_NAMES,
+from citefix.llm.failures import (
     MalformedResponse,
-    TransientLLMError,
-    _missing_credentials,
     deployment_of,
     error_class,
     explain_error,
@@ -36,7 +29,6 @@ from citefix.llm.failures import (  # noqa: F401 - re-exported: callers import t
     redact,
     retry_after,
 )
-from citefix.llm.unobserved import litellm_listens, unobserved_call  # noqa: F401 - re-exported
 from citefix.llm.unpriced import declare_unpriced_free
 from citefix.models import CallRecord
 

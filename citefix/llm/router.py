@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citefix.errors import ConfigError
-from citefix.llm.failures import register_secret
+from citefix.llm.failures import TransientLLMError, register_secret
 from citefix.llm.unpriced import mark_unpriced_free
 
 # The Router's keyword arguments a config may set (litellm.Router(...)), besides model_list.
@@ -236,7 +236,7 @@ class RouterTransport:
                     continue
                 if isinstance(exc, TimeoutError):  # litellm's own timeout did not fire: give up on it, as a timeout
                     future.cancel()
-                    raise llm_client.TransientLLMError(f"the Router's call to {model!r} timed out after "
+                    raise TransientLLMError(f"the Router's call to {model!r} timed out after "
                                                        f"{timeout:g} s") from None
                 raise
         llm_client.freeze_long_lived("answer")

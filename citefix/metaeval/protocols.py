@@ -37,33 +37,15 @@ from typing import Any, Callable, Literal, Sequence
 import numpy as np
 from scipy import stats as _sps
 
-from citefix.metaeval.rouge import (  # noqa: F401 - re-exported: the ROUGE-1 protocol
-    _f1_counts,
-    _stem,
-    acu_rouge,
-    best_match_rouge1,
-    rouge1_f1,
-    tokenize,
-)
-from citefix.metaeval.spans import (  # noqa: F401 - re-exported: the span protocol
-    SpanItem,
-    _mask,
-    _prf,
-    reference_mask,
-    span_counts,
-    span_prf,
-)
-from citefix.metaeval.statbase import (  # noqa: F401 - re-exported: the results and their helpers
+from citefix.metaeval.statbase import (
     Correlations,
     OneVsOne,
-    SpanScores,
     Stat,
     ThresholdStat,
     _clean_pairs,
     _is_missing,
     _none,
     _with_ci,
-    bootstrap_ci,
 )
 
 LEVELS: dict[str, int] = {"none": 0, "partial": 1, "full": 2}

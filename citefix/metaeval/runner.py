@@ -47,30 +47,13 @@ from typing import Any, Callable, Mapping, Sequence, cast
 from citefix.chunking import Span, chunk_text
 from citefix.decompose.base import Decomposer
 from citefix.errors import ConfigError, UserError
-from citefix.metaeval import protocols as P
 from citefix.metaeval.loaders import Loaded, MetaItem, load
 
 # the result types, statistics, views and store rows live in their own modules; their names stay importable from here
-from citefix.metaeval.report import (  # noqa: F401
-    VERDICT_NOTE,
-    from_json,
-    render_table,
-    to_json,
-    to_markdown,
-    write_report,
-)
-from citefix.metaeval.results import (  # noqa: F401
-    MISSING_GROUP,
-    Aggregate,
-    DecompositionScore,
-    ItemScore,
-    MetaEvalResult,
-    Performance,
-    group_value,
-)
-from citefix.metaeval.shared import _SharedOffline, _SignalView, share_offline  # noqa: F401
-from citefix.metaeval.stats import compute_stats, flagged  # noqa: F401
-from citefix.metaeval.stored import load_stored_result, result_signature, store_result, store_rows  # noqa: F401
+from citefix.metaeval.results import Aggregate, DecompositionScore, ItemScore, MetaEvalResult, Performance
+from citefix.metaeval.rouge import best_match_rouge1
+from citefix.metaeval.shared import share_offline
+from citefix.metaeval.stats import compute_stats
 from citefix.models import Case, Source, Unit, Verdict
 from citefix.verify.base import Verifier
 
@@ -581,6 +564,6 @@ def _decompose_rose(item: MetaItem, index: int, decomposer: Decomposer, dec_name
         return row
     finally:
         _tick(clock, dec_name, t0, 1)
-    row.rouge1 = P.best_match_rouge1(row.units, row.gold, stem=stem)
-    row.coverage = P.best_match_rouge1(row.gold, row.units, stem=stem)
+    row.rouge1 = best_match_rouge1(row.units, row.gold, stem=stem)
+    row.coverage = best_match_rouge1(row.gold, row.units, stem=stem)
     return row

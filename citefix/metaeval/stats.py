@@ -7,6 +7,8 @@ from typing import Any, Mapping, Sequence
 from citefix.metaeval import protocols as P
 from citefix.metaeval.loaders import MetaItem
 from citefix.metaeval.results import ItemScore, MetaEvalResult, group_value
+from citefix.metaeval.rouge import acu_rouge
+from citefix.metaeval.spans import SpanItem, span_prf
 
 NDCG_KS = (5, 10, 20)
 
@@ -29,8 +31,8 @@ def compute_stats(
         ok = [d for d in result.decompositions if d.error is None]
         pairs = [(d.units, d.gold) for d in ok]
         system = result.decomposer or ""
-        gen = P.acu_rouge(pairs, direction="generated", stem=stem, **kw)
-        cov = P.acu_rouge(pairs, direction="gold", stem=stem, **kw)
+        gen = acu_rouge(pairs, direction="generated", stem=stem, **kw)
+        cov = acu_rouge(pairs, direction="gold", stem=stem, **kw)
         for s in (gen, cov):
             s.n_missing = len(result.decompositions) - len(ok)
         return _tag([gen, cov], "decomposition", system)
@@ -118,10 +120,10 @@ def _system_stats(
         for r in good:
             it = by_id[r.item_id]
             ann, n_ann = it.annotator_spans()
-            span_items.append(P.SpanItem(text=it.case.text, predicted=r.predicted_spans, annotators=ann,
+            span_items.append(SpanItem(text=it.case.text, predicted=r.predicted_spans, annotators=ann,
                                          n_annotators=n_ann))
         for ref in ("union", "majority") if majority else ("union",):
-            stats = P.span_prf(span_items, ref, **kw).all()  # type: ignore[arg-type]
+            stats = span_prf(span_items, ref, **kw).all()  # type: ignore[arg-type]
             for s in stats:
                 s.n_missing = len(span_rows) - len(good)
             out += _tag(stats, f"spans-{ref}", name)

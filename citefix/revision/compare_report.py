@@ -160,7 +160,7 @@ def _run_failed(r: dict) -> bool:
 
 def _edit_kinds(rows: list[RoundRow], best_n: int) -> dict[str, int]:
     """Edits by kind (correction, deletion, citation) over the rounds up to the best one, from the stored rounds."""
-    from citefix.revision.revise import edits_by_kind
+    from citefix.revision.vocabulary import edits_by_kind
 
     out: dict[str, int] = {}
     for r in rows:

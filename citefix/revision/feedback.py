@@ -14,7 +14,7 @@ from typing import Any, Callable, TypeVar, cast
 from citefix.errors import ConfigError
 from citefix.models import Case, Evaluation, Unit, Verdict
 from citefix.prompting import load_prompt
-from citefix.revision.vocabulary import NOUNS, CitationIssue, Feedback, noun, render_sources  # noqa: F401 - re-exported
+from citefix.revision.vocabulary import CitationIssue, Feedback, noun, render_sources
 
 
 class FeedbackStrategy:

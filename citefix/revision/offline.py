@@ -27,7 +27,7 @@ from typing import Any, Collection, cast
 from citefix.models import Case, Evaluation, Unit, Verdict
 from citefix.revision.feedback import Feedback
 from citefix.revision.revise import Revision
-from citefix.revision.subtree import (  # noqa: F401
+from citefix.revision.subtree import (
     _KIND,
     _MARK_RUN,
     SELF_CHECK_DEPS,

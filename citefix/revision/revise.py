@@ -7,15 +7,7 @@ import re
 
 from citefix.models import Case, Evaluation
 from citefix.prompting import load_prompt
-from citefix.revision.vocabulary import (  # noqa: F401 - re-exported
-    Feedback,
-    Reviser,
-    Revision,
-    edit_kind,
-    edits_by_kind,
-    noun,
-    render_sources,
-)
+from citefix.revision.vocabulary import Feedback, Revision, noun, render_sources
 
 # --- parsing the model's answer ----------------------------------------------------------------------------------
 

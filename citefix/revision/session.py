@@ -42,8 +42,8 @@ from citefix.revision.feedback import Feedback, FeedbackStrategy
 from citefix.revision.incremental import CachingVerifier
 from citefix.revision.parts import _FixedUnits, _Holder, _norm
 from citefix.revision.revise import Revision
-from citefix.revision.rounds import Proposal, RefineResult, Round
-from citefix.revision.stopping import FAILURE_REASONS, best_round, selection_score, stop_reason
+from citefix.revision.rounds import FAILURE_REASONS, Proposal, RefineResult, Round
+from citefix.revision.stopping import best_round, selection_score, stop_reason
 from citefix.revision.vocabulary import Reviser
 
 if TYPE_CHECKING:
@@ -542,39 +542,6 @@ class RefineSession:
             self.finish("interrupted", "interrupted", "interrupted; completed rounds are kept")
             raise
         return self.finish(reason, message=message)
-
-
-def check(case: Case, *, pipeline, store, decomposer=None, settings: dict[str, Any] | None = None,
-          command: str = "check", input_path: str | None = None, on_event: Event | None = None,
-          evaluation: Evaluation | None = None) -> tuple[Evaluation, int | None, bool]:
-    """A refine with zero revision rounds: evaluate `case`, store it as a run (round 0) and finish the run.
-
-    Returns (evaluation, run id, failed). `on_event` gets evaluate()'s own events (decompose_started, …), as
-    citefix.evaluate sends them; the session's round events are not passed on. `evaluation`: round 0's evaluation
-    made elsewhere with the same pipeline (a Ray worker), stored as it is instead of evaluating again."""
-    from citefix.errors import UserError
-
-    def forward(name: str, data: dict[str, Any]) -> None:
-        if name == "progress" and on_event is not None:
-            inner = {k: v for k, v in data.items() if k not in ("run_id", "case_id", "round", "stage", "step")}
-            on_event(data["step"], inner)
-
-    session = RefineSession(case, pipeline=pipeline, decomposer=decomposer, strategy=None, store=store, command=command,
-                            input_path=input_path, settings=settings, on_event=forward, incremental=False)
-    try:
-        ev = session.evaluate_current(given=evaluation).evaluation
-    except KeyboardInterrupt:
-        session.finish("interrupted", "interrupted")
-        raise
-    except UserError:
-        session.finish("error", "failed")
-        raise
-    # "no units" because every model call failed is a failure too, not an empty text; a partly checked text is
-    # not a result: its run fails with llm_error and the units are named
-    failed = ev.status in ("error", "partial") or (ev.status == "no_units" and bool(ev.errors))
-    session.finish("llm_error" if ev.status == "partial" else ev.status, "failed" if failed else "finished",
-                   record_best=ev.status != "partial")
-    return ev, session.run_id, failed
 
 
 def refine(

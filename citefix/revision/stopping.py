@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from citefix.errors import ConfigError
-from citefix.revision.rounds import FAILURE_REASONS, Round  # noqa: F401 - FAILURE_REASONS re-exported
+from citefix.revision.rounds import Round
 
 if TYPE_CHECKING:
     from citefix.store.rows import RoundRow, RunRow

@@ -421,3 +421,29 @@ def same_length(a: str, b: str) -> bool:
     """Both values are one length of time each, and the same one in other units ("18 months" / "a year and a half")."""
     x, y = length_in_days(a), length_in_days(b)
     return x is not None and y is not None and abs(x - y) <= 0.01 * max(x, y)
+
+
+def value_tokens(s: str) -> list[str]:
+    """A value's words and numbers, number words and ordinals as digits ("fourth", "4th" → "4")."""
+    out = []
+    # a unit spelt the British or the American way ("230 metres" / "230 meters")
+    s = re.sub(r"\b(met|lit|kilomet|centimet|millimet)re(s?)\b", r"\1er\2", s.lower())
+    # one period counted back from now, said several ways: "the previous year" / "the prior year" / "a year earlier" /
+    # "a year ago" / "year-ago" are "last year"
+    s = re.sub(r"\b(?:the\s+)?(?:previous|prior|preceding)\s+(year|quarter|month|week)\b", r"last \1", s)
+    s = re.sub(r"\b(?:a|one|the)\s+(year|quarter|month|week)\s+(?:earlier|ago|before)\b", r"last \1", s)
+    s = re.sub(r"\b(year|quarter|month|week)-ago\b", r"last \1", s)
+    # a quarter of the year: "Q2" / "second quarter" / "2nd-quarter"
+    s = re.sub(r"\bq([1-4])\b", r"\1 quarter", s)
+    for t in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", s):
+        m = re.fullmatch(r"([0-9]+)(?:st|nd|rd|th)", t)
+        n = _UNITS.get(t, _TENS.get(t, _ORDINALS.get(t)))
+        out.append(m.group(1) if m else str(n) if n is not None else t)
+    # a range's words between its two ends: "$90 million to $100 million" / "between $90 million and $100 million" /
+    # "from 90 to 100"
+    if sum(1 for t in out if t[:1].isdigit()) >= 2:
+        out = [t for t in out if t not in RANGE_WORDS]
+    return out
+
+
+RANGE_WORDS = frozenset({"between", "from", "to", "and", "through"})

@@ -28,13 +28,12 @@ Pure functions over spaCy docs and the verifier's per-source word lists; no mode
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from citefix.decompose.details import SPEECH_VERBS
 from citefix.lexicon import NAME_KINDS, VALUE_LABELS
-from citefix.verify.lexical import same_length, time_grains
+from citefix.verify.lexical import same_length, time_grains, value_tokens
 from citefix.verify.negation import negated_unit, source_negated
 from citefix.verify.relations import (
     agentless,
@@ -403,34 +402,6 @@ def _norm(s: str) -> str:
     return " ".join(s.lower().split())
 
 
-def _value_tokens(s: str) -> list[str]:
-    """A value's words and numbers, number words and ordinals as digits ("fourth", "4th" → "4")."""
-    from citefix.verify.lexical import _ORDINALS, _TENS, _UNITS
-
-    out = []
-    # a unit spelt the British or the American way ("230 metres" / "230 meters")
-    s = re.sub(r"\b(met|lit|kilomet|centimet|millimet)re(s?)\b", r"\1er\2", s.lower())
-    # one period counted back from now, said several ways: "the previous year" / "the prior year" / "a year earlier" /
-    # "a year ago" / "year-ago" are "last year"
-    s = re.sub(r"\b(?:the\s+)?(?:previous|prior|preceding)\s+(year|quarter|month|week)\b", r"last \1", s)
-    s = re.sub(r"\b(?:a|one|the)\s+(year|quarter|month|week)\s+(?:earlier|ago|before)\b", r"last \1", s)
-    s = re.sub(r"\b(year|quarter|month|week)-ago\b", r"last \1", s)
-    # a quarter of the year: "Q2" / "second quarter" / "2nd-quarter"
-    s = re.sub(r"\bq([1-4])\b", r"\1 quarter", s)
-    for t in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", s):
-        m = re.fullmatch(r"([0-9]+)(?:st|nd|rd|th)", t)
-        n = _UNITS.get(t, _TENS.get(t, _ORDINALS.get(t)))
-        out.append(m.group(1) if m else str(n) if n is not None else t)
-    # a range's words between its two ends: "$90 million to $100 million" / "between $90 million and $100 million" /
-    # "from 90 to 100"
-    if sum(1 for t in out if t[:1].isdigit()) >= 2:
-        out = [t for t in out if t not in _RANGE_WORDS]
-    return out
-
-
-_RANGE_WORDS = frozenset({"between", "from", "to", "and", "through"})
-
-
 def same_value(a: str, b: str, one_way: bool = False) -> bool:
     """One value written two ways or one inside the other: "253.5km" / "253.5 km", "2013" / "2013-14", "April 15" /
     "April 15, 2013", "fourth" / "4th". With `one_way`, only `a` inside `b` ("May" does not state "10 May")."""
@@ -438,7 +409,7 @@ def same_value(a: str, b: str, one_way: bool = False) -> bool:
         return True
     if _currencies_differ(a, b):
         return False  # "$4 million" / "€4 million": one number, two amounts
-    ta, tb = _value_tokens(a), _value_tokens(b)
+    ta, tb = value_tokens(a), value_tokens(b)
     if ta == tb or _one_number(a, b) or same_length(a, b):
         return True
     short, long_ = (ta, tb) if one_way else sorted((ta, tb), key=len)
@@ -471,7 +442,7 @@ def _one_number(a: str, b: str) -> bool:
     drop = _COUNTED.get(rounded, set()) | _FOCUS_WORDS
 
     def rest(s: str, n) -> list[str]:
-        return [w for w in _value_tokens(s[: n.start] + " " + s[n.end :]) if w not in drop]
+        return [w for w in value_tokens(s[: n.start] + " " + s[n.end :]) if w not in drop]
 
     ra, rb = rest(a, x), rest(b, y)
     if ra == rb:

@@ -29,31 +29,9 @@ from typing import Any, Sequence, cast
 from citefix.models import Case, Evidence, Source, Unit, Verdict
 from citefix.verify.base import Verifier, Wrapping, label_for
 from citefix.verify.findings import _to_case_spans, reason, share_findings
-from citefix.verify.offline_params import (  # noqa: F401  (re-exported: the parameters' old home)
-    _PROFILE_KEYS,
-    DEFAULT_PARAMS,
-    PARAMS_ENV,
-    _overlay,
-    load_idf,
-    load_params,
-)
-from citefix.verify.offline_signals import (  # noqa: F401  (re-exported)
-    _CONTENT_POS,
-    _DATE_WORDS,
-    _FEATURE_KEYS,
-    _LOCAL_KEYS,
-    UnitSignals,
-    _clip01,
-    _finite,
-)
-from citefix.verify.offline_sources import (  # noqa: F401  (re-exported)
-    CACHE_ENV,
-    SourceAnalysis,
-    _cache_budget,
-    _Encoded,
-    _Pool,
-    _Source,
-)
+from citefix.verify.offline_params import _PROFILE_KEYS, _overlay, load_idf, load_params
+from citefix.verify.offline_signals import _FEATURE_KEYS, _LOCAL_KEYS, UnitSignals, _clip01, _finite
+from citefix.verify.offline_sources import SourceAnalysis, _cache_budget, _Pool, _Source
 
 SIGNALS = ("combined", "lexical", "alignment", "similarity", "entail")
 

@@ -158,7 +158,6 @@ class UnitSignals(RegionFinder):
         regions, located = self._regions(unit, tok, pool, pick if best >= 0 else None, doc, host=host)
         if located is not None and len(regions) == 1:
             evidence = f["evidence"] = located_evidence(pool, located, evidence)
-
         f["_region_text"] = " ".join(pool.sources[r.source].text[r.start:r.end] for r in regions) if regions else (
             evidence["text"] if evidence else "")
         # (a) lexical, on the unit's own words; (d) the same elements against the evidence region
@@ -167,11 +166,8 @@ class UnitSignals(RegionFinder):
         f.update(lex)
         f.update(self._local(unit, doc, pool, regions, focus, groups, content, host, case.text))
         f["copied"] = int(copied(doc, pool))
-        # a figure the sources lack: shown with the source sentence that gives a figure of the same kind to the same
-        # thing, where the evidence found by similarity gives none (the judge's features are read above, unchanged)
-        moved = value_evidence(unit.text, f.get("missing", []), pool, f.get("evidence"))
-        if moved is not None:
-            f["evidence"] = moved
+        # a figure the sources lack: shown with the source sentence giving a figure of its kind to the same thing
+        f["evidence"] = value_evidence(unit.text, f.get("missing", []), pool, evidence) or f["evidence"]
 
         # (b) alignment, on the unit's own words: against the whole source, and against the evidence region
         if tok is not None and pool.tok_emb is not None and len(tok[0]) and len(pool.tok_emb):

@@ -4,7 +4,7 @@ Corpus: the distinct source documents of shared/data (xsumfaith val, summeval ba
 grouped dev passages). Only the derived statistic (document frequency → idf per word-piece id) is written; no text.
 idf(t) = ln((N + 1) / (df(t) + 1)); word pieces never seen get ln(N + 1).
 
-Run: .venv/bin/python bench/build_idf.py [--data /work/shared/data]
+Run: .venv/bin/python bench/build_idf.py [--data ../shared/data]
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def documents(data: Path) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default="/work/shared/data")
+    ap.add_argument("--data", default=str(Path(__file__).resolve().parent.parent.parent / "shared" / "data"),
+                    help="the shared data folder (default: shared/data beside the checkout)")
     args = ap.parse_args()
     from citefix.encoder import load_encoder
 

@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "out" / "tune_offline"
 PARAMS = ROOT / "citefix" / "data" / "offline_params.json"
-DATA = Path("/work/shared/data")
+DATA = ROOT.parent / "shared" / "data"  # the development data beside the checkout
 FILES = {
     "xsumfaith": "xsumfaith/xsumfaith_val_balanced.jsonl",
     "summeval": "summeval/summeval_balanced_300.jsonl",

@@ -61,11 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the one boundary: anything else is a bug, said in one line
         import sqlite3
 
-        from citefix.errors import EXIT_STORE_BUSY
+        from citefix.errors import EXIT_NO_SPACE, EXIT_STORE_BUSY, disk_full
 
-        if _disk_full(exc):
-            from citefix.errors import EXIT_NO_SPACE
-
+        if disk_full(exc):
             print(f"citefix: error: the disk is full, nothing more could be written ({_one_line(exc)}); free some space "
                   "(or pass another --db) and run again: what was stored before is kept, and a run cut short reads as "
                   "interrupted (resume it with citefix refine --resume RUN)", file=sys.stderr)
@@ -82,16 +80,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"citefix: internal error: {type(exc).__name__}: {_one_line(exc)}; this is a bug in citefix, please "
                   "report it (run again with CITEFIX_DEBUG=1 to see the traceback)", file=sys.stderr)
         return EXIT_INTERNAL
-
-
-def _disk_full(exc: BaseException) -> bool:
-    """SQLite's SQLITE_FULL ("database or disk is full"), or an OS write that found no space left."""
-    import errno
-    import sqlite3
-
-    if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
-        return True
-    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -26,6 +26,16 @@ EXIT_INTERNAL = 5  # a bug in citefix: one line on stderr, the traceback with CI
 EXIT_NO_SPACE = 6  # the disk (or the store's size limit) is full: nothing more could be written
 
 
+def disk_full(exc: BaseException) -> bool:
+    """SQLite's SQLITE_FULL ("database or disk is full"), or an OS write that found no space left."""
+    import errno
+    import sqlite3
+
+    if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+        return True
+    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
 class StoreBusyError(UserError):
     """The store stayed locked by another writer for longer than the configured wait."""
 

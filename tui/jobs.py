@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from citefix.errors import LLMError, UserError
 from citefix.tui import messages as m
-from citefix.tui.session import Cancelled
+from citefix.tui.session import Cancelled, Snapshot
 from citefix.tui.widgets import RoundsPanel, StatusLine
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -110,8 +110,8 @@ class JobsMixin:
             return
         self.post_message(done(result))  # stored work is shown even when a cancel came late, and said to be kept
         if cancel.is_set():
-            snap = result if hasattr(result, "rounds") else None
-            last = f"stored as round {snap.current}" if snap is not None and snap.current is not None else "kept"
+            done_at = result.current if isinstance(result, Snapshot) else None
+            last = f"stored as round {done_at}" if done_at is not None else "kept"
             self.post_message(m.WorkCancelled(job_id, kept=f"it finished before the cancel reached it; {last}"))
         else:
             self.post_message(m.WorkFinished(job_id))

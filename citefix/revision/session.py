@@ -32,7 +32,7 @@ import sqlite3
 import time
 from typing import TYPE_CHECKING, Any, cast
 
-from citefix.errors import Cancelled, ConfigError, LLMError
+from citefix.errors import Cancelled, ConfigError, LLMError, disk_full
 from citefix.evaluate import collect_calls, evaluate
 from citefix.events import Event
 from citefix.models import CallRecord, Case, Evaluation
@@ -238,7 +238,7 @@ class RefineSession:
                                    edit_prev=r.edit_prev, edit_orig=r.edit_orig, duration_s=r.duration_s,
                                    status=r.status, accepted=r.accepted, parent=r.parent, strategy=r.strategy)
         except sqlite3.OperationalError as exc:
-            if "full" in str(exc):  # a full disk: the run says it was cut short, where the store can still say so
+            if disk_full(exc):  # a full disk: the run says it was cut short, where the store can still say so
                 try:
                     self.store.finish_run(self.run_id, "interrupted", best_round=self.current.n if self.current else None,
                                           stop_reason="disk_full")

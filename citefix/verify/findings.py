@@ -101,11 +101,10 @@ def reason(f: dict[str, Any], findings: dict[str, bool], label: str) -> str:
             why.append(f"who does what is the other way round in the source ('{text}')")
         elif kind == "certainty":
             why.append(f"the source is less certain than '{text}'")
-    for m in f.get("missing", []):  # a figure the sources lack where the evidence gives another of its kind
-        if m.get("kind") == "number" and m.get("evidence"):
-            why.append(f"the source has no figure '{m['text']}' (it gives '{m['evidence']}')")
-    missing = {k: [m["text"] for m in f.get("missing", []) + shared if m.get("kind") == k
-                   and not (k == "number" and m in f.get("missing", []) and m.get("evidence"))]
+    # a figure the sources lack where the evidence gives another of its kind: said with that figure
+    given = [m for m in f.get("missing", []) if m.get("kind") == "number" and m.get("evidence")]
+    why += [f"the source has no figure '{m['text']}' (it gives '{m['evidence']}')" for m in given]
+    missing = {k: [m["text"] for m in f.get("missing", []) + shared if m.get("kind") == k and m not in given]
                for k in ("number", "date", "entity")}
     for k, name in (("number", "figure"), ("date", "date"), ("entity", "name")):
         if missing[k]:

@@ -1,10 +1,10 @@
 """Benchmark `citefix check`: the offline default, and the LLM path against a loopback server with injected latency.
 
-    .venv/bin/python bench/bench_check.py                 # both parts (from any directory)
-    .venv/bin/python bench/bench_check.py --data xsumfaith_val_balanced.jsonl   # the XSumFaith file to draw cases from
-    .venv/bin/python bench/bench_check.py --skip-llm      # offline only
-    .venv/bin/python bench/bench_check.py --skip-offline  # LLM path only
-    OMP_NUM_THREADS=1 .venv/bin/python bench/bench_check.py   # torch on one thread (faster on a busy machine)
+    .venv/bin/python -m bench.bench_check                 # both parts (from the repository root)
+    .venv/bin/python -m bench.bench_check --data xsumfaith_val_balanced.jsonl   # the XSumFaith file to draw cases from
+    .venv/bin/python -m bench.bench_check --skip-llm      # offline only
+    .venv/bin/python -m bench.bench_check --skip-offline  # LLM path only
+    OMP_NUM_THREADS=1 .venv/bin/python -m bench.bench_check   # torch on one thread (faster on a busy machine)
 
 (a) Offline: model-load time (imports + spaCy + MiniLM), then the bundled example and N XSumFaith summaries checked
     the way `citefix check` does (evaluate + write the round to a store), per-case latency median and p95, one case of
@@ -24,7 +24,8 @@
     thread in sync litellm.completion (citefix/llm/aio.py), and a model litellm has no entry for entered once at $0
     in its price table (citefix/llm/unpriced.py), 4 runs alternating with the commit before (7c0faff) at load
     2.8-3.8: 78-84% at 6.2-7.3 ms CPU a call, against 76-83% at 6.9-7.5 ms; the OpenAI SDK alone 88-93%. 160 calls
-    are 2 s, as noisy as that; `bench/bench_router.py --units 640` times 640 such calls (its "healthy server alone").
+    are 2 s, as noisy as that; `python -m bench.bench_router --units 640` times 640 such calls (its "healthy server
+    alone").
     The last line times the same 160 calls through litellm.acompletion alone, on one event loop with no citefix code
     around them: litellm's own ceiling at that moment. 4 runs on a quiet machine (load 0.4-0.8, 2026-11-24): citefix
     80% / 85% / 84% / 83%, litellm alone 83% / 83% / 80% / 82%, the OpenAI SDK alone 91% / 93% / 92% / 93%.
@@ -43,8 +44,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -201,7 +200,7 @@ def start_server(latency: float):
 def timed(judge, units, case, base):
     """Verify units at once: ACUs/s, seconds, this process's CPU ms per call, the server's stats; every unit must be
     scored from log-probs by exactly one request."""
-    from loopback import fetch_stats
+    from tests.loopback import fetch_stats
 
     before = fetch_stats(base)["answered"]
     cpu0, started = time.process_time(), time.perf_counter()
@@ -270,11 +269,10 @@ def litellm_alone(base: str, n: int, conc: int) -> tuple[float, float]:
 def llm(latency: float, n_units: int, concurrencies: list[int], in_process: bool, skip_ceiling: bool = False) -> None:
     import subprocess
 
-    from loopback import LoopbackLLM, yes_reply
-
     from citefix.llm.client import LLMClient, litellm_transport
     from citefix.models import Case, Source, Unit
     from citefix.verify.llm_judge import LLMJudgeVerifier
+    from tests.loopback import LoopbackLLM, yes_reply
 
     where = "in this process" if in_process else "in its own process"
     print(f"== (b) LLM judge over HTTP (litellm -> loopback server {where}, {latency * 1000:.0f} ms per request) ==")

@@ -1,6 +1,6 @@
 """Throughput of ALiiCE claim extraction and of the NLI verifier (batched vs one pair at a time).
 
-    .venv/bin/python bench/bench_claims.py [--data PATH] [--repeat 3] [--nli-pairs 256] [--hidden 64 --layers 2]
+    .venv/bin/python -m bench.bench_claims [--data PATH] [--repeat 3] [--nli-pairs 256] [--hidden 64 --layers 2]
 
 Data: --data PATH (AttributionBench grouped answers JSONL), else $CITEFIX_ATTRIBUTIONBENCH, else shared/data beside
 the checkout; without any (a fresh clone) the bundled cited-answer example, and the script says so.
@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 DATA = Path(os.environ.get("CITEFIX_ATTRIBUTIONBENCH",
                            ROOT.parent / "shared" / "data" / "attributionbench" / "ab_grouped_answers_dev.jsonl"))
 
@@ -54,7 +53,7 @@ def peak_rss_mb() -> float:
 
 
 def bench_claims(cases, repeat: int):
-    from citefix.cited.parse import parse_case
+    from citefix.marks import parse_case
     from citefix.decompose.claims import ClaimDecomposer
     from citefix.nlp import load_spacy
 

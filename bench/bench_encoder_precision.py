@@ -1,6 +1,6 @@
 """What a lower-precision MiniLM would buy and cost: time, ROC-AUC on a labelled file, the example's score.
 
-    .venv/bin/python bench/bench_encoder_precision.py --precision int8 [--data xsumfaith_val_balanced.jsonl]
+    .venv/bin/python -m bench.bench_encoder_precision --precision int8 [--data xsumfaith_val_balanced.jsonl]
 
 Run once per precision (each in a fresh process, so every model is loaded the same way): fp32 is citefix as it ships;
 int8 quantizes the encoder's Linear layers dynamically (torch.ao.quantization.quantize_dynamic, int8 weights,
@@ -22,12 +22,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

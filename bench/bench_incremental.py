@@ -11,24 +11,22 @@ Three set-ups: the LLM path with the verdict cache (default), the LLM path with 
 (spaCy clauses + the offline verifier: no call cache, so the verdict cache is what makes it incremental; the same
 scripted edits are applied every round through the `none` strategy, whatever the offline verifier flags).
 
-    .venv/bin/python bench/bench_incremental.py
+    .venv/bin/python -m bench.bench_incremental
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from citefix.config import Settings  # noqa: E402
-from citefix.llm.fake import ScriptedTransport, yes_answer  # noqa: E402
-from citefix.models import Case, Source  # noqa: E402
-from citefix.pipeline import build_pipeline  # noqa: E402
-from citefix.revision import refine  # noqa: E402
-from citefix.store import Store  # noqa: E402
+from citefix.config import Settings
+from citefix.llm.fake import ScriptedTransport, yes_answer
+from citefix.models import Case, Source
+from citefix.pipeline import build_pipeline
+from citefix.revision import refine
+from citefix.store import Store
 
 SOURCE = """The town council of Harwick approved a plan on Monday to turn the disused Millbrook railway depot into a park.
 The depot closed in 1987 and has stood empty since. Councillors voted 9 to 4 in favour of the plan, which will cost
@@ -174,6 +172,7 @@ def warm_up() -> None:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     print(f"ten-sentence summary, {len(FLAGGED)} flagged facts in 3 sentences; each revision rewords one (one-sentence edit)")
     show_llm("LLM path, verdict cache + LLM call cache (default):", llm_path(True))
     show_llm("LLM path, LLM call cache only (incremental=False; 're-verified' counts cached look-ups too):", llm_path(False))

@@ -1,6 +1,6 @@
 """CPU per LLM call in citefix's process: plain litellm and a litellm Router, one call at a time and at 16 in flight.
 
-    .venv/bin/python bench/bench_llm_cpu.py [--calls 300] [--latency 0.02] [--concurrency 16] [--repeat 3]
+    .venv/bin/python -m bench.bench_llm_cpu [--calls 300] [--latency 0.02] [--concurrency 16] [--repeat 3]
                                             [--modes plain,router,router-priced]
 
 The loopback servers (tests/loopback.py) run in their own processes, so the process CPU time measured here
@@ -24,8 +24,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 MSG = [{"role": "user", "content": "Does the source support the claim? The depot closed in 1987."}]

@@ -1,7 +1,7 @@
 """Many model servers: the LLM judge through a litellm Router over two loopback servers, one failing a share of its
 requests, against the healthy server alone.
 
-    .venv/bin/python bench/bench_router.py [--latency 0.2] [--fail 0.3] [--concurrency 16] [--units 320]
+    .venv/bin/python -m bench.bench_router [--latency 0.2] [--fail 0.3] [--concurrency 16] [--units 320]
 
 Both servers (tests/loopback.py, each in its own process) answer after `--latency` seconds; the second answers 500 to
 `--fail` of its requests (reproducibly). citefix's client runs `--concurrency` calls at once; each deployment has
@@ -42,8 +42,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
@@ -118,12 +116,11 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--units", type=int, default=320)
     args = ap.parse_args()
-    from loopback import fetch_stats
-
     from citefix.llm.client import LLMClient, litellm_transport
     from citefix.llm.direct import openai_compatible_transport
     from citefix.llm.router import router_transport, validate_router
     from citefix.models import Case, Source, Unit
+    from tests.loopback import fetch_stats
 
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-secret")
     print(f"python {sys.version.split()[0]}  cpus {os.cpu_count()}  load average {os.getloadavg()[0]:.1f} "
@@ -144,7 +141,7 @@ def main() -> int:
         print(f"healthy server alone through the direct transport (citefix/llm/direct.py, no litellm): {args.units} "
               f"ACUs in {elapsed:.2f} s = {rate:.1f}/s   {rate / ideal:.2f} of ideal   lost {lost}   ({cpu_ms:.1f} ms "
               "CPU per call)   [goal >= 0.95]")
-        from bench_check import litellm_alone  # the same calls with no citefix code: litellm's own ceiling now
+        from bench.bench_check import litellm_alone  # the same calls with no citefix code: litellm's own ceiling now
 
         top, top_cpu = litellm_alone(good_url, args.units, conc)
         print(f"healthy server, litellm alone (acompletion on one event loop, no citefix code): {top / ideal:.2f} of "

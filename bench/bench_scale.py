@@ -2,10 +2,10 @@
 1,000 cases, one case at a time (serial), with the sources of 16 cases analysed in one batched pass (batched, the
 default), in local worker processes (workers: `--workers N`) and on Ray workers (ray).
 
-    .venv/bin/python bench/bench_scale.py                                  # sizes 1,10,100,1000; serial, batched
-    .venv/bin/python bench/bench_scale.py --sizes 1,10,100 --modes serial,batched,ray
-    .venv/bin/python bench/bench_scale.py --sizes 100,1000 --modes batched,workers --workers 2 --precision bf16
-    .venv/bin/python bench/bench_scale.py --data a.jsonl --data b.jsonl    # other case files (any format check reads)
+    .venv/bin/python -m bench.bench_scale                                  # sizes 1,10,100,1000; serial, batched
+    .venv/bin/python -m bench.bench_scale --sizes 1,10,100 --modes serial,batched,ray
+    .venv/bin/python -m bench.bench_scale --sizes 100,1000 --modes batched,workers --workers 2 --precision bf16
+    .venv/bin/python -m bench.bench_scale --data a.jsonl --data b.jsonl    # other case files (any format check reads)
 
 Each (mode, size) is one `citefix check FILE --json --fresh` in a fresh process with its own store, run through this
 script's --child wrapper, which counts the encoder's calls (each a list of texts encoded in length-sorted batches) and
@@ -39,7 +39,6 @@ MODES = ("serial", "batched", "workers", "ray")
 
 def load_cases(paths: list[Path]) -> tuple[list[dict], str]:
     """Distinct cases from the files (records that do not load as cases are left out), and where they came from."""
-    sys.path.insert(0, str(ROOT))
     from citefix.errors import InputError
     from citefix.inputs import _adapt, _build  # noqa: PLC2701 - record by record, skipping the broken ones
 
@@ -80,7 +79,6 @@ def child(argv: list[str]) -> None:
     """Run `citefix check ARGV` in this process with the encoder's calls counted; the counts go to $BENCH_STATS."""
     stats_path = os.environ["BENCH_STATS"]
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    sys.path.insert(0, str(ROOT))
     import citefix.encoder as enc
     import citefix.verify.offline as off
 
@@ -151,7 +149,8 @@ def run_one(mode: str, cases: Path, n: int, tmp: Path, workers: int, precision: 
     env = dict(os.environ, BENCH_STATS=str(stats), BENCH_SERIAL="1" if mode == "serial" else "0")
     t0 = time.perf_counter()
     with open(out, "w") as fo, open(tmp / f"err-{mode}-{n}.txt", "w") as fe:
-        proc = subprocess.Popen([sys.executable, __file__, "--child", *argv], stdout=fo, stderr=fe, env=env)
+        proc = subprocess.Popen([sys.executable, "-m", "bench.bench_scale", "--child", *argv], stdout=fo,
+                                stderr=fe, env=env, cwd=ROOT)
         peak = 0
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)

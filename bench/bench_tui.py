@@ -1,6 +1,6 @@
 """TUI responsiveness: launch to first paint, and key-response time while a check runs.
 
-    .venv/bin/python bench/bench_tui.py [--runs 5] [--skip-offline]
+    .venv/bin/python -m bench.bench_tui [--runs 5] [--skip-offline]
 
 1. Launch → first paint: `citefix tui --example` (and `citefix tui`, the start screen) in a pseudo-terminal of
    120×40, from before the process is spawned until Textual's Ready event (the first frame is on the terminal), and

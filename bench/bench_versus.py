@@ -1,6 +1,6 @@
 """Time `citefix check CASES --json --fresh` of this checkout against an earlier commit, in one run, as a ratio.
 
-    .venv/bin/python bench/bench_versus.py --ref 8bd246d --cases cases.jsonl [--repeats 2]
+    .venv/bin/python -m bench.bench_versus --ref 8bd246d --cases cases.jsonl [--repeats 2]
 
 The earlier commit's tree is taken with `git archive` and laid out as the package installs (tui/, store/ and prompts/
 inside citefix/), then each side runs in a fresh process with this venv's Python — the ref through PYTHONPATH, this

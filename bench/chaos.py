@@ -4,7 +4,7 @@ then once more fault-free on a fresh store for the wall-time baseline. Prints: r
 after at most one rerun, rounds lost, partial rounds, partial rounds scored as complete, calls logged vs served, faults
 absorbed by class, and wall time vs the fault-free run.
 
-    python bench/chaos.py [--cases 27] [--strategies acu,critique,none] [--rate 0.3] [--rounds 2] [--seed 1]
+    python -m bench.chaos [--cases 27] [--strategies acu,critique,none] [--rate 0.3] [--rounds 2] [--seed 1]
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from loopback import LoopbackLLM, messages_responder  # noqa: E402
-from refine_fakes import FLAGGED, make_case, refine_responder  # noqa: E402
+from tests.loopback import LoopbackLLM, messages_responder
+from tests.refine_fakes import FLAGGED, make_case, refine_responder
 
 PIECES = ["the plan costs 5 million", "work takes two years", "the mayor chairs the board", "the council approved the plan",
           "the plan was approved on Monday", "the board is chaired by Ann Lee"]

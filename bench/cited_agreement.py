@@ -10,7 +10,7 @@ with the human `attributable` label:
 
 Prints ROC-AUC (with a bootstrap 95% interval) and balanced accuracy at the verifier's threshold.
 
-    python bench/cited_agreement.py --db /tmp/ab.db
+    python -m bench.cited_agreement --db /tmp/ab.db
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _WS = re.compile(r"\s+")
 
 
 def norm(text: str) -> str:
-    from citefix.cited.parse import parse_citations
+    from citefix.marks import parse_citations
 
     clean = " ".join(s.clean for s in parse_citations(text).sentences)
     return _WS.sub(" ", clean).strip().lower()

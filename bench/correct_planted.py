@@ -1,6 +1,6 @@
 """How well the offline reviser corrects planted errors (the correction table).
 
-Reads a planted-error suite (bench/make_planted.py), runs one offline revision round on each statement (atomic units,
+Reads a planted-error suite (training/make_planted.py), runs one offline revision round on each statement (atomic units,
 offline verifier, ACU feedback, offline reviser: corrections first, deletions after) and reports per error type:
 
 * fixed — the revision holds the source's value (the record's `source_value`; for negations and role swaps, the
@@ -9,7 +9,7 @@ offline verifier, ACU feedback, offline reviser: corrections first, deletions af
 * words changed per fix (word-level diff size), and deletions (the reviser cut instead of correcting);
 * faithful statements changed (should be 0) and words introduced that are in neither the text nor the source (0).
 
-Usage:  .venv/bin/python bench/correct_planted.py out/planted_dev.jsonl [--limit-per-type 40] [--out out/correct.json]
+Usage:  .venv/bin/python -m bench.correct_planted out/planted_dev.jsonl [--limit-per-type 40] [--out out/correct.json]
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 TYPES = ("number", "date", "entity_swap", "negation", "role_swap", "invented_attribute", "unsupported_addition", "none")
 

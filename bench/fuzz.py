@@ -2,7 +2,7 @@
 through the real CLI entry point. Prints: inputs, exit codes, tracebacks, hangs past the limit, exit-2 messages that
 name no input, the slowest input, and each problem (at most 20).
 
-    python bench/fuzz.py [N=10000] [--seed 0] [--limit-s 60]
+    python -m bench.fuzz [N=10000] [--seed 0] [--limit-s 60]
 
 In-process (citefix.cli.main, one interpreter, models loaded once) so 10,000 inputs take minutes, not hours; the
 per-input limit is a SIGALRM, so a hang is reported, not waited out.
@@ -18,12 +18,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from fuzzgen import generate, run_in_process  # noqa: E402
+from tests.fuzzgen import generate, run_in_process
 
 
 def main() -> int:

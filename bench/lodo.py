@@ -10,11 +10,11 @@ Two steps:
             already a held-out figure; the thresholds are the only thing fitted, and only on the other sets.
 
 Data: the development files in ../shared/data (XSumFaith val, SummEval, WiCE dev, AttributionBench dev as cited
-answers) and, with --planted FILE, a planted-error suite made by bench/make_planted.py.
+answers) and, with --planted FILE, a planted-error suite made by training/make_planted.py.
 
-Run:  .venv/bin/python bench/lodo.py features [--limit N] [--planted out/planted_dev.jsonl]
-      .venv/bin/python bench/lodo.py eval
-      .venv/bin/python bench/lodo.py simplex   # any weighting of the three signals ≥ the best single one everywhere?
+Run:  .venv/bin/python -m bench.lodo features [--limit N] [--planted out/planted_dev.jsonl]
+      .venv/bin/python -m bench.lodo eval
+      .venv/bin/python -m bench.lodo simplex   # any weighting of the three signals ≥ the best single one everywhere?
 """
 
 from __future__ import annotations
@@ -28,14 +28,13 @@ from typing import Any
 
 import numpy as np
 
+from training.tune_offline import FILES, auc, one_vs_one
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
 CACHE = ROOT / "out" / "lodo"
 
-from tune_offline import FILES, auc, one_vs_one  # noqa: E402
-
 SETS = ("xsumfaith", "summeval", "wice", "attributionbench", "planted")
-# Further sets the learned judge is trained and measured on (bench/judge.py): the SummEdits domains of the training
+# Further sets the learned judge is trained and measured on (training/judge.py): the SummEdits domains of the training
 # pool (human labels; one LODO fold each), the faithful hard paraphrases and one-error statements of the read probe
 # files, and a sample of the pool's claim-evidence pairs (training only: never a quality figure).
 EXTRA_SETS = ("summedits", "probes", "pool")
@@ -434,7 +433,7 @@ def main() -> None:
     f = sub.add_parser("features")
     f.add_argument("--limit", type=int, default=None)
     f.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS + EXTRA_SETS))
-    f.add_argument("--planted", default=None, help="a planted-error suite (bench/make_planted.py)")
+    f.add_argument("--planted", default=None, help="a planted-error suite (training/make_planted.py)")
     f.add_argument("--data-dir", default=None, help="the shared data folder (default ../shared/data)")
     sub.add_parser("eval")
     sub.add_parser("caps", help="how often each hard check fires on supported / unsupported items")

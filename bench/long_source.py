@@ -1,6 +1,6 @@
 """Time `citefix check` (offline) on generated long sources: does the work grow linearly with the source?
 
-Run: nice -n 10 .venv/bin/python bench/long_source.py --sizes 250000,500000,1000000 [--profile 1000000]
+Run: nice -n 10 .venv/bin/python -m bench.long_source --sizes 250000,500000,1000000 [--profile 1000000]
 For each size (characters) it writes a source of varied news-style sentences (seeded, deterministic) and a short
 summary to a temporary folder, runs `citefix check --source S --summary T --json --db X` as a subprocess and prints
 size, words, wall seconds, seconds per 100k characters and the largest child's peak memory (sizes ascend). A

@@ -1,6 +1,6 @@
 """Time the offline pipeline: a ~500-word source against a ~60-word summary, after the models are loaded.
 
-Run: .venv/bin/python bench/offline_speed.py [--threads 2]
+Run: .venv/bin/python -m bench.offline_speed [--threads 2]
 Prints model load time, then per-run time of ClauseDecomposer().units + OfflineVerifier().verify on a fresh verifier
 (cold source cache) and on the same verifier again (warm cache).
 """

@@ -1,6 +1,6 @@
 """Many processes writing one new store at once: TUI sessions, CLI checks and a holder of the write lock.
 
-Run: nice -n 10 .venv/bin/python bench/store_writers.py --tui 4 --cases 20 --cli 2 --hold 5
+Run: nice -n 10 .venv/bin/python -m bench.store_writers --tui 4 --cases 20 --cli 2 --hold 5
 Starts, at the same moment on one new SQLite file: `--tui` processes that each drive the TUI's session code
 (tui/session.py Workbench and Session: check, edit, check, propose, accept, auto-refine, close) over `--cases` cases
 with the scripted model of tests/refine_fakes.py; `--cli` offline `citefix check --example summary` processes; and a
@@ -21,11 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+# the writer and lock-holder scripts are the suite's own (tests/store_helpers.py), run here at scale
+from tests.store_helpers import HOLDER, TUI_WRITER
 
-# the writer and lock-holder scripts are the suite's own (tests/test_store_concurrency.py), run here at scale
-sys.path.insert(0, str(ROOT / "tests"))
-from test_store_concurrency import HOLDER, TUI_WRITER  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
+from citefix.evaluate import incomplete
 from citefix.events import Event
 from citefix.models import Case, Evaluation
 
@@ -93,9 +94,9 @@ def _check_run(case: Case, *, pipeline, store, decomposer=None, settings: dict[s
     except UserError:
         session.finish("error", "failed")
         raise
-    # "no units" because every model call failed is a failure too, not an empty text; a partly checked text is
-    # not a result: its run fails with llm_error and the units are named
-    failed = ev.status in ("error", "partial") or (ev.status == "no_units" and bool(ev.errors))
-    session.finish("llm_error" if ev.status == "partial" else ev.status, "failed" if failed else "finished",
-                   record_best=ev.status != "partial")
+    # a text the model could not cut or check (or only partly) is not a result: its run fails with llm_error and
+    # what is missing is named; a text with no statement to check is a finished run
+    cut_short = incomplete(ev)
+    failed = cut_short or ev.status == "error" or (ev.status == "no_units" and bool(ev.errors))
+    session.finish("llm_error" if cut_short else ev.status, "failed" if failed else "finished", record_best=not cut_short)
     return ev, session.run_id, failed

@@ -9,7 +9,7 @@ bf16 (matrix products in bfloat16 under torch autocast, hidden states handed bac
 AVX512-BF16 or AMX and on recent GPUs, slow elsewhere). bf16 moves scores in the third decimal (docs/quality.md,
 "Lower precision"); a stored check is reused only by a check with the same precision. int8 (torch's dynamic
 quantization) was measured and left out: it moved the example's score from 0.625 to 0.582 under thresholds chosen in
-fp32 (bench/bench_encoder_precision.py --precision int8), and torch 2.13 deprecates that API."""
+fp32 (python -m bench.bench_encoder_precision --precision int8), and torch 2.13 deprecates that API."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def lower_precision(model, precision: str, device: str):
     """`model` (on `device`, in float32) set up to run at `precision` (bf16)."""
     if precision == "bf16":
         # oneDNN keeps a compiled bf16 primitive per input shape, up to 1,024 of them, and a batch has many sequence
-        # lengths: with 8 kept, `bench/bench_scale.py --sizes 1000 --modes workers --workers 2 --precision bf16`
+        # lengths: with 8 kept, `python -m bench.bench_scale --sizes 1000 --modes workers --workers 2 --precision bf16`
         # peaked at 1,074 MB a worker instead of 1,263 (2,249 MB for all processes instead of 2,645), at the same
         # speed. oneDNN reads it when it first builds one, so it is set before the first forward pass; a value the
         # user set is kept.

@@ -77,7 +77,7 @@ def evaluate(case: Case, *, decomposer: Decomposer, verifier: Verifier, on_event
     still incomplete its status is "partial" and its message names the units: never a score passed off as whole.
     """
     first = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event, aggregation=aggregation)
-    if not _incomplete(first):
+    if not incomplete(first):
         return first
     (on_event or _noop)("round_retried", {"reason": first.message})
     second = _evaluate_once(case, decomposer=decomposer, verifier=verifier, on_event=on_event, aggregation=aggregation)
@@ -92,7 +92,10 @@ def _model_failed(ev: Evaluation) -> bool:
     return any(c.status == "error" or (c.error and not c.cached) for c in ev.calls)
 
 
-def _incomplete(ev: Evaluation) -> bool:
+def incomplete(ev: Evaluation) -> bool:
+    """Not a whole result: some unit could not be generated or verified because a model call failed after its
+    retries (a partly checked round, or one the model never got to check). Such a round is never the best, and the
+    run stops on llm_error."""
     return _model_failed(ev) and ev.status in ("partial", "error", "no_units")
 
 
@@ -112,7 +115,8 @@ def _mark_partial(ev: Evaluation) -> None:
                      + (", …" if len(failed_units) > 10 else "") + ")")
     if other:
         parts.append(f"{len(other)} part(s) of the text could not be decomposed ({other[0]})")
-    ev.message = "partly checked: " + "; ".join(parts)
+    reason = next((v.error for v in ev.verdicts if v.error), None) or (other[0] if other else None)
+    ev.message = "partly checked: " + "; ".join(parts) + (f": {reason}" if failed_units and reason else "")
     ev.metrics["incomplete_units"] = failed_units
 
 
@@ -154,6 +158,9 @@ def _evaluate_once(case: Case, *, decomposer: Decomposer, verifier: Verifier, on
     ev.models = models_used(decomposer, verifier)
     aggregate_score(ev, aggregation)
     ev.calls = collect_calls(decomposer, verifier)
+    if ev.status == "no_units" and _model_failed(ev):  # the model failed to cut the text: nothing was checked
+        ev.status = "error"
+        ev.message = "not checked: the text could not be decomposed: " + (errors[0] if errors else "model failure")
     _mark_partial(ev)
     ev.duration_s = time.perf_counter() - started
     return ev

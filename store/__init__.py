@@ -315,9 +315,10 @@ class Store(RunTransfer):
         sql = (
             "select r.*, c.case_id, c.kind, "
             "(select count(*) from rounds x where x.run_id = r.id) as n_rounds, "
-            "(select score from rounds x where x.run_id = r.id and coalesce(x.accepted, 1) = 1 "
-            "order by n desc limit 1) as last_score, "  # the current text's: a rejected proposal is not the run's
-            "(select score from rounds x where x.run_id = r.id order by n asc limit 1) as first_score "
+            # complete rounds' scores only; the last is the current text's (a rejected proposal is not the run's)
+            "(select score from rounds x where x.run_id = r.id and coalesce(x.accepted, 1) = 1 and coalesce(x.status, "
+            "'') != 'partial' order by n desc limit 1) as last_score, (select score from rounds x where x.run_id = r.id "
+            "and coalesce(x.status, '') != 'partial' order by n asc limit 1) as first_score "
             "from runs r join cases c on c.id = r.case_pk"
             + (" where " + " and ".join(where) if where else "")
             + " order by r.id desc limit ?"

@@ -163,3 +163,18 @@ class LoadedRound(_Row):
     completion_tokens: int
     cost: float | None
     duration_s: float | None
+
+
+def best_round_of(run: RunRow, rows: list[RoundRow]) -> int | None:
+    """The run's best round as stored, when it is an accepted, completely checked round; else the accepted complete
+    round with the best score (the latest of equals). A rejected proposal and a partly checked round are never the
+    best: with neither, None (no round was checked completely)."""
+    kept = [r for r in rows if r.is_accepted and r.status != "partial"]
+    if run.best_round is not None and run.best_round in {r.n for r in kept}:
+        return run.best_round
+    if kept:
+        return max(kept, key=lambda r: (r.score if r.score is not None else float("-inf"), r.n)).n
+    return None
+
+
+NO_BEST = "none (no round was checked completely)"

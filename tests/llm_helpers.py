@@ -1,12 +1,11 @@
-"""The model tests' shared pieces: a one-question conversation, and `citefix` run in a subprocess against the
+"""The model tests' shared pieces: a one-question conversation, and `citefix` run (in this process) against the
 loopback model server with a test key (tests/ is on sys.path, so `from llm_helpers import ...`)."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
+from cli_helpers import run_main
 from loopback import LoopbackLLM
 
 MSG = [{"role": "user", "content": "Is the sky blue?"}]
@@ -20,5 +19,4 @@ def run_cli(*args, srv: LoopbackLLM, tmp_path, extra_env=None):
            "XDG_CONFIG_HOME": str(tmp_path / "config"), "LITELLM_LOCAL_MODEL_COST_MAP": "True", **(extra_env or {})}
     for var in ("CITEFIX_LLM", "CITEFIX_VERIFIER", "CITEFIX_DECOMPOSER", "CITEFIX_CONFIG", "OPENAI_BASE_URL"):
         env.pop(var, None)
-    return subprocess.run([sys.executable, "-m", "citefix.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=300, cwd=tmp_path)
+    return run_main([str(a) for a in args], env=env, cwd=tmp_path)

@@ -131,15 +131,14 @@ def test_an_invented_detail_is_its_own_unsupported_unit(tmp_path):
     """As a new user runs it: the deal's length, which the article never gives, is its own unit, listed as
     unsupported with the closest evidence; the rest of the sentence stays supported."""
     import json
-    import subprocess
-    import sys
+
+    from cli_helpers import citefix_main
 
     (tmp_path / "article.txt").write_text(ARTICLE)
     (tmp_path / "summary.txt").write_text(
         "Sale Sharks will sign Scotland number eight Josh Strauss on a three-year deal from next season.\n")
-    p = subprocess.run([sys.executable, "-m", "citefix.cli", "check", "--source", str(tmp_path / "article.txt"),
-                        "--summary", str(tmp_path / "summary.txt"), "--db", str(tmp_path / "s.db"), "--json"],
-                       capture_output=True, text=True, timeout=600)
+    p = citefix_main("check", "--source", tmp_path / "article.txt", "--summary", tmp_path / "summary.txt",
+                     "--db", tmp_path / "s.db", "--json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     text = out["text"]

@@ -1,5 +1,5 @@
-"""The benchmark scripts run from anywhere, with their data as arguments and defaults that work from a fresh clone,
-and bench_claims' headline is the parser's real speed."""
+"""The scripts of bench/, training/ and builders/ run as `python -m FOLDER.SCRIPT` from the repository root, with their
+data as arguments and defaults that work from a fresh clone; bench_claims' headline is the parser's real speed."""
 
 from __future__ import annotations
 
@@ -12,14 +12,23 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(script, *args, cwd, env=None):
+def _run(module, *args, tmp_path, env=None):
+    """`python -m MODULE ARGS` from the repository root, its temporary files and home folder under tmp_path."""
     full = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-            **(env or {})}
-    return subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, env=full,
-                          cwd=cwd, timeout=600)
+            "TMPDIR": str(tmp_path), "CITEFIX_HOME": str(tmp_path / "home"), **(env or {})}
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=full,
+                          cwd=ROOT, timeout=600)
+
+
+@pytest.mark.parametrize("module", ["training.judge", "bench.lodo", "builders.build_idf"])
+def test_a_script_of_each_folder_runs_as_a_module_from_the_repository_root(module, tmp_path):
+    """One script of each kind answers --help when run as a module (no sys.path edits needed to find its imports)."""
+    r = _run(module, "--help", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "usage:" in r.stdout
 
 
 def test_bench_claims_headline_counts_every_sentence_it_parsed(tmp_path):
@@ -32,7 +41,7 @@ def test_bench_claims_headline_counts_every_sentence_it_parsed(tmp_path):
     ]
     data = tmp_path / "answers.jsonl"
     data.write_text("\n".join(json.dumps(a) for a in answers) + "\n")
-    r = _run("bench_claims.py", "--data", str(data), "--repeat", "1", "--skip-nli", cwd=tmp_path)
+    r = _run("bench.bench_claims", "--data", str(data), "--repeat", "1", "--skip-nli", tmp_path=tmp_path)
     assert r.returncode == 0, r.stderr
     claims = [ln for ln in r.stdout.splitlines() if ln.startswith("claims")]
     # the headline: all 3 cited sentences parsed (not the 1 with several groups the end-to-end path parses)
@@ -43,21 +52,21 @@ def test_bench_claims_headline_counts_every_sentence_it_parsed(tmp_path):
 
 
 def test_bench_claims_without_data_uses_the_bundled_example(tmp_path):
-    r = _run("bench_claims.py", "--repeat", "1", "--skip-nli", cwd=tmp_path,
+    r = _run("bench.bench_claims", "--repeat", "1", "--skip-nli", tmp_path=tmp_path,
              env={"CITEFIX_ATTRIBUTIONBENCH": str(tmp_path / "none.jsonl")})
     assert r.returncode == 0, r.stderr
     assert "measuring on the bundled cited-answer example only" in r.stdout
     assert "sentences/s parsed and cut (2 cited sentences" in r.stdout
-    missing = _run("bench_claims.py", "--data", str(tmp_path / "nowhere.jsonl"), cwd=tmp_path)
+    missing = _run("bench.bench_claims", "--data", str(tmp_path / "nowhere.jsonl"), tmp_path=tmp_path)
     assert missing.returncode == 2 and "--data" in missing.stderr and "no such file" in missing.stderr
 
 
 @pytest.mark.slow
-def test_bench_check_runs_from_another_directory_without_the_data(tmp_path):
-    r = _run("bench_check.py", "--skip-llm", cwd=tmp_path,
-             env={"CITEFIX_XSUMFAITH": str(tmp_path / "none.jsonl"), "CITEFIX_HOME": str(tmp_path / "home")})
+def test_bench_check_runs_without_the_data(tmp_path):
+    r = _run("bench.bench_check", "--skip-llm", tmp_path=tmp_path,
+             env={"CITEFIX_XSUMFAITH": str(tmp_path / "none.jsonl")})
     assert r.returncode == 0, r.stderr
     assert "no XSumFaith cases at" in r.stdout and "bundled examples only" in r.stdout
     assert "per-case latency: median" in r.stdout and "peak RSS of the whole benchmark" in r.stdout
-    bad = _run("bench_check.py", "--skip-llm", "--data", str(tmp_path / "nowhere.jsonl"), cwd=tmp_path)
+    bad = _run("bench.bench_check", "--skip-llm", "--data", str(tmp_path / "nowhere.jsonl"), tmp_path=tmp_path)
     assert bad.returncode == 2 and "no such file" in bad.stderr

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 
+from cli_helpers import citefix_main
 from long_source_helpers import SUMMARY, long_source
 
 from citefix.progress import LONG_TEXT_WORDS, LONG_WORDS
@@ -75,8 +76,7 @@ def test_progress_flag_prints_plain_stage_lines_and_no_progress_silences_them(tm
     from citefix.inputs import example_path
 
     env = _env(tmp_path)
-    r = subprocess.run([sys.executable, "-m", "citefix.cli", "check", "--example", "summary", "--json", "--progress",
-                        "--db", str(tmp_path / "p.db")], env=env, capture_output=True, text=True, timeout=600)
+    r = citefix_main("check", "--example", "summary", "--json", "--progress", "--db", tmp_path / "p.db", env=env)
     assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("citefix: ")]
     assert any("source words" in ln for ln in lines), r.stderr

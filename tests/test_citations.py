@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from citefix.cited.parse import parse_case, parse_citations, parse_mark
+from citefix.marks import parse_case, parse_citations, parse_mark
 from citefix.models import Case, Source
 
 

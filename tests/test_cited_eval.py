@@ -307,7 +307,7 @@ def test_summarise_matches_metrics_aggregate():
 
 def test_a_citation_to_a_missing_passage_leaves_the_round_whole_on_screen():
     """The TUI's round health: a mark citing no passage is a finding, so the round is complete (not 'partial')."""
-    from tui.widgets import RoundsPanel
+    from citefix.tui.widgets import RoundsPanel
 
     ev = evaluate(_case("Cups can be made of glass [1]. Plastic cups are cheap [7]."), decomposer=ClaimDecomposer(),
                   verifier=table_verifier({(GLASS, frozenset({"1"})): 0.9}))

@@ -4,10 +4,9 @@ back (in answers and in error messages) gets it into neither the store, the outp
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
+from cli_helpers import citefix_main
 from conftest import acu_responder
 from helpers import write
 from loopback import LoopbackLLM, messages_responder
@@ -39,8 +38,7 @@ litellm_params = {{ model = "openai/test-model", api_base = "{srv.base_url}", ap
         for var in ("CITEFIX_LLM", "CITEFIX_VERIFIER", "CITEFIX_DECOMPOSER", "OPENAI_API_BASE", "OPENAI_BASE_URL",
                     "OPENAI_API_KEY"):
             env.pop(var, None)
-        r = subprocess.run([sys.executable, "-m", "citefix.cli", "check", str(EXAMPLE), "--db", str(db), "--json"],
-                           capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+        r = citefix_main("check", EXAMPLE, "--db", db, "--json", env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert srv.stats.answered > 0
     assert KEY not in r.stdout and KEY not in r.stderr

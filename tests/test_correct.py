@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
+from cli_helpers import citefix_main
 
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.evaluate import evaluate
@@ -120,19 +119,16 @@ def test_refine_example_corrects_the_changed_duration(tmp_path):
     clause "who chairs the housing committee" (two content words found nowhere in the source: a "partial" verdict,
     shown for a look) is left for the writer, not cut; nothing else is touched."""
     out = tmp_path / "fixed.txt"
-    p = subprocess.run([sys.executable, "-m", "citefix.cli", "refine", "--example", "summary", "--out", str(out),
-                        "--db", str(tmp_path / "s.db"), "--json"], capture_output=True, text=True, timeout=600)
+    p = citefix_main("refine", "--example", "summary", "--out", out, "--db", tmp_path / "s.db", "--json")
     assert p.returncode == 0, p.stderr
     original = json.loads(
         __import__("importlib.resources", fromlist=["files"]).files("citefix").joinpath("examples/summary.json").read_text()
     )["text"]
     fixed = out.read_text().strip()
     assert fixed == original.replace("take two years", "take about eighteen months")
-    check = subprocess.run([sys.executable, "-m", "citefix.cli", "show", "1", "--rounds", "--db", str(tmp_path / "s.db")],
-                           capture_output=True, text=True, timeout=120)
+    check = citefix_main("show", "1", "--rounds", "--db", tmp_path / "s.db")
     assert "edits: correction 1" in check.stdout and "deletion" not in check.stdout, check.stdout
-    shown = subprocess.run([sys.executable, "-m", "citefix.cli", "show", "1", "--db", str(tmp_path / "s.db")],
-                           capture_output=True, text=True, timeout=120)
+    shown = citefix_main("show", "1", "--db", tmp_path / "s.db")
     assert "[[~ who chairs the housing committee]]" in shown.stdout, shown.stdout
 
 
@@ -144,8 +140,7 @@ def test_wrong_citation_moves_to_the_supporting_passage(tmp_path):
     path = tmp_path / "case.json"
     path.write_text(json.dumps(case))
     out = tmp_path / "fixed.txt"
-    p = subprocess.run([sys.executable, "-m", "citefix.cli", "refine", str(path), "--out", str(out),
-                        "--db", str(tmp_path / "s.db")], capture_output=True, text=True, timeout=600)
+    p = citefix_main("refine", path, "--out", out, "--db", tmp_path / "s.db")
     assert p.returncode == 0, p.stderr
     assert out.read_text().strip() == "Cups can be made of glass [1] or plastic [2][3]. Mugs are usually made of ceramic [4]."
 

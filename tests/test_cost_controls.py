@@ -4,10 +4,9 @@ completed rounds kept, exit 3, a message), through the CLI in a subprocess again
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from cli_helpers import citefix_main
 from helpers import rows
 from loopback import LoopbackLLM, messages_responder
 from refine_cli_helpers import cli_env, write_case
@@ -20,8 +19,7 @@ UNPRICED = "openai/test-model"
 
 
 def run(tmp_path, srv, *args):
-    return subprocess.run([sys.executable, "-m", "citefix.cli", *args], capture_output=True, text=True,
-                          env=cli_env(tmp_path, srv), timeout=300, cwd=tmp_path)
+    return citefix_main(*args, env=cli_env(tmp_path, srv), cwd=tmp_path)
 
 
 def test_dry_run_makes_no_call_and_stores_nothing(tmp_path):

@@ -60,12 +60,12 @@ def test_a_delta_whose_hash_does_not_match_is_refused(tmp_path):
 
 
 def test_missing_files_name_the_folder_and_the_fix(tmp_path):
-    with pytest.raises(ConfigError, match="missing.*bench/train_entail.py"):
+    with pytest.raises(ConfigError, match="missing.*python -m training.train_entail"):
         load_entail(tmp_path)
 
 
 def test_training_script_round_trip(tmp_path):
-    """bench/train_entail.py on a few pairs writes a delta that load_entail reads back (fp16, hashes checked)."""
+    """training/train_entail.py on a few pairs writes a delta that load_entail reads back (fp16, hashes checked)."""
     pairs = tmp_path / "pairs.jsonl"
     rows = []
     for k in range(24):
@@ -75,9 +75,9 @@ def test_training_script_round_trip(tmp_path):
                      "error_type": "none" if good else "date"})
     pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "delta"
-    res = subprocess.run([sys.executable, str(ROOT / "bench" / "train_entail.py"), str(pairs), "--layers", "1",
+    res = subprocess.run([sys.executable, "-m", "training.train_entail", str(pairs), "--layers", "1",
                           "--epochs", "1", "--batch", "8", "--threads", "1", "--out", str(out)],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "saved" in res.stdout
     m = load_entail(out)

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from cli_helpers import cli
+from cli_helpers import cli, cli_process
 from executor_helpers import TEXTS, cases_file, labels_file, stored_runs, without_timings
 from helpers import rows
 
@@ -63,7 +63,7 @@ def test_executor_ray_without_ray_is_a_clear_error(tmp_path):
     path = cases_file(tmp_path)
     blocker = _ray_blocker(tmp_path)
     env = {"PYTHONPATH": os.pathsep.join([str(blocker), os.environ.get("PYTHONPATH", "")])}
-    r = cli("check", str(path), "--executor", "ray", "--db", str(tmp_path / "x.db"), tmp_path=tmp_path, extra_env=env)
+    r = cli_process("check", str(path), "--executor", "ray", "--db", str(tmp_path / "x.db"), tmp_path=tmp_path, extra_env=env)
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "citefix[ray]" in lines[0] and "--executor local" in lines[0]

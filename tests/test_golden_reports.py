@@ -18,11 +18,10 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_main
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?")
@@ -43,8 +42,7 @@ def cli(folder: Path, *args: str) -> str:
     env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith("CITEFIX_")}
     env.update(CITEFIX_HOME=str(folder / "home"), XDG_CONFIG_HOME=str(folder / "config"), CITEFIX_TORCH_THREADS="1",
                LITELLM_LOCAL_MODEL_COST_MAP="True", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    out = subprocess.run([sys.executable, "-m", "citefix.cli", *args], cwd=folder, env=env, capture_output=True,
-                         text=True, timeout=600)
+    out = run_main(list(args), env=env, cwd=folder)
     assert out.returncode == 0 and "Traceback" not in out.stderr, (args, out.stderr[-3000:])
     return out.stdout
 

@@ -68,7 +68,8 @@ def test_one_unmatched_word_does_not_cap(tools):
 
 def test_a_whole_sentence_is_not_an_atomic_fact(tools):
     """The check is for atomic units (ACUs, clause units); a whole sentence with two unmatched words is not capped
-    for them: on human-labelled data whole statements lose ranking quality under this cap (bench/lodo.py eval)."""
+    for them: on human-labelled data whole statements lose ranking quality under this cap
+    (python -m bench.lodo eval)."""
     case = _case(text="Opposition councillor Tom Leary chairs the housing committee.")
     whole = Unit(id="u1", text=case.text, kind="sentence", decomposer="sentence", start=0, end=len(case.text))
     clause = whole.model_copy(update={"kind": "clause", "decomposer": "spacy-clauses"})

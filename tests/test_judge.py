@@ -139,7 +139,8 @@ def test_every_registered_feature_fires_on_its_example(offline_verifier, feature
 
 
 def test_the_readme_table_of_checks_is_the_generated_one():
-    """README and docs/quality.md show the table `bench/judge.py table` prints from the registry and judge.json."""
+    """README and docs/quality.md show the table `python -m training.judge table` prints from the registry and
+    judge.json."""
     from pathlib import Path
 
     from citefix.verify.judge import markdown_table
@@ -147,4 +148,5 @@ def test_the_readme_table_of_checks_is_the_generated_one():
     root = Path(__file__).resolve().parent.parent
     table = markdown_table()
     for page in ("README.md", "docs/quality.md"):
-        assert table in (root / page).read_text(encoding="utf-8"), f"{page}: run bench/judge.py table and paste it"
+        assert table in (root / page).read_text(encoding="utf-8"), \
+            f"{page}: run python -m training.judge table and paste it"

@@ -137,6 +137,20 @@ def test_env_base_url_is_used(server, monkeypatch):
     assert rec.api_base == server.base_url, rec.api_base
 
 
+def test_a_failed_call_names_the_server_it_went_to(server, monkeypatch):
+    """A server that drops every connection: the retried and the failed attempt are logged with the base URL the
+    requests went to (from OPENAI_API_BASE), not the provider's default host that litellm's error report names."""
+    monkeypatch.setenv("OPENAI_API_BASE", server.base_url)
+    server.inject("close", "close")
+    c = fast("openai/test-model", litellm_transport(), max_attempts=2)
+    logged: list = []
+    c.bind_log(logged.append)
+    with pytest.raises(LLMError):
+        c.complete(MSG, purpose="revise")
+    assert [r.status for r in logged] == ["retried", "error"] and server.stats.requests == 2
+    assert {r.api_base for r in logged} == {server.base_url}, [r.api_base for r in logged]
+
+
 def test_usage_is_recorded(server):
     c = loop_client(server)
     c.complete(MSG, purpose="x")

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import citefix_main
 
 from citefix.errors import ConfigError
 from citefix.metaeval import protocols as P
@@ -194,8 +193,7 @@ def test_loaders_keep_extra_fields_for_every_shape(tmp_path):
 def _cli(*args, tmp_path):
     env = dict(os.environ, CITEFIX_HOME=str(tmp_path / "home"), LITELLM_LOCAL_MODEL_COST_MAP="True",
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    return subprocess.run([sys.executable, "-m", "citefix.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=600)
+    return citefix_main(*args, env=env)
 
 
 def test_cli_by_error_type_end_to_end(tmp_path):
@@ -228,17 +226,14 @@ def test_progress_goes_to_a_log_when_asked(tmp_path):
     """With stderr not a terminal, meta-eval says nothing of its progress unless --progress is given; then a line
     every 10 records and one at the end."""
     import json
-    import subprocess
-    import sys
 
     path = tmp_path / "items.jsonl"
     rows = [{"id": f"i{k}", "document": "The council approved the bridge on Monday.", "summary": "The council approved "
              "the bridge.", "label": 1} for k in range(12)]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    base = [sys.executable, "-m", "citefix.cli", "meta-eval", str(path), "--verifier", "offline", "--no-store",
-            "--bootstrap", "0"]
-    quiet = subprocess.run(base, capture_output=True, text=True, timeout=600)
-    loud = subprocess.run(base + ["--progress"], capture_output=True, text=True, timeout=600)
+    base = ["meta-eval", str(path), "--verifier", "offline", "--no-store", "--bootstrap", "0"]
+    quiet = citefix_main(*base)
+    loud = citefix_main(*base, "--progress")
     assert quiet.returncode == loud.returncode == 0, (quiet.stderr, loud.stderr)
     assert "records," not in quiet.stderr
     lines = [x for x in loud.stderr.splitlines() if x.startswith("meta-eval: ")]

@@ -17,7 +17,7 @@ from citefix.cited.metrics import (
     score_answers,
     score_units,
 )
-from citefix.cited.parse import parse_citations
+from citefix.marks import parse_citations
 from citefix.models import Case, Source, Unit
 
 pytestmark = pytest.mark.slow  # score_answer parses with spaCy

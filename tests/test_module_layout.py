@@ -58,8 +58,11 @@ def test_the_comparison_run_stays_in_compare_and_its_report_has_no_run():
 
 
 def test_cited_package_is_where_the_pipeline_finds_cited_answers():
-    """evaluate() and the decomposers reach the package, not the old modules."""
+    """evaluate() and the decomposers reach the package, not the old modules; the citation marks are parsed below
+    both decompose/ and cited/ (citefix.marks), which read the same parse."""
+    import citefix.cited.evaluate as cited_evaluate
     import citefix.decompose.claims as claims
-    from citefix.cited import parse
+    from citefix import marks
 
-    assert claims.parse_case is parse.parse_case and claims.ParsedAnswer is parse.ParsedAnswer
+    assert claims.parse_case is marks.parse_case and claims.ParsedAnswer is marks.ParsedAnswer
+    assert cited_evaluate.ParsedAnswer is marks.ParsedAnswer

@@ -56,7 +56,7 @@ def test_each_moved_name_has_one_import_path():
         assert all(hasattr(b, name) for name in names), new
     root = Path(__file__).resolve().parents[1]
     found = []
-    for folder in ("citefix", "tui", "store", "tests", "bench"):
+    for folder in ("citefix", "tui", "store", "tests", "bench", "training", "builders"):
         for path in (root / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.ImportFrom) and node.module in moved:

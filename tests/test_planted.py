@@ -1,6 +1,7 @@
-"""bench/make_planted.py on a few real-looking news articles: deterministic, one clean planted error per statement.
+"""training/make_planted.py on a few real-looking news articles: deterministic, one clean planted error per statement.
 
-The generator runs as a subprocess (as a user runs it) on a temporary data folder in the shape of the shared data.
+The generator runs as a subprocess (as a user runs it: `python -m training.make_planted` from the repository root)
+on a temporary data folder in the shape of the shared data.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SCRIPT = REPO / "bench" / "make_planted.py"
+SCRIPT = REPO / "training" / "make_planted.py"
 ERROR_TYPES = ("number", "date", "entity_swap", "invented_attribute", "negation", "role_swap", "unsupported_addition")
 
 ARTICLES = [
@@ -75,7 +76,7 @@ def data_dir(tmp_path_factory) -> Path:
 
 def _make(data_dir: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(SCRIPT), "--data-dir", str(data_dir), "--files", "xsumfaith/tiny.jsonl",
+        [sys.executable, "-m", "training.make_planted", "--data-dir", str(data_dir), "--files", "xsumfaith/tiny.jsonl",
          "--split", "all", "--per-type", "1", "--faithful", "2", "--out", str(out), *extra],
         capture_output=True, text=True, timeout=300, cwd=REPO)
 

@@ -248,7 +248,7 @@ def test_detached_contractions_are_read_as_glued_ones():
     doc = load_spacy()("I 'm sure we 've won .")
     assert [t.text for t in doc] == ["I", "'m", "sure", "we", "'ve", "won", "."]
     assert [t.lemma_ for t in doc if t.text in ("'m", "'ve")] == ["be", "have"]
-    # the model's own tokenizer, untaught, for scripts that must parse as they always did (bench/make_planted.py)
+    # the model's own tokenizer, untaught, for scripts that must parse as they always did (training/make_planted.py)
     assert "'m" not in [t.text for t in load_spacy(contractions=False)("I 'm sure .")]
 
 

@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+from cli_helpers import citefix_main
 from helpers import rows
 from loopback import LoopbackLLM, messages_responder
 from refine_cli_helpers import cli_env, write_case
@@ -123,9 +124,8 @@ def test_refused_revision_exits_3_and_keeps_round_zero(tmp_path, capsys, monkeyp
 def test_three_rounds_over_http_store_every_call(tmp_path, strategy):
     with LoopbackLLM(messages_responder(refine_responder())) as srv:
         db = tmp_path / "h.db"
-        proc = subprocess.run([sys.executable, "-m", "citefix.cli", "refine", str(write_case(tmp_path)), "--llm", MODEL,
-                               "--strategy", strategy, "--rounds", "3", "--db", str(db), "--json"],
-                              capture_output=True, text=True, env=cli_env(tmp_path, srv), timeout=300, cwd=tmp_path)
+        proc = citefix_main("refine", write_case(tmp_path), "--llm", MODEL, "--strategy", strategy, "--rounds", "3",
+                            "--db", db, "--json", env=cli_env(tmp_path, srv), cwd=tmp_path)
         requests = srv.stats.requests
     assert proc.returncode == 0, proc.stderr
     run = rows(db, "select * from runs")[0]

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 
 import pytest
+from cli_helpers import citefix_main
 from store_helpers import make_case, make_eval
 
 from citefix.store import Store, default_db_path
@@ -203,8 +202,7 @@ def test_reading_a_missing_run_says_how_to_list_runs(store):
 
 
 def cli(*args, env=None, input=None):
-    return subprocess.run([sys.executable, "-m", "citefix.cli", *args], capture_output=True, text=True, env=env,
-                          input=input, timeout=300)
+    return citefix_main(*args, env=env, input=input)
 
 
 @pytest.mark.slow

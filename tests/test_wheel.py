@@ -73,8 +73,9 @@ def test_wheel_holds_every_module_under_its_installed_name(wheel):
             "citefix/tui/app.py", "citefix/prompts/__init__.py"} <= expected
     missing = sorted(expected - names)
     assert not missing, f"the wheel lacks {missing}"
-    assert not any(n.startswith(("store/", "tui/", "prompts/", "tests/", "bench/")) for n in names), \
-        "checkout folders must install under citefix.*, not as top-level packages"
+    checkout_only = ("store/", "tui/", "prompts/", "tests/", "bench/", "training/", "builders/")
+    assert not any(n.startswith(checkout_only) for n in names), \
+        "checkout folders must install under citefix.*, not as top-level packages (bench/, training/, builders/: never)"
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "citefix = citefix.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

@@ -48,10 +48,10 @@ from citefix.cited.metrics import (
     cvcp_values,
     score_units,
 )
-from citefix.cited.parse import ParsedAnswer, Sentence, parse_case
 from citefix.cited.support import LEVEL_VALUE, PairSupport, SupportSettings, support_from_verdicts
 from citefix.decompose.base import Decomposer
 from citefix.events import Event
+from citefix.marks import ParsedAnswer, Sentence, parse_case
 from citefix.models import Case, Evaluation, Unit, Verdict
 from citefix.verify.base import Verifier
 

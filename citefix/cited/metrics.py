@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterable, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from citefix.cited.parse import ParsedAnswer, parse_case
+from citefix.marks import ParsedAnswer, parse_case
 from citefix.models import Case, Evidence, Unit, Verdict
 from citefix.verify.base import Verifier, label_for
 

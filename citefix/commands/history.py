@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from citefix.export import export_run
-from citefix.revision.stopping import best_round_of
+from citefix.store.rows import NO_BEST, best_round_of
 
 if TYPE_CHECKING:
     from citefix.store import Store
@@ -136,10 +136,13 @@ def cmd_show(args) -> int:
     store = _store(args)
     run = store.run(args.run)
     rows = store.rounds(args.run)
+    if not rows:  # cancelled, killed or failed before its first round was stored: say so, in the form asked for
+        message = (f"run {args.run} has no stored round: it is {run.status} ({run.stop_reason or 'no reason stored'}) "
+                   "and no round was checked to the end")
+        print(json.dumps({"run_id": args.run, "status": run.status, "stop_reason": run.stop_reason, "rounds": [],
+                          "message": message}) if args.json else message)
+        return 0
     if args.diff is not None:
-        if not rows:
-            print(f"run {args.run} has no rounds")
-            return 0
         ns = args.diff or [rows[0].n, rows[-1].n]
         if len(ns) != 2:
             from citefix.errors import InputError
@@ -169,10 +172,10 @@ def cmd_show(args) -> int:
             mark = "  <- best" if r.n == best else ""
             print(f"round {r.n}: score {s}{judge}  unsupported or partial {r.n_unsupported}  edit(prev) {r.edit_prev}  "
                   f"{r.status}{parent}{kept}{_edits_note(r)}{cost}{mark}")
-        if best is not None:
-            print(f"best round: {best}")
+        if rows:
+            print(f"best round: {best if best is not None else NO_BEST}")
         return 0
-    n = args.round if args.round is not None else best
+    n = args.round if args.round is not None else (best if best is not None else (rows[-1].n if rows else None))
     ev = store.evaluation(args.run, n)
     if args.json:
         print(to_json(ev, run_id=args.run, store_path=str(store.path)))
@@ -180,7 +183,9 @@ def cmd_show(args) -> int:
     row = next((r for r in rows if r.n == n), rows[-1] if rows else None)
     shown = row.n if row else None
     note = None
-    if len(rows) > 1 and shown is not None:
+    if shown is not None and best is None:
+        note = f"Round {shown}: no round of this run was checked completely (a model failed); it is not a result"
+    elif len(rows) > 1 and shown is not None:
         which = "the best round" if shown == best else ("the round asked for; the best is round %s" % best)
         note = f"Round {shown} of rounds 0–{rows[-1].n} ({which}; another: citefix show {args.run} --round N)"
     calls = [c for c in store.calls(args.run) if row is not None and c.round_id == row.id]

@@ -29,6 +29,7 @@ from typing import Any
 
 from citefix.config import DEFAULT_PATIENCE, DEFAULT_ROUNDS
 from citefix.errors import EXIT_MODEL_FAILURE, InputError
+from citefix.store.rows import NO_BEST
 
 JSON_EVENTS = ("round_started", "units_scored", "revision_proposed", "run_finished")
 
@@ -174,6 +175,8 @@ class HumanProgress:
             # said once the round is stored: an interrupt between the two must not leave a line for a lost round
             self._scored_line = (n, f"round {n}: score {s}{j}; {data.get('n_unsupported')} of {data.get('n_units')} "
                                     f"units unsupported or partial{reuse}{extra}")
+            if data.get("status") == "partial":  # the checked units' mean is no score of the text
+                self._scored_line = (n, f"round {n}: no score, {data.get('message')}")
         elif event == "round_stored":
             if self._scored_line is not None and self._scored_line[0] == n:
                 self._line(self._scored_line[1])
@@ -187,8 +190,8 @@ class HumanProgress:
         elif event == "run_finished":
             self._stop_bar()
             s = "—" if data.get("best_score") is None else f"{data['best_score']:.3f}"
-            self._line(f"run {data.get('run_id')} {data.get('status')}: {data.get('stop_reason')}; best round "
-                       f"{data.get('best_round')} (score {s})")
+            best = NO_BEST if data.get("best_round") is None else f"{data.get('best_round')} (score {s})"
+            self._line(f"run {data.get('run_id')} {data.get('status')}: {data.get('stop_reason')}; best round {best}")
 
 
 def _json_events(event: str, data: dict[str, Any]) -> None:

@@ -2,7 +2,7 @@
 
 For a sentence with several citation groups (METHODS §2):
 
-1. the marks are removed (citefix.cited.parse keeps each group's position in the cleaned sentence);
+1. the marks are removed (citefix.marks keeps each group's position in the cleaned sentence);
 2. the cleaned sentence is parsed with spaCy (all sentences of a case, or of many cases, in one `nlp.pipe`);
 3. each group is attached to a word: the last word before it, or the first word after it when none comes before;
 4. for group i's word, and every other group's word j in turn, in a working copy of the tree: take their lowest
@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence, cast
 
-from citefix.cited.parse import CitationGroup, ParsedAnswer, Sentence, parse_case
+from citefix.marks import CitationGroup, ParsedAnswer, Sentence, parse_case
 from citefix.models import Case, Unit
 
 _COORD_DEPS = frozenset({"cc", "punct", "preconj"})

@@ -5,8 +5,8 @@ so 16 calls in flight were 16 threads taking turns at the GIL for every read, pa
 each worker hands its call to `litellm.acompletion` on one shared event loop (with litellm's aiohttp transport) and
 waits for the answer without holding the GIL: the same requests, parameters, answers and errors, with less switching
 between threads: 640 calls at 16 in flight to a 200 ms server, 0.88-0.93 of the ideal against 0.81-0.90 before
-(`bench/bench_router.py --units 640`, its "healthy server alone", with citefix/llm/unpriced.py's price entry). What the
-client does around a call (its retries, breaker, deadline, cache, call log) is unchanged: each call is still one
+(`python -m bench.bench_router --units 640`, its "healthy server alone", with citefix/llm/unpriced.py's price entry).
+What the client does around a call (its retries, breaker, deadline, cache, call log) is unchanged: each call is still one
 blocking transport call in a worker thread. With anything registered with litellm the call stays on the sync path.
 """
 

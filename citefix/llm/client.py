@@ -466,7 +466,10 @@ class LLMClient:
         when it is not retried (not transient, out of attempts, past the run's deadline), the call logged as failed
         and an LLMError raised."""
         kind = error_class(exc)
-        rec.deployment, rec.api_base = deployment_of(exc)
+        # the URL the request went to: the endpoint citefix sent it to; a Router's deployment as litellm reports it
+        # (litellm's own report names its default host when the base came from the environment)
+        dep, reported = deployment_of(exc)
+        rec.deployment, rec.api_base = dep, self.endpoint() or reported
         if kind == "timeout":
             self._note_timeout()
         retry = is_transient(exc) and attempts < self.max_attempts
@@ -479,9 +482,8 @@ class LLMClient:
         if not retry:
             self._fail(rec, message, kind, attempts, started)
             raise LLMError(rec.error) from exc
-        dep, base = deployment_of(exc)
         self._emit(rec.model_copy(update={
-            "deployment": dep, "api_base": redact(base or self.endpoint()),
+            "deployment": dep, "api_base": redact(rec.api_base),
             "status": "retried", "error": explain_error(exc, self.model), "error_class": kind, "attempt": attempts,
             "attempts": attempts, "latency_ms": (time.perf_counter() - t0) * 1000, "response": None}))
         return wait

@@ -70,7 +70,10 @@ def mark_unpriced_free(model_list: list[dict], litellm: Any, routing_strategy: s
         if model in declared or litellm_prices(litellm, model):
             out.append(d)
         else:
-            out.append({**d, "model_info": {**FREE, **(d.get("model_info") or {})}})
+            # marked like a plain call's entry: the Router enters these rates in litellm's price table for the whole
+            # process, and an estimate made later in it must still say the price is unknown
+            out.append({**d, "model_info": {**FREE, UNPRICED_MARK: True, **(d.get("model_info") or {})}})
+            _DECLARED.add(model)
     return out
 
 
@@ -78,6 +81,12 @@ def mark_unpriced_free(model_list: list[dict], litellm: Any, routing_strategy: s
 # that citefix's estimate still says its price is unknown (citefix/estimate.py reads the same key).
 UNPRICED_MARK = "citefix_unpriced"
 _SEEN: set[str] = set()  # models already looked at by declare_unpriced_free (declared or left alone)
+_DECLARED: set[str] = set()  # models this process entered at $0 in litellm's price table (a plain call or a Router)
+
+
+def declared_free(model: str) -> bool:
+    """Whether citefix entered the model at $0 in litellm's price table in this process (its price is unknown)."""
+    return model in _DECLARED
 _SEEN_LOCK = threading.Lock()
 
 
@@ -105,6 +114,7 @@ def declare_unpriced_free(litellm: Any, model: str, completion_kwargs: dict) -> 
             if provider:
                 litellm.register_model({model: {**FREE, "litellm_provider": provider, "mode": "chat",
                                                 UNPRICED_MARK: True}})
+                _DECLARED.add(model)
         _SEEN.add(model)
 
 

@@ -93,7 +93,7 @@ def sanitize_marks(text: str, source_ids: list[str]) -> tuple[str, list[str]]:
     removed: list[str] = []
 
     def fix(m: re.Match) -> str:
-        from citefix.cited.parse import parse_mark
+        from citefix.marks import parse_mark
 
         ids = parse_mark(m.group(0).strip())
         if ids is None:

@@ -33,7 +33,7 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 
 from citefix.errors import Cancelled, ConfigError, LLMError, disk_full
-from citefix.evaluate import collect_calls, evaluate
+from citefix.evaluate import collect_calls, evaluate, incomplete
 from citefix.events import Event
 from citefix.models import CallRecord, Case, Evaluation
 from citefix.pipeline import session_parts
@@ -229,7 +229,7 @@ class RefineSession:
                                     "message": r.evaluation.message})
 
     def _store_round(self, r: Round, calls: list[CallRecord]) -> None:
-        if r.evaluation.status == "partial":
+        if incomplete(r.evaluation):  # partly checked, or not checked at all: a model fault, never a whole round
             r.status = "partial"
         if self.store is None:
             return
@@ -505,13 +505,16 @@ class RefineSession:
         if status is None:
             status = "failed" if stop_reason in FAILURE_REASONS else "finished"
         res = self.result(stop_reason, status, message)
+        # a partly checked round is no one's best: with no complete round the run has no result to name
+        whole = self.current is not None and not incomplete(self.best_round().evaluation)
         if self.store is not None and self.run_id is not None:
-            best = res.best_round if (self.current is not None and record_best) else None
-            self.store.finish_run(self.run_id, status, best_round=best, stop_reason=stop_reason)
+            self.store.finish_run(self.run_id, status, best_round=res.best_round if (whole and record_best) else None,
+                                  stop_reason=stop_reason)
         self._emit("run_finished", {"status": status, "stop_reason": stop_reason, "message": message,
-                                    "best_round": res.best_round, "best_score": res.best_score,
-                                    "best_judge_score": res.best_judge_score, "rounds": len(self.rounds),
-                                    "text": res.best_text})
+                                    "best_round": res.best_round if whole else None,
+                                    "best_score": res.best_score if whole else None,
+                                    "best_judge_score": res.best_judge_score if whole else None,
+                                    "rounds": len(self.rounds), "text": res.best_text})
         return res
 
     def run(self, *, max_rounds: int | None = 3, target: float | None = None, patience: int | None = None) -> RefineResult:
@@ -523,7 +526,7 @@ class RefineSession:
                 reason = self.stop_reason(max_rounds=max_rounds, target=target, patience=patience)
                 if reason:
                     assert self.current is not None  # evaluate_current() set it
-                    if reason == "evaluation_error" or self.current.evaluation.status == "partial":
+                    if reason in ("evaluation_error", "llm_error"):
                         message = f"round {self.current.n} {self.current.evaluation.message}"
                     break
                 self._check_cancel()

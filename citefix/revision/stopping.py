@@ -11,13 +11,9 @@ The rules read rounds (`citefix.revision.rounds.Round`) and the lineage of the c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from citefix.errors import ConfigError
+from citefix.evaluate import incomplete
 from citefix.revision.rounds import Round
-
-if TYPE_CHECKING:
-    from citefix.store.rows import RoundRow, RunRow
 
 
 def selection_score(r: Round, *, judge: bool) -> float | None:
@@ -30,7 +26,7 @@ def best_round(chain: list[Round], *, judge: bool) -> Round:
     earliest. A partly checked round is never compared with complete ones."""
     if not chain:
         raise ConfigError("no round stored yet")
-    whole = [r for r in chain if r.evaluation.status != "partial"]
+    whole = [r for r in chain if not incomplete(r.evaluation)]
     chain = whole or chain
 
     def key(item):
@@ -47,10 +43,10 @@ def stop_reason(cur: Round | None, chain: list[Round], *, judge: bool, max_round
     if cur is None:
         return None
     ev = cur.evaluation
+    if incomplete(ev):  # some unit could not be checked even after the round was retried: a model fault
+        return "llm_error"
     if ev.status == "error":
         return "evaluation_error"
-    if ev.status == "partial":  # some unit could not be checked even after the round was retried
-        return "llm_error"
     if ev.status == "no_units":
         return "no_units"
     if cur.n_unsupported == 0:
@@ -67,16 +63,3 @@ def stop_reason(cur: Round | None, chain: list[Round], *, judge: bool, max_round
         if depth - best_depth >= patience:
             return "no_improvement"
     return None
-
-
-def best_round_of(run: RunRow, rows: list[RoundRow]) -> int | None:
-    """The run's best round as stored, when it is an accepted round; else the accepted round with the best score
-    (the latest of equals); a rejected proposal is never the best. With no accepted round, the last round."""
-    if not rows:
-        return None
-    kept = [r for r in rows if r.is_accepted]
-    if run.best_round is not None and run.best_round in {r.n for r in kept}:
-        return run.best_round
-    if kept:
-        return max(kept, key=lambda r: (r.score if r.score is not None else float("-inf"), r.n)).n
-    return rows[-1].n

@@ -2,8 +2,8 @@
 
 What ships (``citefix/data/entail/``): ``entail.safetensors`` — the fine-tuned top transformer layers and a one-logit
 head, in fp16, a few MB — and ``entail.json`` — how many layers, the sha256 of the base MiniLM weights it was trained
-on, the sha256 of the delta file itself, the maximum input length and how it was trained (bench/make_entail_pairs.py
-and bench/train_entail.py, from synthetic pairs built on pages that no evaluation set uses). At load, the packaged
+on, the sha256 of the delta file itself, the maximum input length and how it was trained (training/make_entail_pairs.py
+and training/train_entail.py, from synthetic pairs built on pages that no evaluation set uses). At load, the packaged
 MiniLM (pinned by sha256 in citefix.encoder) gives the embeddings and the lower layers; the delta replaces the top
 ones. Both hashes are checked; a mismatch is a clear error, never a silently different model.
 
@@ -163,16 +163,17 @@ def load_entail(folder: Path | None = None) -> EntailModel:
         weights = folder / "entail.safetensors"
         if not manifest_path.exists() or not weights.exists():
             raise ConfigError(f"{folder}: the entailment model's files (entail.json, entail.safetensors) are missing. "
-                              "Fix: reinstall citefix, or build them with bench/train_entail.py")
+                              "Fix: reinstall citefix, or build them with `python -m training.train_entail` in a "
+                              "citefix checkout")
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         if _sha256(weights) != manifest.get("sha256"):
             raise ConfigError(f"{weights}: sha256 does not match entail.json. Fix: reinstall citefix, or rebuild with "
-                              "bench/train_entail.py")
+                              "`python -m training.train_entail` in a citefix checkout")
         from citefix.encoder import MINILM_SHA256, load_encoder
 
         if manifest.get("base_sha256") != MINILM_SHA256:
             raise ConfigError(f"{manifest_path}: trained on another base model than the packaged MiniLM. Fix: "
-                              "rebuild with bench/train_entail.py")
+                              "rebuild with `python -m training.train_entail` in a citefix checkout")
         from safetensors.torch import load_file
 
         # the packaged encoder (pinned and hash-checked by citefix.encoder) gives the frozen embeddings and lower

@@ -6,7 +6,7 @@ sentence similarity: the parameter-free "local" combination, on a log scale) and
 words); none of them decides a verdict alone. Each finding may only raise the probability, the mean only lower it: on
 held-out datasets a free weighting of the signals ranked worse than their plain geometric mean, so the signals are not
 re-weighted, and the checks' weights are what is learned. Its weights, its calibration and its two decision points
-are fitted by ``bench/judge.py`` on human-labelled development data (leave one dataset out) and ship as
+are fitted by ``training/judge.py`` on human-labelled development data (leave one dataset out) and ship as
 ``citefix/data/judge.json``.
 
 Its output is the probability that a unit is *not* supported by its source; the verifier reports ``1 - p`` as the
@@ -26,8 +26,8 @@ from typing import Any
 
 
 # What each feature stands for, with a statement and a source that set it off: the table of checks in the README and
-# docs/quality.md is generated from this (bench/judge.py table), and tests/test_judge.py runs every example through
-# the verifier and asserts its feature fires on some unit.
+# docs/quality.md is generated from this (python -m training.judge table), and tests/test_judge.py runs every example
+# through the verifier and asserts its feature fires on some unit.
 @dataclass(frozen=True)
 class Feature:
     name: str
@@ -94,7 +94,8 @@ REGISTRY: tuple[Feature, ...] = (
             "the nearby quarry.",
             correction="its words are cut"),
 )
-# Removing a check is removing its line above (then refit: bench/judge.py export); the model reads these, in order.
+# Removing a check is removing its line above (then refit: python -m training.judge export); the model reads these,
+# in order.
 FEATURES = tuple(f.name for f in REGISTRY)
 # the hard checks whose findings are features (OfflineVerifier.findings), and the graded findings
 CHECKS = tuple(f.name for f in REGISTRY if f.kind == "check")
@@ -150,7 +151,7 @@ class Judge:
         unknown = [k for k in self.features if k not in FEATURES]
         if unknown:
             raise ValueError(f"judge features unknown to this citefix: {', '.join(unknown)}; refit the judge "
-                             "(bench/judge.py export) after changing the registry")
+                             "(python -m training.judge export) after changing the registry")
         self.mean = [float(x) for x in spec["mean"]]
         self.scale = [float(x) or 1.0 for x in spec["scale"]]
         self.coef = [float(x) for x in spec["coef"]]
@@ -196,7 +197,7 @@ def load_judge(path: str | None = None) -> Judge:
 
 def markdown_table(judge: Judge | None = None) -> str:
     """The judge's features as a Markdown table (what each stands for, an example, its weight), and its decision
-    points: the table of checks the README and docs/quality.md show (``bench/judge.py table`` prints it)."""
+    points: the table of checks the README and docs/quality.md show (``python -m training.judge table`` prints it)."""
     j = judge or load_judge()
     w = dict(zip(j.features, j.coef))
     rows = ["| feature | what it stands for | example: statement (source) | weight (logit) | what refine does |",

@@ -330,7 +330,7 @@ def negations(text: str) -> int:
 @lru_cache(maxsize=1)
 def _common_words() -> frozenset[str]:
     """WordNet 3.0's one-word lemmas written only in lower case (citefix/data/common_words.json, built by
-    bench/build_common_words.py; WordNet's licence travels in the file)."""
+    builders/build_common_words.py; WordNet's licence travels in the file)."""
     raw = json.loads(resources.files("citefix").joinpath("data/common_words.json").read_text(encoding="utf-8"))
     return frozenset(raw["words"])
 

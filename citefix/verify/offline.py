@@ -384,7 +384,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         lexical coverage, token alignment against the evidence region, embedding similarity; similarity left out for a unit
         copied word for word from a source). No fitted weights: each is already a support score in
         [0, 1], and on every held-out dataset this parameter-free mean ranked at least as well as a logistic
-        combination fitted on the other datasets (bench/lodo.py eval)."""
+        combination fitted on the other datasets (python -m bench.lodo eval)."""
         vals = {
             "lexical": math.exp(max(-30.0, feat["lexical_log"])),
             "alignment": feat.get("local_alignment", feat["alignment"]),

@@ -30,7 +30,7 @@ from typing import Any
 @lru_cache(maxsize=1)
 def antonyms() -> dict[str, dict[str, frozenset[str]]]:
     """WordNet 3.0's one-word antonyms, {"verb": {lemma: antonyms}, "adj": {…}, "adv": {…}} (citefix/data/antonyms.json, built by
-    bench/build_antonyms.py; WordNet's licence travels in the file)."""
+    builders/build_antonyms.py; WordNet's licence travels in the file)."""
     raw = json.loads(resources.files("citefix").joinpath("data/antonyms.json").read_text(encoding="utf-8"))
     out: dict[str, dict[str, frozenset[str]]] = {}
     for pos in ("verb", "adj", "adv"):

@@ -1,5 +1,5 @@
 """Words of one meaning: WordNet 3.0's synonyms by shared sense (citefix/data/synonyms.json, built by
-bench/build_synonyms.py; WordNet's licence travels in the file).
+builders/build_synonyms.py; WordNet's licence travels in the file).
 
 Two words are read as one meaning when they share a synset that is one of the three most frequent senses of each
 ("rest" / "remainder", "shut" / "close", "plan" / "design"), and words of one family as WordNet derives them

@@ -4,7 +4,7 @@ Corpus: the distinct source documents of shared/data (xsumfaith val, summeval ba
 grouped dev passages). Only the derived statistic (document frequency → idf per word-piece id) is written; no text.
 idf(t) = ln((N + 1) / (df(t) + 1)); word pieces never seen get ln(N + 1).
 
-Run: .venv/bin/python bench/build_idf.py [--data ../shared/data]
+Run: .venv/bin/python -m builders.build_idf [--data ../shared/data]
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def main() -> None:
     idf = {str(i): round(math.log((n + 1) / (c + 1)), 2) for i, c in sorted(df.items()) if c > 1}
     out = {
         "_provenance": (
-            "bench/build_idf.py: document frequencies of all-MiniLM-L6-v2 word-piece ids over the "
+            "builders/build_idf.py: document frequencies of all-MiniLM-L6-v2 word-piece ids over the "
             f"{n} distinct source documents of the development sets in shared/data (xsumfaith val, summeval balanced, "
             "wice claim dev, attributionbench grouped dev passages). Derived statistics only; no text is stored. "
             "idf = ln((N+1)/(df+1)); pieces seen in at most one document get 'default' = ln(N+1)."

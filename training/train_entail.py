@@ -1,6 +1,6 @@
 """Train citefix's small entailment model: the packaged all-MiniLM-L6-v2 as a cross-encoder, top layers fine-tuned.
 
-Input: pairs from bench/make_entail_pairs.py ({"evidence", "statement", "label"}); output: the fine-tuned top
+Input: pairs from training/make_entail_pairs.py ({"evidence", "statement", "label"}); output: the fine-tuned top
 ``--layers`` transformer layers and a one-logit head, saved in fp16 as ``citefix/data/entail/entail.safetensors`` with
 ``entail.json`` (base model sha256, layers, max length, pooling, the file's own sha256, training provenance). The
 lower layers and the embeddings stay the packaged MiniLM's, pinned by its sha256, so what ships is a small delta.
@@ -12,7 +12,7 @@ layers run once per pair (their outputs are cached in memory), then only the top
 Pages are split 90/10 by article for a validation figure on unseen pages (printed; the human-labelled sets are
 measured by meta-eval, never here).
 
-Run: nice -n 10 .venv/bin/python bench/train_entail.py out/entail_pairs.jsonl [--layers 2] [--epochs 3]
+Run: nice -n 10 .venv/bin/python -m training.train_entail out/entail_pairs.jsonl [--layers 2] [--epochs 3]
 """
 
 from __future__ import annotations
@@ -21,12 +21,10 @@ import argparse
 import hashlib
 import json
 import random
-import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,8 +134,8 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
     prov = {"pairs": Path(args.pairs).name, "n_train": len(train), "n_val": len(val), "val_auc": round(auc, 4),
             "val_acc": round(acc, 4), "epochs": args.epochs, "lr": args.lr, "batch": args.batch, "seed": args.seed,
-            "command": " ".join(["bench/train_entail.py", Path(args.pairs).name, "--layers", str(args.layers), "--epochs",
-                                 str(args.epochs)] + (["--sources", *args.sources] if args.sources else []))}
+            "command": " ".join(["python -m training.train_entail", Path(args.pairs).name, "--layers", str(args.layers),
+                                 "--epochs", str(args.epochs)] + (["--sources", *args.sources] if args.sources else []))}
     path = save_delta(head, Path(args.out), base_sha256=MINILM_SHA256, max_length=args.max_length, provenance=prov)
     print(f"saved {path} ({path.stat().st_size / 1e6:.1f} MB)", flush=True)
     return 0

@@ -10,8 +10,8 @@ Data (dev splits only, from shared/data): xsumfaith_val_balanced (summary vs doc
 (label 1/0), wice_claim_dev (statement vs cited page, full/partial/none; one-vs-one ROC-AUC), ab_grouped_answers_dev
 (labelled cited sentences vs their cited passages, attributable 1/0).
 
-Run:  .venv/bin/python bench/tune_offline.py features [--limit N]
-      .venv/bin/python bench/tune_offline.py fit [--write]
+Run:  .venv/bin/python -m training.tune_offline features [--limit N]
+      .venv/bin/python -m training.tune_offline fit [--write]
 """
 
 from __future__ import annotations
@@ -356,7 +356,7 @@ def fit(args) -> None:
 
     raw = _load()
     if not raw:
-        sys.exit("no cached features: run `bench/tune_offline.py features` first")
+        sys.exit("no cached features: run `python -m training.tune_offline features` first")
     p = load_params()
     base = {"alignment": p["alignment"]["baseline"], "similarity": p["similarity"]["baseline"]}
     cap = float(p["cap"]["score"]) if p["cap"].get("enabled") else None
@@ -406,7 +406,7 @@ def fit(args) -> None:
         out.update(
             {
                 "_provenance": (
-                    "Fitted by bench/tune_offline.py (features, then fit --write) on development data only: "
+                    "Fitted by training/tune_offline.py (features, then fit --write) on development data only: "
                     "shared/data xsumfaith_val_balanced, summeval_balanced_300, wice_claim_dev (profile default) and "
                     "ab_grouped_answers_dev (profile cited_answer). Lexical weights maximise the mean agreement of the "
                     "lexical signal over the four sets; each profile's logistic combination comes from whichever of "

@@ -2,11 +2,11 @@
 adverbs.
 
     apt-get install wordnet-base      # or: apt-get download wordnet-base && dpkg-deb -x wordnet-base_*.deb wn
-    .venv/bin/python bench/build_synonyms.py --wordnet /usr/share/wordnet
+    .venv/bin/python -m builders.build_synonyms --wordnet /usr/share/wordnet
 
 A WordNet synset is one meaning and the words that can say it ("remainder, balance, residual, residue, rest"). The
 offline verifier reads two words as one meaning when they share a synset that is one of the three most frequent senses
-of each (the order of index.POS, by tagged frequency; the same rule as the antonym table of bench/build_antonyms.py):
+of each (the order of index.POS, by tagged frequency; the same rule as the antonym table of builders/build_antonyms.py):
 a rare sense would make a common word the synonym of words it does not mean in ordinary text ("rest" is also "stay",
 "lie", "repose" in rarer senses). One-word members are kept, and phrases of two to four plain words ("let down" in
 "disappoint, let down", "by chance" in "by chance, accidentally", "carry on" in "continue, go on, carry on", written
@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from build_antonyms import LICENSE, SENSES, _word, sense_ranks  # noqa: E402  (one licence, one word form, one sense rule)
+from builders.build_antonyms import LICENSE, SENSES, _word, sense_ranks  # one licence, one word form, one sense rule
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "citefix" / "data" / "synonyms.json"
@@ -118,7 +118,7 @@ def main() -> None:
     table: dict[str, object] = {
         "source": "WordNet 3.0 (Debian package wordnet-base 1:3.0): synsets of data.noun, data.verb, data.adj and "
                   "data.adv, with the one-word and phrase members (two to four words) for which the synset is one of their three most frequent senses; "
-                  "built by bench/build_synonyms.py",
+                  "built by builders/build_synonyms.py",
         "license": LICENSE,
     }
     ranks = {pos: sense_ranks(wn / f"index.{pos}") for pos in POS}

@@ -1,7 +1,7 @@
 """Train, measure and export the offline verifier's learned judge (citefix/verify/judge.py → citefix/data/judge.json).
 
-Reads the per-unit features that ``bench/lodo.py features`` caches (one file per set: every statement whole, and cut
-into atomic units as ``citefix check`` cuts them), and fits a logistic model of "this unit is not supported by its
+Reads the per-unit features that ``python -m bench.lodo features`` caches (one file per set: every statement whole, and
+cut into atomic units as ``citefix check`` cuts them), and fits a logistic model of "this unit is not supported by its
 source" over citefix.verify.judge.FEATURES: the log of the three signals' geometric mean and the hard checks'
 findings, each weight bounded to its sign (a finding may only raise the probability, support only lower it).
 
@@ -22,9 +22,9 @@ probe files); the pool's FEVER / Fool Me Twice / FactCG sample and a planted-err
     export   fit on every set, calibrate on the LODO out-of-fold logits, choose the decision points on them, and
              write citefix/data/judge.json.
 
-Run:  .venv/bin/python bench/lodo.py --cache out/lodo_j features --sets xsumfaith summeval wice attributionbench \\
+Run:  .venv/bin/python -m bench.lodo --cache out/lodo_j features --sets xsumfaith summeval wice attributionbench \\
           summedits probes pool   [--planted out/planted_sample.jsonl]
-      .venv/bin/python bench/judge.py --cache out/lodo_j eval | ablate | export
+      .venv/bin/python -m training.judge --cache out/lodo_j eval | ablate | export
 """
 
 from __future__ import annotations
@@ -32,18 +32,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script from the repository root
-    sys.path.insert(0, str(ROOT))
+from citefix.verify.judge import FEATURES, REGISTRY, SIGNS, vector
 
-from citefix.verify.judge import FEATURES, REGISTRY, SIGNS, vector  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 HUMAN = ("xsumfaith", "summeval", "wice", "attributionbench", "summedits:ectsum", "summedits:qmsumm",
          "summedits:scitldr", "summedits:sales_email", "probes")
@@ -90,7 +87,7 @@ def _entail_scores(cache: Path, folder: str) -> dict[tuple[str, str], float]:
                 if "region_text" in f:
                     pairs[(f.get("unit_text", ""), f["region_text"])] = None
     if not pairs:
-        raise SystemExit(f"{cache}: no evidence regions cached; rerun bench/lodo.py features into it")
+        raise SystemExit(f"{cache}: no evidence regions cached; rerun `python -m bench.lodo --cache {cache} features`")
     keys = list(pairs)
     vals = load_entail(Path(folder)).score(keys)
     out_path.write_text(json.dumps([[a, b, s] for (a, b), s in zip(keys, vals)]))
@@ -120,7 +117,7 @@ COLUMN_SIGNS: list[int] = list(SIGNS)
 
 def load(cache: Path, overlay: dict[str, Any] | None = None, entail: str | None = None) -> dict[str, list[Item]]:
     """The cached sets as items, each unit read as the judge reads it (`overlay`: parameters laid over the packaged
-    ones, e.g. a check switched off). `entail`: an entailment model's folder (bench/train_entail.py --out); its score
+    ones, e.g. a check switched off). `entail`: an entailment model's folder (training/train_entail.py --out); its score
     of each unit against its cached evidence region becomes a further column, "entail" (sign: support)."""
     v = _verifier(overlay)
     scores = _entail_scores(cache, entail) if entail else {}
@@ -195,7 +192,7 @@ def _set_weight(name: str) -> float:
     return 0.25 if name.startswith("summedits:") else 1.0
 
 
-def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None) -> Model:
+def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None, design=None) -> Model:
     """Logistic regression with each weight bounded to its sign (SIGNS), ridge L2; features in `drop` held at 0."""
     from scipy.optimize import minimize
 
@@ -205,7 +202,7 @@ def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | N
     w = np.zeros(len(COLUMNS) + 1)
     model: Model | None = None
     for _ in range(MIL_ROUNDS):
-        parts = [_design(sets[n], model) for n in names]
+        parts = [(design or _design)(sets[n], model) for n in names]
         X = np.concatenate([p[0] for p in parts])
         y = np.concatenate([p[1] for p in parts])
         sw = np.concatenate([p[2] * _set_weight(n) for n, p in zip(names, parts)])
@@ -252,12 +249,14 @@ class OOF:
     units: list[np.ndarray]
 
 
-def lodo(sets: dict[str, list[Item]], drop: tuple[str, ...] | None = None) -> dict[str, OOF]:
+def lodo(sets: dict[str, list[Item]], drop: tuple[str, ...] | None = None, fitter=None) -> dict[str, OOF]:
+    """Out-of-fold logits of each human-labelled set from a model fitted on every other set and the training-only
+    ones (`fitter`: another model than `fit`, with its signature; training/judge_variants.py)."""
     folds = [n for n in HUMAN if n in sets]
     extra = [n for n in TRAIN_ONLY if n in sets]
     out = {}
     for held in folds:
-        m = fit(sets, [n for n in folds if n != held] + extra, drop)
+        m = (fitter or fit)(sets, [n for n in folds if n != held] + extra, drop)
         out[held] = OOF(m.logit(np.array([it.whole for it in sets[held]])), [m.logit(it.units) for it in sets[held]])
     return out
 
@@ -427,22 +426,29 @@ def evaluate(args) -> None:
         print("| rules (before the judge) | " + " | ".join(cells) + " |")
 
 
+def lodo_summary(sets: dict[str, list[Item]], drop: tuple[str, ...] = (), fitter=None) -> dict[str, Any]:
+    """LODO ROC-AUC per set (atomic: the weakest unit; whole statements) and the mean verdict rates at decision points
+    chosen on the out-of-fold probabilities."""
+    folds = [n for n in HUMAN if n in sets]
+    oof = lodo(sets, drop, fitter)
+    a, b = platt(oof, sets)
+    probs = {n: [_sig(u, a, b) for u in oof[n].units] for n in folds}
+    pu, pp = choose(probs, sets)
+    r = {n: rates(sets[n], probs[n], pu, pp) for n in folds}
+    return {
+        "units": {n: agreement(n, -np.array([u.max() for u in oof[n].units]), sets[n]) for n in folds},
+        "whole": {n: agreement(n, -oof[n].whole, sets[n]) for n in folds},
+        "ff": float(np.mean([r[n]["faithful_flagged"] for n in folds])),
+        "bf": float(np.mean([r[n]["bad_flagged"] for n in folds])),
+    }
+
+
 def ablate(args) -> None:
     sets = load(Path(args.cache), entail=args.entail_model)
     folds = [n for n in HUMAN if n in sets]
 
     def summary(drop: tuple[str, ...]) -> dict[str, Any]:
-        oof = lodo(sets, drop)
-        a, b = platt(oof, sets)
-        probs = {n: [_sig(u, a, b) for u in oof[n].units] for n in folds}
-        pu, pp = choose(probs, sets)
-        r = {n: rates(sets[n], probs[n], pu, pp) for n in folds}
-        return {
-            "units": {n: agreement(n, -np.array([u.max() for u in oof[n].units]), sets[n]) for n in folds},
-            "whole": {n: agreement(n, -oof[n].whole, sets[n]) for n in folds},
-            "ff": float(np.mean([r[n]["faithful_flagged"] for n in folds])),
-            "bf": float(np.mean([r[n]["bad_flagged"] for n in folds])),
-        }
+        return lodo_summary(sets, drop)
 
     base_drop = tuple(k for k in EXCLUDED if not args.all_features)
     base = summary(base_drop)
@@ -478,7 +484,7 @@ def export(args) -> None:
     counts = {n: len(sets[n]) for n in sets}
     spec = {
         "_provenance": (
-            "Fitted by bench/judge.py export on the features bench/lodo.py caches: a logistic model of 'not "
+            "Fitted by training/judge.py export on the features bench/lodo.py caches: a logistic model of 'not "
             "supported' (multiple-instance labels for the atomic units of statements with an error), each set "
             "weighing the same, on the human-labelled development sets (XSumFaith val, SummEval, WiCE dev, "
             "AttributionBench dev, the SummEdits domains ectsum, qmsumm, scitldr and sales_email, the read probe "
@@ -513,10 +519,10 @@ def main() -> None:
     ap.add_argument("--cache", default=str(ROOT / "out" / "lodo"), help="bench/lodo.py's feature cache")
     sub = ap.add_subparsers(dest="cmd", required=True)
     ev = sub.add_parser("eval")
-    ev.add_argument("--entail-model", default=None, help="an entailment model's folder (bench/train_entail.py --out): "
-                    "its score of each unit against its evidence region is tried as a further feature")
+    ev.add_argument("--entail-model", default=None, help="an entailment model's folder (training/train_entail.py "
+                    "--out): its score of each unit against its evidence region is tried as a further feature")
     ev.add_argument("--planted-heldout", default=None, help="a bench/lodo.py cache folder holding planted.json made "
-                    "from the held-out planted split (bench/make_planted.py --split heldout)")
+                    "from the held-out planted split (training/make_planted.py --split heldout)")
     ab = sub.add_parser("ablate")
     ab.add_argument("--all-features", action="store_true", help="start from every feature, the excluded ones too")
     ab.add_argument("--entail-model", default=None, help="as for eval")

@@ -1,7 +1,7 @@
-"""Synthetic (evidence, statement, label) pairs for citefix's small entailment model (bench/train_entail.py).
+"""Synthetic (evidence, statement, label) pairs for citefix's small entailment model (training/train_entail.py).
 
-The statements come from bench/make_planted.py's generator — faithful light edits of a source sentence, and the same
-sentences with one planted error (number, date, entity swap, invented attribute, negation/antonym, role swap,
+The statements come from training/make_planted.py's generator — faithful light edits of a source sentence, and the
+same sentences with one planted error (number, date, entity swap, invented attribute, negation/antonym, role swap,
 unsupported addition) — but run on OTHER articles than the planted development suite and the summary datasets: the
 web pages cited in WiCE and the passages of AttributionBench. So no XSumFaith / SummEval article, no planted-suite
 article and no human label is ever seen in training; every figure on those sets stays held-out. (WiCE and
@@ -13,7 +13,8 @@ one sentence on each side (citefix.chunking's sentence split). A quarter of the 
 an evidence region that does NOT hold their sentence (label 0): the model must not call a statement supported by
 text that is merely on the same topic.
 
-Run: nice -n 10 .venv/bin/python bench/make_entail_pairs.py [--per-type 700] [--seed 1] [--out out/entail_pairs.jsonl]
+Run: nice -n 10 .venv/bin/python -m training.make_entail_pairs [--per-type 700] [--seed 1]
+                                                   [--out out/entail_pairs.jsonl]
 """
 
 from __future__ import annotations
@@ -26,11 +27,9 @@ import random
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "bench"))
-sys.path.insert(0, str(REPO))
+from training import make_planted as mp
 
-import make_planted as mp  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 
 def _articles(data: Path, max_chars: int) -> list[mp.Article]:

@@ -38,7 +38,7 @@ looks at (its ~84 articles give about 30 statements per type: ``--split heldout 
 Donor clauses come from other articles of the same split. A type that cannot reach ``--per-type`` statements stops the
 script with exit code 1 and writes nothing (``--allow-short`` writes what there is). The output goes to out/ (git-ignored): research data, never shipped in the package.
 
-Run: nice -n 10 .venv/bin/python bench/make_planted.py [--split dev] [--per-type 65] [--seed 0]
+Run: nice -n 10 .venv/bin/python -m training.make_planted [--split dev] [--per-type 65] [--seed 0]
 """
 
 from __future__ import annotations
@@ -999,7 +999,7 @@ def _record(base: Base, error_type: str, edit: Edit | None, seed: int, k: int) -
         "article_dataset": art.dataset,
         "split": art.split,
         "source_dataset": "citefix-planted",
-        "origin": f"bench/make_planted.py --seed {seed}; article {art.origin}; sentence {s.index}",
+        "origin": f"training/make_planted.py --seed {seed}; article {art.origin}; sentence {s.index}",
     }
     return rec
 

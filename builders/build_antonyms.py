@@ -1,7 +1,7 @@
 """Build citefix/data/antonyms.json: the single-word verb, adjective and adverb antonym pairs of WordNet 3.0.
 
     apt-get download wordnet-base && dpkg-deb -x wordnet-base_*.deb wn     # Debian's WordNet 3.0 database
-    .venv/bin/python bench/build_antonyms.py --wordnet wn/usr/share/wordnet
+    .venv/bin/python -m builders.build_antonyms --wordnet wn/usr/share/wordnet
 
 WordNet's data files hold, for each synset, its words and pointers; a lexical antonym pointer ("!") names the target
 synset and the source/target word numbers (wndb(5WN)). This script keeps the pairs where both words are one word (no
@@ -111,7 +111,7 @@ def main() -> None:
     table = {
         "source": "WordNet 3.0 (Debian package wordnet-base 1:3.0), antonym pointers of data.verb, data.adj and data.adv: the words "
                   "they name and the other words of both synsets where the synset is one of the word's three most frequent "
-                  "senses; one-word pairs, both directions; built by bench/build_antonyms.py",
+                  "senses; one-word pairs, both directions; built by builders/build_antonyms.py",
         "license": LICENSE,
         "verb": [list(p) for p in pairs(wn / "data.verb", sense_ranks(wn / "index.verb"))],
         "adj": [list(p) for p in pairs(wn / "data.adj", sense_ranks(wn / "index.adj"))],

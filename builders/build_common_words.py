@@ -1,7 +1,7 @@
 """Build citefix/data/common_words.json: WordNet 3.0's one-word lemmas that WordNet never writes with a capital.
 
     apt-get download wordnet-base && dpkg-deb -x wordnet-base_*.deb wn     # Debian's WordNet 3.0 database
-    .venv/bin/python bench/build_common_words.py --wordnet wn/usr/share/wordnet
+    .venv/bin/python -m builders.build_common_words --wordnet wn/usr/share/wordnet
 
 WordNet writes a proper noun's lemma with its capital in the data files ("Paris", "British", "Smith") and a common
 word in lower case ("cinema", "develop"); a word with both kinds of sense ("smith" and "Smith", "china" and "China")
@@ -18,7 +18,7 @@ import json
 import re
 from pathlib import Path
 
-from build_antonyms import LICENSE
+from builders.build_antonyms import LICENSE
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "citefix" / "data" / "common_words.json"
@@ -59,7 +59,7 @@ def main() -> None:
     table = {
         "source": "WordNet 3.0 (Debian package wordnet-base 1:3.0): one-word lemmas of data.noun, data.verb, data.adj and "
                   "data.adv written only in lower case (no sense written with a capital); built by "
-                  "bench/build_common_words.py",
+                  "builders/build_common_words.py",
         "license": LICENSE,
         "words": words,
     }

@@ -1,0 +1,146 @@
+"""Other models in the judge's place, measured the way the judge is: leave one dataset out on the human-labelled
+development sets (training/judge.py), on the same cached features.
+
+Each variant changes one thing against the shipped model (a logistic regression with sign-bounded weights, trained on
+whole statements and multiple-instance unit labels):
+
+    lr             the shipped model, for the baseline row
+    gbm            a gradient-boosted model of the same features, each monotone in the direction of its sign
+    gbm+signals    the same, with the three signals apart (lexical log-probability, alignment, similarity) as further
+                   features, free to bend where the logistic model cannot
+    lr+signals     the logistic model with the three signals apart and the whole statement's three signals beside
+                   each unit's
+    whole-only     the logistic model trained on whole statements only (no unit labels)
+    relative       the logistic model with a unit's signal relative to its text's mean, and that mean (how abstractive
+                   the whole text is) as features
+
+Run:  .venv/bin/python -m training.judge_variants --cache out/lodo_k [--variants lr,gbm,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training import judge as J
+
+
+class _Boosted:
+    def __init__(self, clf: Any):
+        self.clf = clf
+
+    def logit(self, x: np.ndarray) -> np.ndarray:
+        return self.clf.decision_function(np.atleast_2d(x))
+
+
+def gbm_fit(signs: list[int]) -> Callable[..., Any]:
+    """A fitter with training/judge.fit's signature: monotone gradient boosting, the same multiple-instance rounds."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    def fit(sets, names, drop=None):
+        model = None
+        for _ in range(J.MIL_ROUNDS):
+            parts = [J._design(sets[n], model) for n in names]
+            X = np.concatenate([p[0] for p in parts])
+            y = np.concatenate([p[1] for p in parts])
+            w = np.concatenate([p[2] * J._set_weight(n) for n, p in zip(names, parts)])
+            clf = HistGradientBoostingClassifier(monotonic_cst=[int(s) for s in signs], max_iter=150,
+                                                 learning_rate=0.05, max_leaf_nodes=8, min_samples_leaf=40,
+                                                 l2_regularization=1.0, random_state=0)
+            clf.fit(X, y, sample_weight=w / w.mean())
+            model = _Boosted(clf)
+        return model
+
+    return fit
+
+
+def _whole_design(items, model):
+    X = np.array([it.whole for it in items])
+    y = np.array([it.bad for it in items])
+    w = np.ones(len(y))
+    for c in (0, 1):
+        if (y == c).any():
+            w[y == c] /= w[y == c].sum()
+    return X, y, w
+
+
+def whole_only_fit(sets, names, drop=None):
+    return J.fit(sets, names, drop, design=_whole_design)
+
+
+def _signal(f: dict[str, Any], key: str) -> float:
+    v = float(f.get(key, 0) or 0)
+    return max(-7.0, v) if key == "lexical_log" else v
+
+
+RAW = ("lexical_log", "alignment", "similarity")
+
+
+def _with_columns(sets, names: list[str], signs: list[int], unit_cols, whole_cols) -> None:
+    """Extra columns after the judge's own: unit_cols(item, unit features, unit row) / whole_cols(item)."""
+    J.COLUMNS[:] = list(J.FEATURES) + names
+    J.COLUMN_SIGNS[:] = list(J.SIGNS) + signs
+    for items in sets.values():
+        for it in items:
+            base_w, base_u = it.whole[:len(J.FEATURES)], it.units[:, :len(J.FEATURES)]
+            it.whole = np.concatenate([base_w, whole_cols(it)])
+            extra = [unit_cols(it, f, row) for f, row in zip(it.raw_units, base_u)]
+            it.units = np.concatenate([base_u, np.array(extra).reshape(len(base_u), len(names))], 1)
+
+
+def _reset(sets) -> None:
+    _with_columns(sets, [], [], lambda it, f, row: [], lambda it: [])
+
+
+def run_variant(name: str, sets) -> dict[str, Any]:
+    _reset(sets)
+    if name == "lr":
+        return J.lodo_summary(sets)
+    if name == "gbm":
+        return J.lodo_summary(sets, fitter=gbm_fit(list(J.SIGNS)))
+    if name in ("gbm+signals", "lr+signals"):
+        cols = [f"unit {k}" for k in RAW] + ([f"whole {k}" for k in RAW] if name == "lr+signals" else [])
+        signs = [-1] * len(cols)
+        with_whole = name == "lr+signals"
+        _with_columns(sets, cols, signs,
+                      lambda it, f, row: [_signal(f, k) for k in RAW] + ([_signal(it.raw_whole, k) for k in RAW]
+                                                                        if with_whole else []),
+                      lambda it: [_signal(it.raw_whole, k) for k in RAW] * (2 if with_whole else 1))
+        return J.lodo_summary(sets, fitter=gbm_fit(J.COLUMN_SIGNS) if name.startswith("gbm") else None)
+    if name == "whole-only":
+        return J.lodo_summary(sets, fitter=whole_only_fit)
+    if name == "relative":
+        _with_columns(sets, ["unit below its text's mean", "text mean"], [-1, 0],
+                      lambda it, f, row: [row[0] - it.units[:, 0].mean(), it.units[:, 0].mean()],
+                      lambda it: [0.0, it.units[:, 0].mean()])
+        return J.lodo_summary(sets)
+    raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
+
+
+VARIANTS = ("lr", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cache", required=True, help="the feature cache bench/lodo.py features wrote")
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    args = ap.parse_args()
+    sets = J.load(Path(args.cache))
+    folds = [n for n in J.HUMAN if n in sets]
+    print("| variant | mean AUC units | mean AUC whole | faithful flagged | with an error flagged | "
+          + " | ".join(f"{n} units / whole" for n in folds) + " |")
+    print("|---|---|---|---|---|" + "---|" * len(folds))
+    for name in args.variants.split(","):
+        r = run_variant(name.strip(), sets)
+        mean = lambda d: float(np.mean(list(d.values())))  # noqa: E731
+        cells = " | ".join(f"{r['units'][n]:.3f} / {r['whole'][n]:.3f}" for n in folds)
+        print(f"| {name} | {mean(r['units']):.4f} | {mean(r['whole']):.4f} | {r['ff']:.3f} | {r['bf']:.3f} | {cells} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -53,8 +53,8 @@ def peak_rss_mb() -> float:
 
 
 def bench_claims(cases, repeat: int):
-    from citefix.marks import parse_case
     from citefix.decompose.claims import ClaimDecomposer
+    from citefix.marks import parse_case
     from citefix.nlp import load_spacy
 
     t0 = time.perf_counter()

@@ -58,6 +58,14 @@ def offline_verifier():
 
 
 @pytest.fixture
+def example_path():
+    """The bundled summary example's case file."""
+    from citefix.inputs import example_path as path
+
+    return path("summary")
+
+
+@pytest.fixture
 def store(tmp_path):
     from citefix.store import Store
 

@@ -16,13 +16,6 @@ pytestmark = pytest.mark.asyncio
 SIZE = (120, 40)
 
 
-@pytest.fixture
-def example_path():
-    from citefix.inputs import example_path as p
-
-    return p("summary")
-
-
 async def test_open_check_paints_units_and_stores_round(store, example_path):
     from citefix.tui import messages as m
 

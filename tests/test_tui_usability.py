@@ -31,13 +31,6 @@ def _gated_responder():
     return gate, slow
 
 
-@pytest.fixture
-def example_path():
-    from citefix.inputs import example_path as p
-
-    return p("summary")
-
-
 def _cells(widget):
     """(x, y, rich style) of every cell of a widget, read back from the screen."""
     for y in range(widget.size.height):

@@ -25,7 +25,7 @@ from citefix.tui.jobs import JobsMixin
 from citefix.tui.keys import KEYS
 from citefix.tui.render import VERDICT_STYLE
 from citefix.tui.session import Session, Snapshot
-from citefix.tui.widgets import RoundsPanel, SourcesPanel, StatusLine, TextBody, TextPanel, UnitsTable
+from citefix.tui.widgets import DetailLine, RoundsPanel, SourcesPanel, StatusLine, TextBody, TextPanel, UnitsTable
 
 NARROW = 100  # below this many columns the panes stack: the text on top, one of units / sources / rounds below
 
@@ -38,7 +38,7 @@ class MainScreen(JobsMixin, Screen):
     MainScreen SourcesPanel { width: 1fr; }
     MainScreen #units-box { width: 1fr; border: round $primary; padding: 0 1; }
     MainScreen #units-box:focus-within { border: round $accent; }
-    MainScreen #unit-detail { height: auto; max-height: 6; color: $text-muted; overflow-y: auto; }
+    MainScreen #unit-detail { height: 6; color: $text-muted; overflow-y: auto; }
     MainScreen RoundsPanel { width: 48; }
     MainScreen #pane-tabs { display: none; height: 1; padding: 0 1; background: $panel; }
     MainScreen.narrow #pane-tabs { display: block; }
@@ -52,7 +52,7 @@ class MainScreen(JobsMixin, Screen):
     MainScreen.narrow RoundsPanel { width: 100%; display: none; }
     MainScreen.narrow.pane-rounds RoundsPanel { display: block; }
     MainScreen.narrow.pane-rounds #units-box { display: none; }
-    MainScreen.narrow #unit-detail { max-height: 4; }
+    MainScreen.narrow #unit-detail { height: 4; }
     """
 
     # The footer shows `? help` and `q quit` first, so they are on screen at any width.
@@ -91,7 +91,7 @@ class MainScreen(JobsMixin, Screen):
         with Horizontal(id="bottom"):
             with Vertical(id="units-box"):
                 yield UnitsTable(id="units")
-                yield Static("", id="unit-detail")
+                yield DetailLine("", id="unit-detail")
             yield RoundsPanel(id="rounds")
         yield Static("", id="pane-tabs")
         yield StatusLine(id="status")
@@ -261,10 +261,10 @@ class MainScreen(JobsMixin, Screen):
         self.sub_title = f"{self.snap.case.id} · {self.snap.case.kind.replace('_', ' ')}{run}"
 
     def _detail(self, ev) -> None:
-        box = self.query_one("#unit-detail", Static)
+        box = self.query_one("#unit-detail", DetailLine)
         if ev is None or self.selected is None:
-            box.update(Text("Select a unit (↑/↓ or click) to see its evidence in the sources.", style="dim")
-                       if ev is not None and ev.units else "")
+            box.say(Text("Select a unit (↑/↓ or click) to see its evidence in the sources.", style="dim")
+                    if ev is not None and ev.units else Text(""))
             self.query_one("#sources", SourcesPanel).highlight(None)
             return
         unit = next((u for u in ev.units if u.id == self.selected), None)
@@ -283,7 +283,7 @@ class MainScreen(JobsMixin, Screen):
                          + (f", {statement['partial']} partial" if statement.get("partial") else ""))
                 if statement.get("message"):
                     t.append(f" · {statement['message']}", style="magenta")
-            box.update(t)
+            box.say(t)
             self.query_one("#sources", SourcesPanel).highlight(None)
             return
         if group is not None:
@@ -320,11 +320,11 @@ class MainScreen(JobsMixin, Screen):
                 t.append(f" · unsupported words: {words}", style="red")
         if not unit.has_span and unit.note:
             t.append(f" · no span: {unit.note}", style="dim")
-        box.update(t)
+        box.say(t)
         found = self.query_one("#sources", SourcesPanel).highlight(v.evidence if v else None,
                                                                   weak=bool(v and v.label != "supported"))
         if v is not None and v.evidence is not None and not found:
-            box.update(Text.assemble(t, (" (evidence span not in the sources shown)", "dim")))
+            box.say(Text.assemble(t, (" (evidence span not in the sources shown)", "dim")))
 
     def _refresh_status(self) -> None:
         d = self.session.describe()

@@ -56,6 +56,8 @@ class TextPanel(Vertical):
     TextPanel.cited #cited-summary { display: block; }
     """
 
+    _shown: tuple[str, int, str] | None = None  # the text, evaluation and note last painted
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="text-scroll", can_focus=True):
             yield TextBody("", id="text-body")
@@ -64,17 +66,23 @@ class TextPanel(Vertical):
         yield Static(render.legend(), id="legend")
 
     def show(self, text: str, ev: Evaluation | None, selected: str | None = None, *, note: str = "") -> None:
+        body = render.painted_text(text, ev, selected=selected)
+        if note:
+            body = Text.assemble(body, "\n\n", (note, "italic dim"))
+        shown = (text, id(ev), note)
+        if shown == self._shown:  # another unit selected in the same text: only styles change, never the size,
+            self.query_one("#text-body", Static).update(body, layout=False)  # so no layout pass over the screen
+            return
+        self._shown = shown
         summary = render.cited_summary(ev) if ev is not None and ev.text == text else None
         self.set_class(summary is not None, "cited")
         self.query_one("#cited-summary", Static).update(summary or "")
         self.query_one("#legend", Static).update(render.legend())
-        body = render.painted_text(text, ev, selected=selected)
-        if note:
-            body = Text.assemble(body, "\n\n", (note, "italic dim"))
         self.query_one("#text-body", Static).update(body)
 
     def show_rich(self, body: Text, *, note: str = "") -> None:
         """A prebuilt text (the proposal's inline diff) in place of the painted text."""
+        self._shown = None
         self.set_class(False, "cited")
         if note:
             body = Text.assemble(body, "\n\n", (note, "italic dim"))
@@ -97,6 +105,16 @@ class TextPanel(Vertical):
 
     def stop_edit(self) -> None:
         self.remove_class("editing")
+
+
+class DetailLine(Static):
+    """The selected unit's verdict, evidence and reason, in a box of fixed height (scrolled when longer). Said again
+    for every unit selected, so its size never changes: no layout pass, which would run over every source paragraph
+    on screen (moving between units on a long source took over half a second)."""
+
+    def say(self, content: Text) -> None:
+        self.update(content, layout=False)
+        self.scroll_home(animate=False)
 
 
 class SourcesPanel(VerticalScroll):
@@ -136,16 +154,18 @@ class SourcesPanel(VerticalScroll):
 
     def highlight(self, evidence: Evidence | None, *, weak: bool = False) -> bool:
         """Highlight the evidence span and scroll it into view; returns whether it was found."""
+        # a highlight changes styles, never a paragraph's size: repaint the paragraphs, no layout pass (with hundreds
+        # of paragraphs, a layout pass per selected unit is what made moving between units slow)
         for i in self._lit:
             p, w = self._paras[i]
-            w.update(render.painted_paragraph(p))
+            w.update(render.painted_paragraph(p), layout=False)
         self._lit = []
         if evidence is None:
             return False
         first = None
         for i, (p, w) in enumerate(self._paras):
             if p.source_id == evidence.source_id and p.start < evidence.end and evidence.start < p.end:
-                w.update(render.painted_paragraph(p, (evidence.start, evidence.end), weak=weak))
+                w.update(render.painted_paragraph(p, (evidence.start, evidence.end), weak=weak), layout=False)
                 self._lit.append(i)
                 first = (p, w) if first is None else first
         if first is not None:

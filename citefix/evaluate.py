@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from citefix.decompose.base import Decomposer
-from citefix.events import Event
+from citefix.events import Event, listening_for_units
 from citefix.models import Case, CaseKind, Evaluation
 from citefix.verify.base import Verifier
 
@@ -144,7 +144,8 @@ def _evaluate_once(case: Case, *, decomposer: Decomposer, verifier: Verifier, on
         ev.status = "no_units"
         ev.message = "no checkable units: " + (errors[0] if errors else "the text holds no statement to check")
     else:
-        ev.verdicts = verifier.verify(units, case)
+        with listening_for_units(on_event):  # a long offline verification says k of n, and a cancel stops it
+            ev.verdicts = verifier.verify(units, case)
         on_event("units_scored", {"n": len(ev.verdicts)})
         scored = [v.score for v in ev.verdicts if v.score is not None]
         ev.errors += [f"{v.unit_id}: {v.error}" for v in ev.verdicts if v.error]

@@ -55,6 +55,9 @@ class CheckProgress:
             self._show(f"{self.head}: splitting the text into units ({data.get('decomposer') or 'default'})")
         elif event == "units_ready":
             self._show(f"{self.head}: verifying {data.get('n', 0)} units against {self.words:,} source words")
+        elif event == "units_verified" and self.tty and self._progress is not None:  # the spinner line only
+            self._progress.update(self._task, description=f"{self.head}: verified {data.get('done', 0):,} of "
+                                                          f"{data.get('n', 0):,} units against {self.words:,} source words")
         elif event == "units_scored":
             took = time.monotonic() - self._stage_started
             self._show(f"{self.head}: {data.get('n', 0)} units verified in {took:.0f} s")

@@ -84,8 +84,10 @@ class JobsMixin:
             step = data.get("step") if name == "progress" else name
             if step == "units_ready" and data.get("n"):
                 self._unit_count = (int(data["n"]), self._llm_calls())  # "k of n units" counts model calls from here
+            elif step == "units_verified":  # a verifier that says how far it got (offline)
+                self._units_verified = (int(data.get("done") or 0), int(data.get("n") or 0))
             elif step in ("units_scored", "round_stored", "revision_proposed"):
-                self._unit_count = None
+                self._unit_count = self._units_verified = None
             advance = 1 if (name == "round_stored" and data.get("accepted", True)) else 0
             self.post_message(m.WorkProgress(job_id, name, _stage(name, data), advance=advance))
 
@@ -171,7 +173,7 @@ class JobsMixin:
 
     def _end(self, text: str) -> None:
         self._job = None
-        self._unit_count = None
+        self._unit_count = self._units_verified = None
         self.query_one("#status", StatusLine).set_job(text, busy=False)
         self.refresh_bindings()
 
@@ -247,6 +249,7 @@ class JobsMixin:
         self.notify(f"settings saved{where}", title="Settings", markup=False)
 
     _unit_count: tuple[int, int | None] | None = None  # (units to verify, model calls logged when they were ready)
+    _units_verified: tuple[int, int] | None = None  # (units verified, units) as the verifier reports them
 
     def _llm_calls(self) -> int | None:
         llm = getattr(self.session.bench._pipeline, "llm", None)
@@ -257,7 +260,9 @@ class JobsMixin:
         elapsed = time.perf_counter() - self._job_started
         label = self._job_label
         uc = self._unit_count
-        if uc is not None and uc[1] is not None:  # an LLM verifier: one call per unit, counted as they come back
+        if self._units_verified is not None:
+            label = f"{label} · {self._units_verified[0]:,} of {self._units_verified[1]:,} units verified"
+        elif uc is not None and uc[1] is not None:  # an LLM verifier: one call per unit, counted as they come back
             now = self._llm_calls()
             if now is not None:
                 label = f"{label} · {min(uc[0], max(0, now - uc[1]))} of {uc[0]} units"

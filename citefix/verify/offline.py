@@ -26,6 +26,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Sequence, cast
 
+from citefix.events import report_units
 from citefix.models import Case, Evidence, Source, Unit, Verdict
 from citefix.verify.base import Verifier, Wrapping, label_for
 from citefix.verify.findings import _to_case_spans, reason, share_findings
@@ -208,6 +209,8 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         tok = [(e.tokens, e.offsets, e.ids) for e in enc]
         sent = [e.pooled for e in enc]
         for k, i in enumerate(live):
+            if k and k % 16 == 0:
+                report_units(k, len(live))  # k of n for a long text; a cancel raises here, between units
             key = tuple(target_ids[i] or all_ids)
             if key not in pools:
                 pools[key] = self._pool(list(key), [by_id[x] for x in key], tokens=tokens)

@@ -81,6 +81,51 @@ class CitefixApp(App):
         self._store_label = store_label
         self.main = None  # the MainScreen of the open case
 
+    # -- keys typed while a dialog closes ------------------------------------------------------------------------------
+    # A key that closes a dialog (its escape, or another key bound to closing it) reaches the dialog through its own
+    # message queue; keys typed right behind it would follow it into the dialog (into its input field) and be lost.
+    # They are held until the dialog is gone and then given to the screen below, or, if it stayed open (say its
+    # input was refused), given back to it.
+    _dialog_closing = None  # the dialog a closing key was sent to
+    _closing_sent = 0.0
+    _keys_held: list = []
+    CLOSING_ACTIONS = ("dismiss", "cancel", "answer")
+
+    def _closes_dialog(self, key: str) -> bool:
+        from textual.screen import ModalScreen
+
+        screen = self.screen
+        if not isinstance(screen, ModalScreen):
+            return False
+        bound = screen._bindings.key_to_bindings.get(key, [])
+        return any(b.action.split("(")[0] in self.CLOSING_ACTIONS for b in bound)
+
+    async def on_event(self, event) -> None:
+        import time
+
+        from textual import events
+
+        if isinstance(event, events.Key) and not event.is_forwarded:  # as typed, not bubbling back up
+            if self._dialog_closing is not None and self.screen is self._dialog_closing:
+                self._keys_held = [*self._keys_held, events.Key(event.key, event.character)]
+                return
+            self._dialog_closing = None
+            if self._closes_dialog(event.key):
+                self._dialog_closing, self._closing_sent = self.screen, time.monotonic()
+                self.set_timer(0.01, self._release_keys)
+        await super().on_event(event)
+
+    def _release_keys(self) -> None:
+        import time
+
+        if self._dialog_closing is not None and self.screen is self._dialog_closing and \
+                time.monotonic() - self._closing_sent < 0.5:
+            self.set_timer(0.01, self._release_keys)  # still closing
+            return
+        self._dialog_closing, held, self._keys_held = None, self._keys_held, []
+        for key in held:
+            self.post_message(key)
+
     @property
     def store_label(self) -> str:
         if self._store_label:

@@ -40,3 +40,41 @@ async def test_moving_between_units_needs_no_layout_pass(store, example_path, mo
             assert main.selected in detail  # the detail line names the unit just selected
         assert len(set(seen)) == 4, seen  # four different units were selected and shown
         assert passes == [], passes
+
+
+@pytest.mark.asyncio
+async def test_the_sources_pane_opens_at_the_evidence_in_the_narrow_layout(store, tmp_path):
+    """At 80x24 the sources are a pane of their own, hidden while the units pane shows: the evidence of the unit
+    selected meanwhile is scrolled into view when the pane is opened (2), not left at the top of the source."""
+    import json
+
+    from citefix.inputs import example_path as bundled
+    from citefix.inputs import load_cases
+
+    case = load_cases(bundled("summary"))[0]
+    filler = "\n\n".join(f"Paragraph {k} of the council's minutes records routine business about bins and lamps."
+                         for k in range(40))
+    path = tmp_path / "far.json"
+    path.write_text(json.dumps({"id": "far", "sources": [{"id": "1", "title": "minutes",
+                                                          "text": filler + "\n\n" + case.sources[0].text}],
+                                "text": case.text}))
+    app = make_app(store, path=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app, until=lambda: app.main is not None)
+        main = app.main
+        await pilot.press("c")
+        await settle(pilot, app)
+        ev = main.snap.evaluation
+        unit = next(u for u in ev.units if ev.verdict_for(u.id) and ev.verdict_for(u.id).evidence)
+        units = main.query_one("#units")
+        units.focus()
+        units.move_cursor(row=units.get_row_index(unit.id))
+        await pilot.pause()
+        assert main.selected == unit.id
+        await pilot.press("2")
+        await settle(pilot, app, until=lambda: main.query_one("#sources").scroll_offset.y > 0)
+        sources = main.query_one("#sources")
+        lit = [w for k, (p, w) in enumerate(sources._paras) if k in sources._lit]
+        assert lit, "no paragraph highlighted"
+        top, height = sources.scroll_offset.y, sources.scrollable_content_region.height
+        assert any(top <= w.virtual_region.y < top + height for w in lit), (top, height, [w.virtual_region for w in lit])

@@ -160,6 +160,7 @@ class SourcesPanel(VerticalScroll):
             p, w = self._paras[i]
             w.update(render.painted_paragraph(p), layout=False)
         self._lit = []
+        self._evidence_at = None
         if evidence is None:
             return False
         first = None
@@ -170,10 +171,22 @@ class SourcesPanel(VerticalScroll):
                 first = (p, w) if first is None else first
         if first is not None:
             p, w = first
-            # scroll to the evidence's own line, not the paragraph's middle: a long paragraph is taller than the pane
-            self.call_after_refresh(self._scroll_to_line, w, self._line_of(p, max(evidence.start, p.start) - p.start, w))
+            self._evidence_at = (p, w, max(evidence.start, p.start) - p.start)
+            self.call_after_refresh(self._reveal)
             return True
         return False
+
+    _evidence_at: tuple[render.Paragraph, Static, int] | None = None  # the highlighted evidence: paragraph, offset
+
+    def _reveal(self) -> None:
+        """Scroll to the evidence's own line, not the paragraph's middle (a long paragraph is taller than the pane)."""
+        if self._evidence_at is not None and self.size.height:
+            p, w, offset = self._evidence_at
+            self._scroll_to_line(w, self._line_of(p, offset, w))
+
+    def on_show(self) -> None:
+        """Shown again (the narrow layout's sources pane): at the evidence highlighted while it was hidden."""
+        self.call_after_refresh(self._reveal)
 
     @staticmethod
     def _line_of(p: render.Paragraph, offset: int, w: Static) -> int:

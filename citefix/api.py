@@ -206,11 +206,8 @@ def compare(cases: Any, *, strategies: Iterable[str] = ("acu", "none"), rounds: 
     store = Store(settings.db)
     try:
         pipeline = build_run_pipeline(RunSettings(settings, reviser=reviser, judge_verifier=judge_verifier), store)
-        run_settings = pipeline.refine_kwargs()["settings"]
-        base = {**run_settings, "verifier": pipeline.verifier.name,
-                "decomposer": settings.decomposer}
-        base.pop("cache", None)
-        result = run_compare(loaded, strategies=names, store=store, base_signature=base, max_rounds=rounds,
+        result = run_compare(loaded, strategies=names, store=store, base_signature=pipeline.compare_signature(),
+                             max_rounds=rounds,
                              target=target, patience=patience,
                              make_session_kwargs=lambda s: {**pipeline.refine_kwargs(), "strategy": s},
                              input_path=input_path)

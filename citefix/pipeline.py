@@ -294,6 +294,13 @@ class Pipeline:
         return {"pipeline": self, "strategy": run.strategy, "reviser": run.reviser_name, "judge_verifier": self.judge,
                 "settings": run.stored()}
 
+    def compare_signature(self) -> dict[str, Any]:
+        """What makes a stored compare run reusable: the stored settings with the verifier as built, whatever the
+        cache setting (run_compare adds the case, strategy and stop rules)."""
+        sig = {**self.refine_kwargs()["settings"], "verifier": self.verifier.name, "decomposer": self.settings.decomposer}
+        sig.pop("cache", None)
+        return sig
+
     @property
     def offline(self) -> bool:
         return self.llm is None

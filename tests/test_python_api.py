@@ -66,3 +66,19 @@ def test_refine_is_the_api_function_even_after_the_refine_package_is_imported(tm
                        rounds=1)
     assert isinstance(r, citefix.RefineReport) and r.best_text and r.run_id >= 1
     assert callable(citefix.revision.session.refine)  # the package is still the package
+
+
+def test_compare_from_python_reuses_the_runs_of_the_same_compare_from_the_command_line(tmp_path):
+    """One signature of a comparable run (the pipeline's): the API's compare finds the command line's runs and
+    reuses them instead of refining again."""
+    from cli_helpers import cli
+
+    import citefix
+    from citefix.inputs import example_path
+
+    db = tmp_path / "c.db"
+    r = cli("compare", example_path("summary"), "--strategies", "acu,none", "--rounds", "1", "--report",
+            tmp_path / "report", "--db", db, tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    report = citefix.compare(example_path("summary"), strategies=("acu", "none"), rounds=1, db=db)
+    assert {run["reused"] for run in report.runs} == {True}, report.runs

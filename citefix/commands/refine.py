@@ -359,10 +359,6 @@ def cmd_compare(args) -> int:
     from citefix.pipeline import build_run_pipeline
 
     pipeline = build_run_pipeline(run, store)
-    run_settings = run.stored()
-    base_sig = {**run_settings, "verifier": pipeline.verifier.name,
-                "decomposer": settings.decomposer}
-    base_sig.pop("cache", None)
 
     def kwargs_for(strategy: str) -> dict[str, Any]:
         return {**pipeline.refine_kwargs(), "strategy": strategy}
@@ -374,7 +370,7 @@ def cmd_compare(args) -> int:
     evaluator = make_evaluator(args, settings)
     try:
         result = run_compare(cases, strategies=strategies, store=store, make_session_kwargs=kwargs_for,
-                             base_signature=base_sig, max_rounds=args.rounds, target=args.target,
+                             base_signature=pipeline.compare_signature(), max_rounds=args.rounds, target=args.target,
                              patience=args.patience or None, on_run=on_run, cancel=cancel,
                              input_path=",".join(args.inputs), evaluator=evaluator,
                              remote_spec={"reviser": run.reviser, "judge_verifier": run.judge_verifier})

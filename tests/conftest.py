@@ -107,7 +107,7 @@ def acu_responder(unsupported_words=("two years", "chairs"), p_yes=0.93, p_no=0.
 
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
-                     help="rewrite tests/golden/* from the current reports (see tests/test_golden_reports.py)")
+                     help="rewrite tests/cli/golden/* from the current reports (see tests/cli/test_golden_reports.py)")
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Generated bad inputs for every command and input kind (tests/test_fuzz.py runs a few hundred, bench/fuzz.py many
+"""Generated bad inputs for every command and input kind (tests/cli/test_fuzz.py runs a few hundred, bench/fuzz.py many
 thousands). Each input is a command line, the files it names and the environment it runs under; the contract is the
 same for all: no traceback, no hang, only documented exit codes, and an exit-2 message that names the input."""
 

@@ -1,6 +1,6 @@
 """A small case and an evaluation of it that fill every kind of stored row (units, verdicts with evidence and
 unsupported spans, scores, a model call), for the store tests; and the scripts of the processes that share one store
-(a TUI session driver, a holder of the write lock), run by tests/test_store_concurrency.py and, at scale, by
+(a TUI session driver, a holder of the write lock), run by tests/store/test_store_concurrency.py and, at scale, by
 bench/store_writers.py. Self-contained: the tests import it as `from store_helpers import ...` (tests/ is on
 sys.path), the benchmarks as `from tests.store_helpers import ...` from the repository root."""
 

@@ -53,6 +53,14 @@ async def settle(pilot, app, *, until=None, steps=200):
     raise AssertionError("the app did not settle")
 
 
+async def open_and_check(pilot, app):
+    """The case opened and checked once; the main screen."""
+    await settle(pilot, app, until=lambda: app.main is not None)
+    await pilot.press("c")
+    await settle(pilot, app)
+    return app.main
+
+
 def reviser_responder(cuts=(" and take two years", ", who chairs the housing committee,")):
     """The scripted LLM plus a reviser: the revision drops the first flagged phrase still in the text."""
     inner = acu_responder()

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 class Decomposer(Protocol):
     """Cuts a case's text into units, each with its character span in case.text where it can be aligned.
 
-    Every implementation has these attributes (the core reads them directly; tests/test_collaborator_protocols.py
+    Every implementation has these attributes (the core reads them directly; tests/unit/test_collaborator_protocols.py
     checks each one that citefix builds):
 
     - `name`: what evaluations and runs record as the decomposer.

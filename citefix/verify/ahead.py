@@ -4,7 +4,7 @@ A batch check spends about half its time in the MiniLM forward pass over the sou
 the GIL while it computes) and the other half on each case's units (spaCy parses, the unit signals). With the window
 ahead analysed in a second thread the two halves overlap on a machine with two free cores. The work done is the same:
 the same windows of cases (``citefix.verify.offline.PREFETCH_WINDOW``), so the same batches go through the encoder and
-every score is bit for bit what the one-thread order gives (tests/test_prefetch_ahead.py). Only the order in time
+every score is bit for bit what the one-thread order gives (tests/llm/test_prefetch_ahead.py). Only the order in time
 changes; a window's failure is raised where the window is next needed, as it would have been there.
 
 The background thread shares no mutable model state with the checking thread: neither spaCy pipelines nor fast

@@ -17,7 +17,7 @@ class Verifier(Protocol):
     `targets`, when given, has one entry per unit: the source ids that unit is judged against (a citation group's
     passages); None or an empty list means all of the case's sources. Returns one Verdict per unit, in order.
 
-    Every implementation has these attributes (the core reads them directly; tests/test_collaborator_protocols.py
+    Every implementation has these attributes (the core reads them directly; tests/unit/test_collaborator_protocols.py
     checks each one that citefix builds):
 
     - `name`: what verdicts, runs and reports record as the verifier.

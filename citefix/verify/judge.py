@@ -26,7 +26,7 @@ from typing import Any
 
 
 # What each feature stands for, with a statement and a source that set it off: the table of checks in the README and
-# docs/quality.md is generated from this (python -m training.judge table), and tests/test_judge.py runs every example
+# docs/quality.md is generated from this (python -m training.judge table), and tests/offline/test_judge.py runs every example
 # through the verifier and asserts its feature fires on some unit.
 @dataclass(frozen=True)
 class Feature:

@@ -15,7 +15,7 @@ from citefix.models import Case, Source, Unit
 from citefix.verify.offline import SIGNALS, OfflineVerifier, load_params
 from citefix.verify.offline_params import PARAMS_ENV
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"  # the development data beside the checkout
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"  # the development data beside the checkout
 
 XSUM = [
     {"id": "x1", "document": "The bomb was found in Leeds on Monday. Police closed two roads for three hours.",

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 from textual import events
-from tui_helpers import make_app, settle
+from tui_helpers import make_app, open_and_check, settle
 
 SIZE = (120, 34)
 
@@ -18,10 +18,7 @@ SIZE = (120, 34)
 async def test_a_key_typed_as_a_dialog_closes_reaches_the_main_screen(store, example_path, opener, character):
     app = make_app(store, path=example_path)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app, until=lambda: app.main is not None)
-        main = app.main
-        await pilot.press("c")  # a checked run: something to export
-        await settle(pilot, app)
+        main = await open_and_check(pilot, app)  # a checked run: something to export
         app.post_message(events.Key(opener, character))
         await settle(pilot, app, until=lambda: app.screen is not main)
         dialog = app.screen
@@ -39,9 +36,7 @@ async def test_a_key_typed_as_a_dialog_closes_reaches_the_main_screen(store, exa
 async def test_typing_into_an_open_dialog_is_untouched(store, example_path):
     app = make_app(store, path=example_path)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app, until=lambda: app.main is not None)
-        await pilot.press("c")
-        await settle(pilot, app)
+        await open_and_check(pilot, app)
         app.post_message(events.Key("x", "x"))
         await settle(pilot, app, until=lambda: app.screen is not app.main)
         field = app.screen.query_one("#export-path")

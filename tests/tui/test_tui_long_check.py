@@ -12,16 +12,17 @@ from tui_helpers import make_app, settle
 
 from citefix.config import Settings
 
-SENTENCES = ("The council approved the plan on Monday. The depot closed in 1987. Councillors voted 9 to 4 in favour. "
-             "The plan will cost 2.4 million pounds. Work will begin next spring. ")
+# every sentence its own (numbered), so no verdict of another test or another sentence can be reused
+TEXT = " ".join(f"Plan {k} was approved by the council of Harwick on Monday and costs {k} million pounds."
+                for k in range(70))
+SOURCE = " ".join(f"The council of Harwick approved plan {k} on Monday." for k in range(70))
 
 
 @pytest.mark.asyncio
 async def test_a_long_check_counts_units_and_esc_stops_the_work(store, tmp_path):
     path = tmp_path / "long.json"
-    path.write_text(json.dumps({"id": "long", "sources": [{"id": "1", "title": "a", "text": SENTENCES * 2}],
-                                "text": SENTENCES * 30}))
-    app = make_app(store, path=path, settings=Settings(cache=False))  # offline: the verifier works through 200 units
+    path.write_text(json.dumps({"id": "long", "sources": [{"id": "1", "title": "a", "text": SOURCE}], "text": TEXT}))
+    app = make_app(store, path=path, settings=Settings(cache=False))  # offline: the verifier works through some 200 units
     async with app.run_test(size=(120, 34)) as pilot:
         await settle(pilot, app, until=lambda: app.main is not None)
         main = app.main

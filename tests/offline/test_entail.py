@@ -14,7 +14,7 @@ import pytest
 from citefix.errors import ConfigError
 from citefix.verify.entail import delta_dir, load_entail
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 EVIDENCE = ("Work is expected to begin next spring and to take about eighteen months. The old engine shed will be kept "
             "and restored as a workshop.")

@@ -27,7 +27,7 @@ from citefix.pipeline import build_llm
 MSG = [{"role": "user", "content": "Is the sky blue?"}]
 KEY = "sk-test-SECRET123456"
 MODEL = "openai/test-model"
-EXAMPLE = Path(__file__).resolve().parents[1] / "citefix" / "examples" / "summary.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "citefix" / "examples" / "summary.json"
 
 
 def fast(transport, **kw) -> LLMClient:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # checkout folder -> the package folder it installs as (pyproject's [tool.setuptools] package-dir)
 PACKAGE_DIRS = {"citefix": "citefix", "store": "citefix/store", "tui": "citefix/tui", "prompts": "citefix/prompts"}
 

@@ -1,5 +1,5 @@
 """Snapshot tests (pytest-textual-snapshot) of the TUI at 80x24 and 120x34: the start screen, the main screen with
-mixed verdicts (summary and cited answer), a pending proposal's inline diff, the diff view, help and settings. Update with `pytest tests/test_tui_snapshots.py --snapshot-update`
+mixed verdicts (summary and cited answer), a pending proposal's inline diff, the diff view, help and settings. Update with `pytest tests/tui/test_tui_snapshots.py --snapshot-update`
 after checking the new SVGs by eye (the report pytest writes shows old and new side by side)."""
 
 from __future__ import annotations

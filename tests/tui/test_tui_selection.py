@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widget import Widget
-from tui_helpers import make_app, settle
+from tui_helpers import make_app, open_and_check, settle
 
 SIZE = (120, 34)
 
@@ -15,10 +15,7 @@ SIZE = (120, 34)
 async def test_moving_between_units_needs_no_layout_pass(store, example_path, monkeypatch):
     app = make_app(store, path=example_path)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, app, until=lambda: app.main is not None)
-        main = app.main
-        await pilot.press("c")
-        await settle(pilot, app)
+        main = await open_and_check(pilot, app)
         main.query_one("#units").focus()
         await pilot.press("home")
         await settle(pilot, app)
@@ -60,10 +57,7 @@ async def test_the_sources_pane_opens_at_the_evidence_in_the_narrow_layout(store
                                 "text": case.text}))
     app = make_app(store, path=path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, app, until=lambda: app.main is not None)
-        main = app.main
-        await pilot.press("c")
-        await settle(pilot, app)
+        main = await open_and_check(pilot, app)
         ev = main.snap.evaluation
         unit = next(u for u in ev.units if ev.verdict_for(u.id) and ev.verdict_for(u.id).evidence)
         units = main.query_one("#units")

@@ -9,7 +9,7 @@ from typing import cast
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_architecture_page_places_every_core_module_and_names_every_contract():

@@ -10,7 +10,7 @@ import pytest
 from citefix.errors import InputError
 from citefix.metaeval.loaders import DataFileError, detect_format, detect_shape, iter_items, load, load_items
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"  # the development data beside the checkout
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"  # the development data beside the checkout
 
 _SUM = "a bomb was found in sheffield."
 _S = _SUM.index("sheffield")

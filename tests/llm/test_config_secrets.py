@@ -11,7 +11,7 @@ from conftest import acu_responder
 from helpers import write
 from loopback import LoopbackLLM, messages_responder
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "citefix" / "examples" / "summary.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "citefix" / "examples" / "summary.json"
 KEY = "sk-written-in-the-config-4f9a2c71"
 
 

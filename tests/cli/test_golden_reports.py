@@ -9,8 +9,8 @@ report, three in Markdown), and the test checks that they are the stored round s
 
 When a report changes on purpose (or the offline verifier's scores do), regenerate the files and review the diff:
 
-    CITEFIX_UPDATE_GOLDEN=1 .venv/bin/python -m pytest -q tests/test_golden_reports.py
-    .venv/bin/python -m pytest -q tests/test_golden_reports.py --update-golden      # the same, as a pytest flag
+    CITEFIX_UPDATE_GOLDEN=1 .venv/bin/python -m pytest -q tests/cli/test_golden_reports.py
+    .venv/bin/python -m pytest -q tests/cli/test_golden_reports.py --update-golden      # the same, as a pytest flag
 """
 
 from __future__ import annotations

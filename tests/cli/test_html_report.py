@@ -134,7 +134,7 @@ def test_cited_answer_page_lists_per_citation_verdicts(tmp_path):
 
 def test_compare_report_html_inlines_every_chart(tmp_path):
     case = tmp_path / "cases.jsonl"
-    src = Path(__file__).resolve().parents[1] / "citefix" / "examples" / "summary.json"
+    src = Path(__file__).resolve().parents[2] / "citefix" / "examples" / "summary.json"
     case.write_text(json.dumps(json.loads(src.read_text())) + "\n")
     r = cli("compare", str(case), "--strategies", "acu,none", "--rounds", "1", "--report", str(tmp_path / "out"),
             "--db", str(tmp_path / "c.db"), tmp_path=tmp_path)

@@ -17,7 +17,7 @@ _STOP = {"the", "a", "an", "and", "but", "or", "of", "in", "on", "to", "was", "i
 
 @pytest.fixture(scope="module")
 def dec() -> ClauseDecomposer:
-    return ClauseDecomposer(split_details=False)  # clause cutting alone; atomic details: tests/test_atomic.py
+    return ClauseDecomposer(split_details=False)  # clause cutting alone; atomic details: tests/unit/test_atomic.py
 
 
 def _case(text: str) -> Case:

@@ -16,7 +16,7 @@ from loopback import LoopbackLLM, messages_responder
 
 from citefix.models import CallRecord, Case, Evaluation, Source
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "citefix" / "examples" / "summary.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "citefix" / "examples" / "summary.json"
 
 
 # -- 1. the LLM cache names the endpoint; reports say how many answers came from the cache ---------------------------

@@ -13,7 +13,7 @@ from helpers import rules_verifier, whole_unit_features
 from citefix.verify.lexical import common_word, find_numbers
 from citefix.verify.local import same_value
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from citefix.evaluate import evaluate
 from citefix.llm.fake import ScriptedTransport, yes_answer
 from citefix.pipeline import build_pipeline
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "citefix" / "examples" / "summary.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "citefix" / "examples" / "summary.json"
 
 
 def db_bytes(db: Path) -> bytes:

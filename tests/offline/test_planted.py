@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "training" / "make_planted.py"
 ERROR_TYPES = ("number", "date", "entity_swap", "invented_attribute", "negation", "role_swap", "unsupported_addition")
 

@@ -79,7 +79,7 @@ def test_tui_sessions_and_a_cli_check_share_one_store(tmp_path):
     db = tmp_path / "shared.db"
     n_proc, m_cases, hold = 4, 6, 3.0
     env = _env(tmp_path)
-    tests_dir = str(Path(__file__).parent)
+    tests_dir = str(Path(__file__).resolve().parents[1])  # the tests root, where the helpers are
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db), str(hold)], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     cli_check = subprocess.Popen([sys.executable, "-m", "citefix.cli", "check", "--example", "summary", "--json",

@@ -145,7 +145,7 @@ def test_the_readme_table_of_checks_is_the_generated_one():
 
     from citefix.verify.judge import markdown_table
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     table = markdown_table()
     for page in ("README.md", "docs/quality.md"):
         assert table in (root / page).read_text(encoding="utf-8"), \

@@ -54,7 +54,7 @@ def test_each_moved_name_has_one_import_path():
     for old, (new, names) in moved.items():
         b = importlib.import_module(new)
         assert all(hasattr(b, name) for name in names), new
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     found = []
     for folder in ("citefix", "tui", "store", "tests", "bench", "training", "builders"):
         for path in (root / folder).rglob("*.py"):

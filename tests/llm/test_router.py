@@ -14,7 +14,7 @@ from conftest import acu_responder
 from helpers import rows, write
 from loopback import LoopbackLLM, messages_responder
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "citefix" / "examples" / "summary.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "citefix" / "examples" / "summary.json"
 
 
 def run_cli(*args, tmp_path, config: str):

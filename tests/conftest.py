@@ -88,23 +88,6 @@ def cited_case():
     return load_cases(example_path("cited_answer"))[0]
 
 
-def acu_responder(unsupported_words=("two years", "chairs"), p_yes=0.93, p_no=0.08):
-    """A scripted LLM: lists comma-separated pieces as ACUs; answers P(Yes) low when a statement has a flagged word."""
-    from citefix.llm.fake import yes_answer
-
-    def respond(messages):
-        last = messages[-1]["content"]
-        if "<<<TEXT" in last:
-            body = last.split("<<<TEXT")[1].split("TEXT>>>")[0].strip()
-            return "\n".join("- " + s.strip() for s in body.split(",") if s.strip())
-        statement = last.split("<<<STATEMENT")[-1]
-        if any(w in statement for w in unsupported_words):
-            return yes_answer(p_no)
-        return yes_answer(p_yes)
-
-    return respond
-
-
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/cli/golden/* from the current reports (see tests/cli/test_golden_reports.py)")

@@ -1,4 +1,4 @@
-"""Scripted model answers for the refinement tests (and bench/bench_incremental.py): ACU lists, P(Yes) verdicts,
+"""Scripted model answers for the tests (and bench/bench_incremental.py): ACU lists, P(Yes) verdicts,
 critiques and revisions, all decided by which flagged phrases a text still holds."""
 
 from __future__ import annotations
@@ -61,5 +61,20 @@ def refine_responder(
             return "\n".join("- " + s.strip() for s in body.split(",") if s.strip())
         statement = last.split("<<<STATEMENT")[-1]
         return yes_answer(p_no if any(w in statement for w in flagged) else p_yes)
+
+    return respond
+
+
+def acu_responder(unsupported_words=("two years", "chairs"), p_yes=0.93, p_no=0.08):
+    """A scripted LLM: lists comma-separated pieces as ACUs; answers P(Yes) low when a statement has a flagged word."""
+    def respond(messages):
+        last = messages[-1]["content"]
+        if "<<<TEXT" in last:
+            body = last.split("<<<TEXT")[1].split("TEXT>>>")[0].strip()
+            return "\n".join("- " + s.strip() for s in body.split(",") if s.strip())
+        statement = last.split("<<<STATEMENT")[-1]
+        if any(w in statement for w in unsupported_words):
+            return yes_answer(p_no)
+        return yes_answer(p_yes)
 
     return respond

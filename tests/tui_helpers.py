@@ -3,7 +3,7 @@ workers, and a scripted reviser (tests/ is on sys.path, so `from tui_helpers imp
 
 from __future__ import annotations
 
-from conftest import acu_responder
+from refine_fakes import acu_responder
 
 from citefix.config import Settings
 from citefix.llm.fake import ScriptedTransport

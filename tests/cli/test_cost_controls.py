@@ -90,7 +90,7 @@ def test_max_cost_must_be_positive(tmp_path):
 
 
 def test_max_cost_says_when_it_cannot_count_a_model(tmp_path):
-    from conftest import acu_responder
+    from refine_fakes import acu_responder
 
     with LoopbackLLM(messages_responder(acu_responder())) as srv:
         r = run(tmp_path, srv, "check", "--example", "summary", "--llm", UNPRICED, "--max-cost", "0.01",

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import acu_responder
 from helpers import rows
 from llm_helpers import KEY, MODEL, run_cli
 from loopback import LoopbackLLM, Reply, messages_responder
+from refine_fakes import acu_responder
 
 from citefix.config import Settings
 from citefix.evaluate import evaluate

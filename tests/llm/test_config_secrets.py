@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 from cli_helpers import citefix_main
-from conftest import acu_responder
 from helpers import write
 from loopback import LoopbackLLM, messages_responder
+from refine_fakes import acu_responder
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "citefix" / "examples" / "summary.json"
 KEY = "sk-written-in-the-config-4f9a2c71"

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import acu_responder
 from helpers import rows
 from loopback import LoopbackLLM, Reply, messages_responder, yes_reply
+from refine_fakes import acu_responder
 
 from citefix.config import Settings, load_settings
 from citefix.errors import ConfigError, LLMError

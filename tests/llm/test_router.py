@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import acu_responder
 from helpers import rows, write
 from loopback import LoopbackLLM, messages_responder
+from refine_fakes import acu_responder
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "citefix" / "examples" / "summary.json"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -143,8 +144,14 @@ def test_a_worker_that_dies_is_one_line_and_exit_2_and_finished_cases_stay_store
     proc = subprocess.Popen([sys.executable, "-m", "citefix.cli", "check", str(path), "--json", "--workers", "2",
                              "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             cwd=tmp_path)
+    def stored_runs() -> int:
+        try:  # the file can exist a moment before its tables do
+            return rows(db, "select count(*) as n from runs")[0]["n"] if db.exists() else 0
+        except sqlite3.OperationalError:
+            return 0
+
     deadline = time.time() + 240
-    while time.time() < deadline and not (db.exists() and rows(db, "select count(*) as n from runs")[0]["n"] >= 3):
+    while time.time() < deadline and stored_runs() < 3:
         time.sleep(0.5)
     workers = _spawned_workers(proc.pid)
     assert workers, "no worker process found"

@@ -6,7 +6,7 @@ import json
 import threading
 
 import pytest
-from conftest import acu_responder
+from refine_fakes import acu_responder
 from tui_helpers import Recorder, auto_refine, make_app, reviser_responder, settle
 
 from citefix.config import Settings

@@ -5,7 +5,7 @@ after checking the new SVGs by eye (the report pytest writes shows old and new s
 from __future__ import annotations
 
 import pytest
-from conftest import acu_responder
+from refine_fakes import acu_responder
 
 from citefix.config import Settings
 from citefix.llm.fake import ScriptedTransport
@@ -102,7 +102,7 @@ def test_main_screen_cited_answer(snap_compare, store, size):
 
 
 def _reviser():
-    from conftest import acu_responder
+    from refine_fakes import acu_responder
 
     inner = acu_responder()
 

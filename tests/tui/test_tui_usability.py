@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from conftest import acu_responder
+from refine_fakes import acu_responder
 from tui_helpers import Recorder, make_app, reviser_responder, settle
 
 SIZE = (120, 34)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import acu_responder
+from refine_fakes import acu_responder
 
 from citefix.checking import check_case
 from citefix.config import Settings, load_settings

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import cli
-from conftest import acu_responder
 from helpers import rows, write
 from llm_helpers import MODEL, run_cli
 from loopback import LoopbackLLM, messages_responder
+from refine_fakes import acu_responder
 
 from citefix.models import CallRecord, Case, Evaluation, Source
 

@@ -35,7 +35,7 @@ def price(model: str, prompt_tokens: int, completion_tokens: int) -> float | Non
 
         from citefix.llm.unpriced import declared_free
 
-        if declared_free(model) or (getattr(litellm, "model_cost", None) or {}).get(model, {}).get("citefix_unpriced"):
+        if declared_free(model):
             return None  # entered at $0 by citefix (a plain call or a Router) only to spare litellm's lookups
         p, c = litellm.cost_per_token(model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         return float(p) + float(c)

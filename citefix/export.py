@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 def export_run(store: Store, run_id: int, fmt: str) -> str:
     from citefix.report import marked_plain
-    from citefix.store.rows import NO_BEST, best_round_of
+    from citefix.store.rows import best_round_of, best_round_text
 
     if fmt == "html":
         from citefix.html_report import render_run_html
@@ -37,7 +37,7 @@ def export_run(store: Store, run_id: int, fmt: str) -> str:
         lines.append(f"- strategy: {run.strategy}")
     best = best_round_of(run, rounds)  # among the accepted, complete rounds: a rejected proposal is never the best
     if rounds:
-        lines.append(f"- best round: {best if best is not None else NO_BEST}")
+        lines.append(f"- best round: {best_round_text(best)}")
     judged = any(r.judge_score is not None for r in rounds)
     lines += ["", "| round | score |" + (" judge |" if judged else "") + " units | unsupported or partial | edit (prev) "
               "| kept |", "|---:|---:|" + ("---:|" if judged else "") + "---:|---:|---:|---|"]

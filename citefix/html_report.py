@@ -242,7 +242,7 @@ def _clip(text: str, n: int = 160) -> str:
 def render_run_html(store: Store, run_id: int) -> str:
     """The whole page for one stored run."""
     from citefix.costs import format_cost, summarise_calls
-    from citefix.store.rows import NO_BEST, best_round_of
+    from citefix.store.rows import best_round_of, best_round_text
 
     run = store.run(run_id)
     case = store.case_for_run(run_id)
@@ -279,7 +279,7 @@ def render_run_html(store: Store, run_id: int) -> str:
         '<span><i class="v-error"></i>error</span><span><i style="background:#fff;border:1px solid #ccc"></i>not in any unit</span>'
     spent = summarise_calls(calls)
     meta = (f'{_e((case.kind or "").replace("_", " "))} · command {_e(run.command)} · LLM {_e(run.llm or "none (offline)")} · '
-            f'verifier {_e(run.verifier)} · status {_e(run.status)} ({_e(run.stop_reason)}) · best round {best if best is not None else NO_BEST}'
+            f'verifier {_e(run.verifier)} · status {_e(run.status)} ({_e(run.stop_reason)}) · best round {best_round_text(best)}'
             + (f' · {_e(spent.line())}' if spent.calls else ""))
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     return f"""<!DOCTYPE html>

@@ -178,3 +178,8 @@ def best_round_of(run: RunRow, rows: list[RoundRow]) -> int | None:
 
 
 NO_BEST = "none (no round was checked completely)"
+
+
+def best_round_text(best: int | None) -> str:
+    """A best round as the reports write it: its number, or that no round was checked completely."""
+    return str(best) if best is not None else NO_BEST

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from citefix.config import Settings
@@ -92,8 +94,6 @@ class CitefixApp(App):
     CLOSING_ACTIONS = ("dismiss", "cancel", "answer")
 
     def _closes_dialog(self, key: str) -> bool:
-        from textual.screen import ModalScreen
-
         screen = self.screen
         if not isinstance(screen, ModalScreen):
             return False
@@ -101,10 +101,6 @@ class CitefixApp(App):
         return any(b.action.split("(")[0] in self.CLOSING_ACTIONS for b in bound)
 
     async def on_event(self, event) -> None:
-        import time
-
-        from textual import events
-
         if isinstance(event, events.Key) and not event.is_forwarded:  # as typed, not bubbling back up
             if self._dialog_closing is not None and self.screen is self._dialog_closing:
                 self._keys_held = [*self._keys_held, events.Key(event.key, event.character)]
@@ -116,8 +112,6 @@ class CitefixApp(App):
         await super().on_event(event)
 
     def _release_keys(self) -> None:
-        import time
-
         if self._dialog_closing is not None and self.screen is self._dialog_closing and \
                 time.monotonic() - self._closing_sent < 0.5:
             self.set_timer(0.01, self._release_keys)  # still closing

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from citefix.export import export_run
-from citefix.store.rows import NO_BEST, best_round_of
+from citefix.store.rows import best_round_of, best_round_text
 
 if TYPE_CHECKING:
     from citefix.store import Store
@@ -172,10 +172,9 @@ def cmd_show(args) -> int:
             mark = "  <- best" if r.n == best else ""
             print(f"round {r.n}: score {s}{judge}  unsupported or partial {r.n_unsupported}  edit(prev) {r.edit_prev}  "
                   f"{r.status}{parent}{kept}{_edits_note(r)}{cost}{mark}")
-        if rows:
-            print(f"best round: {best if best is not None else NO_BEST}")
+        print(f"best round: {best_round_text(best)}")
         return 0
-    n = args.round if args.round is not None else (best if best is not None else (rows[-1].n if rows else None))
+    n = args.round if args.round is not None else (best if best is not None else rows[-1].n)
     ev = store.evaluation(args.run, n)
     if args.json:
         print(to_json(ev, run_id=args.run, store_path=str(store.path)))

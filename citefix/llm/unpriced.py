@@ -70,24 +70,22 @@ def mark_unpriced_free(model_list: list[dict], litellm: Any, routing_strategy: s
         if model in declared or litellm_prices(litellm, model):
             out.append(d)
         else:
-            # marked like a plain call's entry: the Router enters these rates in litellm's price table for the whole
-            # process, and an estimate made later in it must still say the price is unknown
-            out.append({**d, "model_info": {**FREE, UNPRICED_MARK: True, **(d.get("model_info") or {})}})
-            _DECLARED.add(model)
+            out.append({**d, "model_info": {**FREE, **(d.get("model_info") or {})}})
+            _DECLARED.add(model)  # the Router enters these rates for the whole process: an estimate says unknown
     return out
 
 
-# A model citefix declared free to litellm for its plain calls (below) carries this key in litellm's price table, so
-# that citefix's estimate still says its price is unknown (citefix/estimate.py reads the same key).
+# A model citefix declared free to litellm for its plain calls (below) carries this key in litellm's price table.
 UNPRICED_MARK = "citefix_unpriced"
 _SEEN: set[str] = set()  # models already looked at by declare_unpriced_free (declared or left alone)
+_SEEN_LOCK = threading.Lock()
 _DECLARED: set[str] = set()  # models this process entered at $0 in litellm's price table (a plain call or a Router)
 
 
 def declared_free(model: str) -> bool:
-    """Whether citefix entered the model at $0 in litellm's price table in this process (its price is unknown)."""
+    """Whether citefix entered the model at $0 in litellm's price table in this process: its price is unknown, and
+    citefix's estimate says so (citefix/estimate.py)."""
     return model in _DECLARED
-_SEEN_LOCK = threading.Lock()
 
 
 def declare_unpriced_free(litellm: Any, model: str, completion_kwargs: dict) -> None:
@@ -96,7 +94,7 @@ def declare_unpriced_free(litellm: Any, model: str, completion_kwargs: dict) -> 
     every answer, looks the model up through its fallbacks twice (to price the answer, then to diagnose why it could
     not), about a tenth of the time this process holds the GIL for a call (py-spy --gil); with the entry it prices the
     answer at $0 at once. citefix's call log still says the cost is unknown (``client._priced`` wants a positive
-    rate) and so does its estimate (it reads the mark). Left alone: a model litellm has any entry for, calls that
+    rate) and so does its estimate (`declared_free`). Left alone: a model litellm has any entry for, calls that
     pass a price or base_model of their own, and any model while something is registered with litellm (a callback,
     its cache, a budget) that could read the $0."""
     if model in _SEEN:

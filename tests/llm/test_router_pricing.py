@@ -10,7 +10,7 @@ from loopback import LoopbackLLM, yes_reply
 from citefix.llm import router as router_mod
 from citefix.llm.client import LLMClient, import_litellm
 from citefix.llm.router import RouterTransport, validate_router
-from citefix.llm.unpriced import FREE, UNPRICED_MARK, litellm_prices, mark_unpriced_free
+from citefix.llm.unpriced import FREE, litellm_prices, mark_unpriced_free
 
 MSG = [{"role": "user", "content": "Is the sky blue today?"}]
 PRICE = {"input_cost_per_token": 1e-6, "output_cost_per_token": 3e-6}
@@ -154,7 +154,7 @@ def test_what_is_left_alone():
     out = mark_unpriced_free([plain, twin, based, other], litellm)
     # a model another deployment declares a price for, a deployment with a price or base_model of its own: untouched
     assert out[:3] == [plain, twin, based]
-    assert out[3]["model_info"] == {**FREE, UNPRICED_MARK: True, "id": "d"} and other["model_info"] == {"id": "d"}
+    assert out[3]["model_info"] == {**FREE, "id": "d"} and other["model_info"] == {"id": "d"}
     # routing by cost takes a deployment without a price as expensive: declaring it free would change the routing
     assert mark_unpriced_free([other], litellm, "cost-based-routing") == [other]
 

@@ -22,9 +22,10 @@ wait_for() {  # wait_for PATTERN [seconds]
 keys() { tmux send-keys -t "$S" "$@"; sleep 0.6; }
 
 tmux kill-session -t "$S" 2>/dev/null || true
-# tmux runs the command in its server's environment: pass ours explicitly
+# tmux runs the command in its server's environment: pass ours explicitly (HOME the work folder: the status line
+# shows the store as ~/home/citefix.db, no machine path)
 tmux new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
-  "cd '$WORK' && env CITEFIX_HOME='$CITEFIX_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$CITEFIX' tui --example; sleep 30"
+  "cd '$WORK' && env HOME='$WORK' CITEFIX_HOME='$CITEFIX_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$CITEFIX' tui --example; sleep 30"
 trap 'tmux kill-session -t "$S" 2>/dev/null || true' EXIT
 
 wait_for "not checked yet" 30;                   snap 01-open
@@ -43,14 +44,14 @@ keys d; wait_for "Diff between rounds" 10;        snap 10-diff
 keys escape; keys 3; keys Up Up; wait_for "Text · round 1 ·" 10; snap 11-viewing-round-1
 keys v; wait_for "round 1 · score" 30; sleep 1;   snap 12-reverted-to-round-1
 keys x; wait_for "Export run" 10; sleep 1
-tmux send-keys -t "$S" C-u; tmux send-keys -t "$S" -l "$WORK/run.md"; sleep 0.3
+tmux send-keys -t "$S" C-u; tmux send-keys -t "$S" -l "run.md"; sleep 0.3
 
 keys Enter; wait_for "Exported" 30;               snap 13-exported
 keys '?'; wait_for "citefix · keys" 10;           snap 14-help
 keys escape; keys q; sleep 1
 tmux kill-session -t "$S" 2>/dev/null || true
 tmux new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
-  "cd '$WORK' && env CITEFIX_HOME='$CITEFIX_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$CITEFIX' tui --example cited_answer; sleep 30"
+  "cd '$WORK' && env HOME='$WORK' CITEFIX_HOME='$CITEFIX_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$CITEFIX' tui --example cited_answer; sleep 30"
 wait_for "not checked yet" 30
 keys c; wait_for "done in" 180; keys Down;         snap 15-cited-answer
 keys s; wait_for "Settings (saved" 10;            snap 16-settings

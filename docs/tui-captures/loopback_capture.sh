@@ -18,7 +18,7 @@ mkfifo "$WORK/hold"
 exec 3> "$WORK/hold"  # the server runs until this descriptor closes
 trap 'tmux kill-session -t "$S" 2>/dev/null || true; exec 3>&-; wait $SERVER 2>/dev/null || true' EXIT
 sleep 1
-tmux new-session -d -s "$S" -x 120 -y 34 "cd '$WORK' && env CITEFIX_HOME='$WORK/home' XDG_CONFIG_HOME='$WORK/config' \
+tmux new-session -d -s "$S" -x 120 -y 34 "cd '$WORK' && env HOME='$WORK' CITEFIX_HOME='$WORK/home' XDG_CONFIG_HOME='$WORK/config' \
   OPENAI_API_BASE=http://127.0.0.1:$PORT/v1 OPENAI_API_KEY=sk-loopback LITELLM_LOCAL_MODEL_COST_MAP=True \
   '$ROOT/.venv/bin/citefix' tui --example --llm openai/loopback; sleep 30"
 
@@ -32,7 +32,7 @@ keys d; wait_for "Diff between rounds" 10;         snap llm-04-diff
 keys escape; keys 3; keys Up; wait_for "Text · round 1 ·" 10
 keys v; wait_for "round 1 · score" 30; sleep 1;    snap llm-05-reverted-to-round-1
 keys x; wait_for "Export run" 10; sleep 1
-tmux send-keys -t "$S" C-u; tmux send-keys -t "$S" -l "$WORK/run.json"; sleep 0.3
+tmux send-keys -t "$S" C-u; tmux send-keys -t "$S" -l "run.json"; sleep 0.3
 keys Enter; wait_for "Exported" 30;                snap llm-06-exported
 keys q; sleep 1
 "$PY" - "$WORK/run.json" <<'PY'
@@ -44,7 +44,7 @@ PY
 tmux kill-session -t "$S" 2>/dev/null || true
 
 # A run made by `citefix refine` (headless) reopens in the TUI with all its rounds.
-LLMENV=(CITEFIX_HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/config" OPENAI_API_BASE="http://127.0.0.1:$PORT/v1"
+LLMENV=(HOME="$WORK" CITEFIX_HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/config" OPENAI_API_BASE="http://127.0.0.1:$PORT/v1"
         OPENAI_API_KEY=sk-loopback LITELLM_LOCAL_MODEL_COST_MAP=True)
 RUN=$(cd "$WORK" && env "${LLMENV[@]}" "$ROOT/.venv/bin/citefix" refine --example summary --llm openai/loopback \
       --rounds 3 --json 2>/dev/null | "$PY" -c "import json,sys; print([json.loads(l) for l in sys.stdin if l.strip()][-1]['run_id'])")

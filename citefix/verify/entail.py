@@ -113,6 +113,8 @@ def lower_layers(tokenizer, base, split: int, pairs: list[tuple[str, str]], max_
     enc = tokenizer([a for a, _ in pairs], [b or "" for _, b in pairs], padding=True,
                     truncation="only_second" if all(b for _, b in pairs) else True,
                     max_length=max_length, return_tensors="pt", return_token_type_ids=True)
+    dev = next(base.parameters()).device
+    enc = {k: v.to(dev) for k, v in enc.items()}
     with torch.inference_mode():
         h = base.embeddings(input_ids=enc["input_ids"], token_type_ids=enc["token_type_ids"])
         ext = _additive_mask(enc["attention_mask"], h.dtype)
@@ -134,11 +136,51 @@ class EntailModel:
         self.name = name
         self.split = len(base.encoder.layer) - len(head.layers)
 
-    def score(self, pairs: list[tuple[str, str]], batch_size: int = 32) -> list[float]:
-        import torch
+    def windows(self, statement: str) -> list[str]:
+        """The statement in pieces of at most half the input length (cut between words), so that the evidence keeps
+        the other half: one piece for any statement of ordinary length."""
+        limit = max(8, self.max_length // 2)
+        enc = self.tokenizer(statement, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = enc["offset_mapping"]
+        if len(offsets) <= limit:
+            return [statement]
+        pieces, start_tok = [], 0
+        while start_tok < len(offsets):
+            end_tok = min(len(offsets), start_tok + limit)
+            if end_tok < len(offsets):
+                # back off to the first token of a word, so no word is cut in two
+                k = end_tok
+                while k > start_tok + 1 and offsets[k][0] == offsets[k - 1][1]:
+                    k -= 1
+                end_tok = k if k > start_tok + 1 else end_tok
+            a = offsets[start_tok][0]
+            b = offsets[end_tok][0] if end_tok < len(offsets) else len(statement)
+            piece = statement[a:b].strip()
+            if piece:
+                pieces.append(piece)
+            start_tok = end_tok
+        return pieces or [statement]
 
+    def score(self, pairs: list[tuple[str, str]], batch_size: int = 32) -> list[float]:
+        """P(supported) of each pair. A statement longer than half the input is scored piece by piece against the
+        same evidence and gets its weakest piece's score (never truncated, never dropped)."""
         if not pairs:
             return []
+        flat: list[tuple[str, str]] = []
+        owner: list[int] = []
+        for i, (st, ev) in enumerate(pairs):
+            for piece in self.windows(st):
+                flat.append((piece, ev))
+                owner.append(i)
+        scores = self._score_flat(flat, batch_size)
+        out = [1.0] * len(pairs)
+        for i, v in zip(owner, scores):
+            out[i] = min(out[i], v)
+        return out
+
+    def _score_flat(self, pairs: list[tuple[str, str]], batch_size: int) -> list[float]:
+        import torch
+
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
         out = [0.0] * len(pairs)
         for k in range(0, len(order), batch_size):

@@ -93,3 +93,65 @@ def test_check_with_the_entail_signal_names_it(tmp_path):
     assert "verifier: offline:entail" in res.stdout
     assert "one signal of the offline verifier alone (entail)" in res.stdout
     assert "lexical consistency" not in res.stdout  # not the combined verifier's description
+
+
+def test_a_statement_longer_than_the_input_is_scored_in_windows_never_cut():
+    m = load_entail()
+    words = [f"The old engine shed number {k} will be kept and restored as a workshop." for k in range(40)]
+    long_statement = " ".join(words)
+    pieces = m.windows(long_statement)
+    assert len(pieces) > 1
+    half = m.max_length // 2
+    assert all(len(m.tokenizer(p, add_special_tokens=False)["input_ids"]) <= half for p in pieces)
+    # every word of the statement is in exactly one piece, in order
+    assert " ".join(pieces).split() == long_statement.split()
+    score = m.score([(long_statement, EVIDENCE)])[0]
+    assert score == pytest.approx(min(m.score([(p, EVIDENCE) for p in pieces])), abs=1e-4)
+    short = "The old engine shed will be kept."
+    assert m.windows(short) == [short]
+
+
+def test_gpu_script_packs_trains_and_unpacks_on_the_cpu(tmp_path):
+    """training/entail_gpu.py end to end on a tiny cache, on the CPU: pack, run (pool model only), unpack; the delta
+    loads on the packaged MiniLM and gives the run's scores."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+
+    def feat(unit, region):
+        return {"unit_text": unit, "region_text": region}
+
+    pool_rows, cached = [], []
+    for k in range(16):
+        good = k % 2 == 0
+        claim = "Work will take about eighteen months." if good else f"Work will take {k + 2} years."
+        pool_rows.append({"id": f"fever-{k}", "claim": claim, "evidence": EVIDENCE + f" Plan {k}.", "label": int(good),
+                          "source": "fever"})
+    cached.append({"id": "fever-0", "label": 1, "group": "fever", "whole": feat(pool_rows[0]["claim"], EVIDENCE),
+                   "units": []})
+    (cache / "pool.json").write_text(json.dumps(cached))
+    (cache / "summedits.json").write_text(json.dumps([
+        {"id": "summedits-x_1", "label": 0, "group": "news", "whole": feat("The shed will be demolished.", EVIDENCE),
+         "units": [feat("The shed will be demolished.", EVIDENCE)]}]))
+    (cache / "xsumfaith.json").write_text(json.dumps([
+        {"id": "x1", "label": 1, "group": None, "whole": feat("Work may take eighteen months.", EVIDENCE), "units": []}]))
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text("".join(json.dumps(r) + "\n" for r in pool_rows))
+    pack, out = tmp_path / "pack", tmp_path / "results"
+
+    def script(*args):
+        res = subprocess.run([sys.executable, "-m", "training.entail_gpu", *args], capture_output=True, text=True,
+                             timeout=600, cwd=ROOT)
+        assert res.returncode == 0, res.stderr[-2000:]
+        return res.stdout
+
+    assert "pairs to score" in script("pack", "--cache", str(cache), "--dest", str(pack), "--pool", str(pool))
+    script("run", "--pack", str(pack), "--out", str(out), "--device", "cpu", "--epochs", "1", "--layers", "1",
+           "--max-length", "64", "--no-summedits", "--cpu-threads", "1")
+    text = script("unpack", "--results", str(out), "--cache", str(cache), "--models", str(tmp_path), "--check", "3")
+    scores = json.loads((cache / "entail-entail_gA.json").read_text())
+    assert len(scores) == 3 and all(0.0 <= s <= 1.0 for _, _, s in scores)
+    # trained on an fp16 copy of the MiniLM: on the exact weights the delta gives the run's scores to a few thousandths
+    diff = float(text.split("max |difference|")[1].split()[0])
+    assert diff < 0.01
+    manifest = json.loads((tmp_path / "entail_gA" / "entail.json").read_text())
+    assert manifest["provenance"]["n_train"] + manifest["provenance"]["n_val"] == 15  # the cached pool item held out

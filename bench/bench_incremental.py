@@ -24,8 +24,8 @@ from pathlib import Path
 from citefix.config import Settings
 from citefix.llm.fake import ScriptedTransport, yes_answer
 from citefix.models import Case, Source
-from citefix.pipeline import build_pipeline
-from citefix.revision import refine
+from citefix.pipeline import build_pipeline, session_parts
+from citefix.revision import StopRules, refine
 from citefix.store import Store
 
 SOURCE = """The town council of Harwick approved a plan on Monday to turn the disused Millbrook railway depot into a park.
@@ -101,8 +101,9 @@ def llm_path(incremental: bool) -> list[dict]:
                                   "reused": data["reused"], "score": data["score"]})
 
         case = Case(id="ten", sources=[Source(id="1", text=SOURCE)], text=TEXT)
-        res = refine(case, pipeline=pipeline, strategy="acu", reviser="llm", store=store, max_rounds=5,
-                     incremental=incremental, on_event=on_event)
+        parts = session_parts(case.kind, pipeline=pipeline, strategy="acu", reviser="llm", store=store,
+                              incremental=incremental)
+        res = refine(case, parts, store=store, rules=StopRules(max_rounds=5), on_event=on_event)
         # requests per round: from one round_started to the next (a round's revision belongs to it)
         bounds = marks + [len(transport.requests)]
         for i, r in enumerate(per_round):
@@ -142,8 +143,9 @@ def offline_path(incremental: bool) -> list[dict]:
                                   "seconds": time.perf_counter() - started[data["round"]]})
 
         case = Case(id="ten", sources=[Source(id="1", text=SOURCE)], text=TEXT)
-        refine(case, pipeline=pipeline, strategy="none", reviser=reviser, store=store, max_rounds=5, patience=None,
-               incremental=incremental, on_event=on_event)
+        parts = session_parts(case.kind, pipeline=pipeline, strategy="none", reviser=reviser, store=store,
+                              incremental=incremental)
+        refine(case, parts, store=store, rules=StopRules(max_rounds=5, patience=None), on_event=on_event)
         store.close()
         return per_round
 

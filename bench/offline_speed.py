@@ -38,7 +38,6 @@ def main() -> None:
     from citefix.models import Case, Source
     from citefix.verify.offline import OfflineVerifier
 
-    words = []
     source = ""
     k = 0
     while len(source.split()) < 500:

@@ -146,6 +146,7 @@ def refine(text: Any, sources: Sequence[str | Source | dict] | None = None, *, l
     """Refine a text round by round (what `citefix refine` does); every round is stored. Without an LLM the offline
     deletion-only reviser edits. Returns the best round, not the last."""
     from citefix.pipeline import RunSettings, build_run_pipeline
+    from citefix.revision.parts import StopRules
     from citefix.revision.session import refine as run_refine
     from citefix.store import Store
 
@@ -160,9 +161,9 @@ def refine(text: Any, sources: Sequence[str | Source | dict] | None = None, *, l
         pipeline = build_run_pipeline(run, store)
         out = []
         for case, path in cases:
-            res = run_refine(case, **pipeline.refine_kwargs(), store=store, max_rounds=run.max_rounds,
-                             target=run.target, patience=run.patience, on_event=on_event,
-                             input_path=path or "python-api")
+            res = run_refine(case, pipeline.parts_for(case.kind, store), store=store,
+                             rules=StopRules(max_rounds=run.max_rounds, target=run.target, patience=run.patience),
+                             record=pipeline.record(input_path=path or "python-api"), on_event=on_event)
             out.append(RefineReport(run_id=res.run_id, case_id=res.case_id, status=res.status,
                                     stop_reason=res.stop_reason, best_round=res.best_round, best_score=res.best_score,
                                     best_judge_score=res.best_judge_score, best_text=res.best_text,
@@ -209,7 +210,8 @@ def compare(cases: Any, *, strategies: Iterable[str] = ("acu", "none"), rounds: 
         result = run_compare(loaded, strategies=names, store=store, base_signature=pipeline.compare_signature(),
                              max_rounds=rounds,
                              target=target, patience=patience,
-                             make_session_kwargs=lambda s: {**pipeline.refine_kwargs(), "strategy": s},
+                             make_parts=lambda strategy, case: pipeline.parts_for(case.kind, store, strategy),
+                             settings=pipeline.record().settings,
                              input_path=input_path)
         data = collect(store, result.by_strategy(), rounds)
         files = {}

@@ -77,6 +77,8 @@ def _check_run(case: Case, *, pipeline, store, decomposer=None, settings: dict[s
     citefix.evaluate sends them; the session's round events are not passed on. `evaluation`: round 0's evaluation
     made elsewhere with the same pipeline (a Ray worker), stored as it is instead of evaluating again."""
     from citefix.errors import UserError
+    from citefix.pipeline import session_parts
+    from citefix.revision.parts import RunRecord
     from citefix.revision.session import RefineSession
 
     def forward(name: str, data: dict[str, Any]) -> None:
@@ -84,8 +86,10 @@ def _check_run(case: Case, *, pipeline, store, decomposer=None, settings: dict[s
             inner = {k: v for k, v in data.items() if k not in ("run_id", "case_id", "round", "stage", "step")}
             on_event(data["step"], inner)
 
-    session = RefineSession(case, pipeline=pipeline, decomposer=decomposer, strategy=None, store=store, command=command,
-                            input_path=input_path, settings=settings, on_event=forward, incremental=False)
+    parts = session_parts(case.kind or "summary", pipeline=pipeline, decomposer=decomposer, strategy=None,
+                          incremental=False)
+    session = RefineSession(case, parts, store=store, record=RunRecord(command, input_path, dict(settings or {})),
+                            on_event=forward)
     try:
         ev = session.evaluate_current(given=evaluation).evaluation
     except KeyboardInterrupt:

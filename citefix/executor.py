@@ -149,6 +149,7 @@ class _Worker:
         import tempfile
         from pathlib import Path
 
+        from citefix.revision.parts import StopRules
         from citefix.revision.session import refine
         from citefix.store import Store
 
@@ -161,14 +162,13 @@ class _Worker:
                 run = RunSettings(settings=self.settings, reviser=spec.get("reviser"),
                                   judge_verifier=spec.get("judge_verifier"))
                 pipeline = self._refine[key] = build_run_pipeline(run, None)
-            kwargs = {**pipeline.refine_kwargs(), "strategy": spec["strategy"]}
-            settings = {**kwargs.pop("settings", {}), "signature": spec["signature"]}
+            record = pipeline.record("compare", spec.get("input_path"), signature=spec["signature"])
+            rules = StopRules(max_rounds=spec["max_rounds"], target=spec.get("target"), patience=spec.get("patience"))
             with tempfile.TemporaryDirectory(prefix="citefix-ray-") as folder:
                 store = Store(Path(folder) / "run.db")
                 try:
-                    res = refine(case, store=store, max_rounds=spec["max_rounds"], target=spec.get("target"),
-                                 patience=spec.get("patience"), settings=settings, command="compare",
-                                 input_path=spec.get("input_path"), **kwargs)
+                    parts = pipeline.parts_for(case.kind, store, spec["strategy"])
+                    res = refine(case, parts, store=store, rules=rules, record=record)
                     if res.run_id is None:  # refine into a store always stores its run
                         raise RuntimeError("the worker's refinement stored no run to hand back")
                     bundle = store.export_run(res.run_id)

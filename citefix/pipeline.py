@@ -18,6 +18,7 @@ from citefix.llm.client import LLMClient
 
 if TYPE_CHECKING:
     from citefix.decompose.base import Decomposer
+    from citefix.revision.parts import RunRecord, SessionParts
     from citefix.store import Store
     from citefix.verify.base import Verifier
 
@@ -288,16 +289,24 @@ class Pipeline:
     def reviser_name(self) -> str:
         return self.run.reviser_name if self.run is not None else "auto"
 
-    def refine_kwargs(self) -> dict[str, Any]:
-        """What `refine()` and `RefineSession` take from a run pipeline: collaborators, strategy and stored settings."""
+    def parts_for(self, kind: str | None, store=None, strategy: str | None = None) -> SessionParts:
+        """A refinement session's collaborators for a text of this kind: this pipeline's, with the run's strategy
+        (or `strategy`), reviser and judge."""
         run = self.run or RunSettings(self.settings)
-        return {"pipeline": self, "strategy": run.strategy, "reviser": run.reviser_name, "judge_verifier": self.judge,
-                "settings": run.stored()}
+        return session_parts(kind or "summary", pipeline=self, strategy=strategy or run.strategy,
+                             reviser=run.reviser_name, store=store)
+
+    def record(self, command: str = "refine", input_path: str | None = None, **extra: Any) -> RunRecord:
+        """What a run row records of this pipeline: the command, the input and the run's settings (and `extra`)."""
+        from citefix.revision.parts import RunRecord
+
+        run = self.run or RunSettings(self.settings)
+        return RunRecord(command=command, input_path=input_path, settings={**run.stored(), **extra})
 
     def compare_signature(self) -> dict[str, Any]:
         """What makes a stored compare run reusable: the stored settings with the verifier as built, whatever the
         cache setting (run_compare adds the case, strategy and stop rules)."""
-        sig = {**self.refine_kwargs()["settings"], "verifier": self.verifier.name, "decomposer": self.settings.decomposer}
+        sig = {**self.record().settings, "verifier": self.verifier.name, "decomposer": self.settings.decomposer}
         sig.pop("cache", None)
         return sig
 
@@ -327,16 +336,23 @@ def build_run_pipeline(run: RunSettings, store=None, transport=None) -> Pipeline
 
 
 def session_parts(kind: str, *, pipeline: Pipeline | None = None, llm=None, verifier=None, decomposer=None,
-                  strategy="acu", reviser=None, judge_verifier=None, store=None, cache: bool = True,
-                  incremental: bool = True) -> dict[str, Any]:
-    """The collaborators of one refinement session (what RefineSession holds), from a pipeline and/or explicit ones.
+                  strategy="acu", reviser=None, judge_verifier=None, store=None, cache: bool | None = None,
+                  incremental: bool = True) -> SessionParts:
+    """The collaborators of one refinement session (what RefineSession is given), from a pipeline and/or explicit
+    ones: what is given explicitly wins over the pipeline's. With incremental, both verifiers sit behind the verdict
+    cache (in `store` when one is given and `cache` is on).
 
     strategy=None builds neither strategy nor reviser: a session that only checks (zero revision rounds)."""
+    from citefix.revision.parts import SessionParts
+
     if pipeline is not None:
         llm = llm if llm is not None else pipeline.llm
         verifier = verifier if verifier is not None else pipeline.verifier
+        judge_verifier = judge_verifier if judge_verifier is not None else pipeline.judge
     if verifier is None:
         raise ConfigError("refine needs a verifier (or a pipeline)")
+    if cache is None:
+        cache = pipeline.settings.cache if pipeline is not None else True
     if incremental:
         verifier = wrap_cache(verifier, store, cache=cache)
         judge_verifier = wrap_cache(judge_verifier, store, cache=cache)
@@ -350,5 +366,6 @@ def session_parts(kind: str, *, pipeline: Pipeline | None = None, llm=None, veri
         if reviser is None and pipeline is not None and pipeline.run is not None:
             reviser = pipeline.run.reviser
         built_reviser = build_reviser(reviser, llm=llm)
-    return {"llm": llm, "verifier": verifier, "decomposer": decomposer, "strategy": built_strategy,
-            "reviser": built_reviser, "judge_verifier": judge_verifier}
+    return SessionParts(verifier=verifier, decomposer=decomposer, llm=llm, strategy=built_strategy,
+                        reviser=built_reviser, judge_verifier=judge_verifier,
+                        aggregation=pipeline.settings.aggregation if pipeline is not None else "mean")

@@ -78,3 +78,31 @@ def acu_responder(unsupported_words=("two years", "chairs"), p_yes=0.93, p_no=0.
         return yes_answer(p_yes)
 
     return respond
+
+
+def run_refine(case, pipeline, *, strategy: str = "acu", reviser=None, judge_verifier=None, store=None,
+               max_rounds: int | None = 3, target: float | None = None, patience: int | None = None,
+               resume_run: int | None = None, on_event=None, cancel=None, settings: dict[str, Any] | None = None,
+               command: str = "refine"):
+    """citefix.revision.refine with the session's parts built from `pipeline` (citefix.pipeline.session_parts)."""
+    from citefix.pipeline import session_parts
+    from citefix.revision import RunRecord, StopRules, refine
+
+    kind = (store.case_for_run(resume_run) if resume_run is not None else case).kind or "summary"
+    parts = session_parts(kind, pipeline=pipeline, strategy=strategy, reviser=reviser, judge_verifier=judge_verifier,
+                          store=store)
+    return refine(case, parts, store=store, rules=StopRules(max_rounds, target, patience),
+                  record=RunRecord(command, None, dict(settings or {})), resume_run=resume_run, on_event=on_event,
+                  cancel=cancel)
+
+
+def session_for(case, pipeline, *, strategy: str | None = "acu", reviser=None, store=None, resume_run=None):
+    """A RefineSession (new, or resuming `resume_run`) with its parts built from `pipeline`."""
+    from citefix.pipeline import session_parts
+    from citefix.revision import RefineSession
+
+    kind = (store.case_for_run(resume_run) if resume_run is not None else case).kind or "summary"
+    parts = session_parts(kind, pipeline=pipeline, strategy=strategy, reviser=reviser, store=store)
+    if resume_run is not None:
+        return RefineSession.resume(store, resume_run, parts)
+    return RefineSession(case, parts, store=store)

@@ -285,16 +285,18 @@ class Session:
     # -- the refinement session ----------------------------------------------------------------------------------------
     def _refiner(self, cancel: threading.Event | None, on_event: Event | None):
         """This run's RefineSession (new run on the first check, resumed for a stored run or after a settings change)."""
+        from citefix.revision.parts import RunRecord
         from citefix.revision.session import RefineSession
 
         if self.refiner is None or self._generation != self.bench.generation:
-            kw = dict(self.bench.pipeline.refine_kwargs(), command="tui", input_path=self.input_path,
-                      settings=self.bench.run_settings.with_loop())
+            pipeline = self.bench.pipeline
+            parts = pipeline.parts_for(self.case.kind, self.store)
+            record = RunRecord("tui", self.input_path, self.bench.run_settings.with_loop())
             if self.run_id is None:
-                self.refiner = RefineSession(self.case, store=self.store, **kw)
+                self.refiner = RefineSession(self.case, parts, store=self.store, record=record)
                 self.run_id = self.refiner.run_id
             else:
-                self.refiner = RefineSession.resume(self.store, self.run_id, **kw)
+                self.refiner = RefineSession.resume(self.store, self.run_id, parts, record=record)
             self._generation = self.bench.generation
         elif self.store.run(self.run_id).status != "running":  # finished by an earlier auto-refine: going on
             self.store.claim_run(self.run_id)
@@ -412,6 +414,7 @@ class Session:
         """Up to `rounds` more rounds of propose-and-accept with the refine loop's stop rules."""
         if rounds < 1:
             raise InputError("auto-refine needs at least one round")
+        from citefix.revision.parts import StopRules
 
         def step() -> Snapshot:
             r = self._refiner(cancel, on_event)
@@ -423,7 +426,7 @@ class Session:
             r.evaluate_current()
             self._generation_checked = self.bench.generation
             depth = len(r.lineage()) - 1
-            res = r.run(max_rounds=depth + rounds)
+            res = r.run(StopRules(max_rounds=depth + rounds))
             done = len(r.lineage()) - 1 - depth
             cut_short = r.current is not None and r.current.evaluation.status == "partial"
             if cut_short and res.best_round is not None and res.best_round != r.current.n:

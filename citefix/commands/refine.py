@@ -258,25 +258,28 @@ def _refine_dry_run(args, run, jobs: list[tuple[Any, str | None]]) -> int:
 def _refine_all(args, run, store, jobs: list[tuple[Any, str | None]], budget) -> list:
     """The stored run resumed, or each case refined in turn (until --max-cost is reached); their results."""
     from citefix.pipeline import build_run_pipeline
+    from citefix.revision.parts import StopRules
     from citefix.revision.session import refine
 
     pipeline = build_run_pipeline(run, store)
     max_rounds = run.max_rounds
     on_event = _json_events if args.json else HumanProgress(max_rounds=max_rounds)
     strategy = run.strategy
-    common = dict(**pipeline.refine_kwargs(), store=store, max_rounds=max_rounds, target=run.target,
-                  patience=run.patience, on_event=on_event)
+    rules = StopRules(max_rounds=max_rounds, target=run.target, patience=run.patience)
     results = []
     if args.resume is not None:
         if not args.json:
             print(f"resuming run {args.resume} ({len(store.rounds(args.resume))} rounds stored)", file=sys.stderr)
-        results.append(refine(resume_run=args.resume, **common))
+        kind = store.case_for_run(args.resume).kind
+        results.append(refine(None, pipeline.parts_for(kind, store), store=store, rules=rules, record=pipeline.record(),
+                              resume_run=args.resume, on_event=on_event))
     else:
         for i, (case, path) in enumerate(jobs, 1):
             if not args.json:
                 head = f"[{i}/{len(jobs)}] " if len(jobs) > 1 else ""
                 print(f"{head}refining {case.id} ({strategy}, up to {max_rounds} rounds)", file=sys.stderr)
-            results.append(refine(case, input_path=str(path), **common))
+            results.append(refine(case, pipeline.parts_for(case.kind, store), store=store, rules=rules,
+                                  record=pipeline.record(input_path=str(path)), on_event=on_event))
             if budget is not None and budget.reached:
                 break
     return results
@@ -360,17 +363,15 @@ def cmd_compare(args) -> int:
 
     pipeline = build_run_pipeline(run, store)
 
-    def kwargs_for(strategy: str) -> dict[str, Any]:
-        return {**pipeline.refine_kwargs(), "strategy": strategy}
-
     bar = _CompareBar(len(cases) * len(strategies))
     cancel = threading.Event()
     on_run = _compare_on_run(bar, budget, cancel)
     # --executor ray: new runs are refined on Ray workers and imported here; unfinished runs are resumed here
     evaluator = make_evaluator(args, settings)
     try:
-        result = run_compare(cases, strategies=strategies, store=store, make_session_kwargs=kwargs_for,
-                             base_signature=pipeline.compare_signature(), max_rounds=args.rounds, target=args.target,
+        result = run_compare(cases, strategies=strategies, store=store,
+                             make_parts=lambda strategy, case: pipeline.parts_for(case.kind, store, strategy),
+                             settings=pipeline.record().settings, base_signature=pipeline.compare_signature(), max_rounds=args.rounds, target=args.target,
                              patience=args.patience or None, on_run=on_run, cancel=cancel,
                              input_path=",".join(args.inputs), evaluator=evaluator,
                              remote_spec={"reviser": run.reviser, "judge_verifier": run.judge_verifier})

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 from citefix.models import Case
+from citefix.revision.parts import RunRecord, SessionParts, StopRules
 
 if TYPE_CHECKING:
     from citefix.store import Store
@@ -80,7 +81,8 @@ def run_compare(
     *,
     strategies: list[str],
     store,
-    make_session_kwargs: Callable[[str], dict[str, Any]],
+    make_parts: Callable[[str, Case], SessionParts],
+    settings: dict[str, Any],
     base_signature: dict[str, Any],
     max_rounds: int,
     target: float | None = None,
@@ -94,8 +96,9 @@ def run_compare(
 ) -> CompareResult:
     """Each strategy on each case; finished runs with the same signature are reused, unfinished ones resumed.
 
-    `make_session_kwargs(strategy)` gives refine()'s collaborators (pipeline or llm/verifier/decomposer, reviser,
-    judge_verifier, strategy object). `on_run(i, total, case, strategy, result_or_row, reused)` reports progress.
+    `make_parts(strategy, case)` builds refine()'s collaborators (e.g. `Pipeline.parts_for`); `settings` is what each
+    run row records (with the run's signature added). `on_run(i, total, case, strategy, result_or_row, reused)`
+    reports progress.
 
     With an `evaluator` (citefix.executor.RayEvaluator) the new runs are refined on its workers, all handed out at
     once (`remote_spec`: the reviser and judge verifier the workers build their pipeline with); each comes back as a
@@ -142,11 +145,10 @@ def run_compare(
             if on_run:
                 on_run(i, total, case, strategy, row, True)
             continue
-        kwargs = make_session_kwargs(strategy)
-        settings = {**kwargs.pop("settings", {}), "signature": sig}
-        res = refine(case if row is None else None, store=store, max_rounds=max_rounds, target=target, patience=patience,
-                     resume_run=row.id if row is not None else None, settings=settings, command="compare",
-                     on_event=on_event, cancel=cancel, input_path=input_path, **kwargs)
+        res = refine(case if row is None else None, make_parts(strategy, case), store=store,
+                     rules=StopRules(max_rounds=max_rounds, target=target, patience=patience),
+                     record=RunRecord("compare", input_path, {**settings, "signature": sig}),
+                     resume_run=row.id if row is not None else None, on_event=on_event, cancel=cancel)
         result.runs.append(CompareRun(case.id, strategy, cast(int, res.run_id), False, res.stop_reason))  # stored run
         if on_run:
             on_run(i, total, case, strategy, res, False)

@@ -4,7 +4,8 @@ Round 0 is the evaluation of the original text. Each later round turns the curre
 (a strategy), has a reviser write a new text, evaluates it (and, with a judge, scores it with a second verifier), and
 stores it in one transaction. `RefineSession` holds one run and exposes the steps:
 
-    session = RefineSession(case, pipeline=pipeline, strategy="acu", store=store)
+    parts = session_parts(case.kind, pipeline=pipeline, strategy="acu", store=store)   # citefix.pipeline
+    session = RefineSession(case, parts, store=store)
     session.evaluate_current()          # round 0 (stored), or the current round of a resumed run
     proposal = session.propose_revision()   # feedback + revised text; nothing stored yet
     session.accept(proposal)            # evaluate and store it as the next round (or accept(text=...) for a hand edit)
@@ -22,7 +23,7 @@ last; with a judge, the judge's score selects it and drives target and patience 
 `Store.load_rounds`.
 
 Ctrl-C or a kill loses at most the round in progress: each round is written in one transaction, and
-`RefineSession.resume(store, run_id, ...)` (`citefix refine --resume RUN`) continues from the stored rounds.
+`RefineSession.resume(store, run_id, parts)` (`citefix refine --resume RUN`) continues from the stored rounds.
 """
 
 from __future__ import annotations
@@ -36,11 +37,10 @@ from citefix.errors import Cancelled, ConfigError, LLMError, disk_full
 from citefix.evaluate import collect_calls, evaluate, incomplete
 from citefix.events import Event
 from citefix.models import CallRecord, Case, Evaluation
-from citefix.pipeline import session_parts
 from citefix.revision.distance import word_edit_distance
 from citefix.revision.feedback import Feedback, FeedbackStrategy
 from citefix.revision.incremental import CachingVerifier
-from citefix.revision.parts import _FixedUnits, _Holder, _norm
+from citefix.revision.parts import RunRecord, SessionParts, StopRules, _FixedUnits, _Holder, _norm
 from citefix.revision.revise import Revision
 from citefix.revision.rounds import FAILURE_REASONS, Proposal, RefineResult, Round
 from citefix.revision.stopping import best_round, selection_score, stop_reason
@@ -49,7 +49,6 @@ from citefix.revision.vocabulary import Reviser
 if TYPE_CHECKING:
     from citefix.decompose.base import Decomposer
     from citefix.llm.client import LLMClient
-    from citefix.pipeline import Pipeline
     from citefix.verify.base import Verifier
 
 
@@ -59,44 +58,30 @@ class RefineSession:
     def __init__(
         self,
         case: Case,
+        parts: SessionParts,
         *,
-        pipeline: Pipeline | None = None,
-        llm=None,
-        verifier=None,
-        decomposer=None,
-        strategy: str | FeedbackStrategy | None = "acu",
-        reviser=None,
         store=None,
-        judge_verifier=None,
-        judge_decomposer=None,
+        record: RunRecord | None = None,
         run_id: int | None = None,
-        command: str = "refine",
-        input_path: str | None = None,
-        settings: dict[str, Any] | None = None,
         on_event: Event | None = None,
         cancel=None,
-        incremental: bool = True,
     ):
         self.case = case
-        self.pipeline = pipeline
         self.store = store
-        parts = session_parts(
-            case.kind or "summary", pipeline=pipeline, llm=llm, verifier=verifier, decomposer=decomposer,
-            strategy=strategy, reviser=reviser,
-            judge_verifier=judge_verifier if judge_verifier is not None else (pipeline.judge if pipeline is not None else None),
-            store=store, cache=(settings or {}).get("cache", True), incremental=incremental)
-        self.llm: LLMClient | None = parts["llm"]
-        self.verifier: Verifier = parts["verifier"]
-        self.decomposer: Decomposer = parts["decomposer"]
-        self.strategy: FeedbackStrategy | None = parts["strategy"]  # None: a session that only checks
-        self.reviser: Reviser | None = parts["reviser"]
-        self.judge_verifier: Verifier | None = parts["judge_verifier"]
-        self.judge_decomposer = judge_decomposer
+        self.llm: LLMClient | None = parts.llm
+        self.verifier: Verifier = parts.verifier
+        self.decomposer: Decomposer = parts.decomposer
+        self.strategy: FeedbackStrategy | None = parts.strategy  # None: a session that only checks
+        self.reviser: Reviser | None = parts.reviser
+        self.judge_verifier: Verifier | None = parts.judge_verifier
+        self.judge_decomposer = parts.judge_decomposer
+        self.aggregation = parts.aggregation
+        record = record or RunRecord()
         self.on_event = on_event or (lambda e, d: None)
         self.cancel = cancel
-        self.command = command
-        self.input_path = input_path
-        self.settings = dict(settings or {})
+        self.command = record.command
+        self.input_path = record.input_path
+        self.settings = dict(record.settings)
         self.rounds: list[Round] = []
         self.current: Round | None = None
         self.pending: Proposal | None = None
@@ -110,7 +95,7 @@ class RefineSession:
         elif store is not None:
             judge_llm = self.judge_verifier.llm if self.judge_verifier is not None else None
             self.run_id = store.start_run(
-                case, command, input_path=input_path, llm=self.llm.model if self.llm is not None else None,
+                case, self.command, input_path=self.input_path, llm=self.llm.model if self.llm is not None else None,
                 judge_llm=judge_llm.model if judge_llm is not None else None,
                 decomposer=self.decomposer.name, verifier=self.verifier.name,
                 strategy=self.strategy_name, settings=self.run_settings())
@@ -123,10 +108,10 @@ class RefineSession:
     # --- construction from the store -----------------------------------------------------------------------------
 
     @classmethod
-    def resume(cls, store, run_id: int, **kwargs) -> "RefineSession":
+    def resume(cls, store, run_id: int, parts: SessionParts, **kwargs) -> "RefineSession":
         """The session of a stored run (any command's: a checked run can be refined further), at its current round."""
         case = store.case_for_run(run_id)
-        return cls(case, store=store, run_id=run_id, **kwargs)
+        return cls(case, parts, store=store, run_id=run_id, **kwargs)
 
     @property
     def strategy_name(self) -> str | None:
@@ -203,9 +188,8 @@ class RefineSession:
     def _evaluate(self, text: str, n: int) -> tuple[Evaluation, Evaluation | None]:
         case = self.case.with_text(text)
         before = (self.verifier.total.units, self.verifier.total.reused) if isinstance(self.verifier, CachingVerifier) else None
-        aggregation = self.pipeline.settings.aggregation if self.pipeline is not None else "mean"
         ev = evaluate(case, decomposer=self.decomposer, verifier=self.verifier, on_event=self._progress(n, "evaluate"),
-                      aggregation=aggregation)
+                      aggregation=self.aggregation)
         if before is not None:
             total = cast(CachingVerifier, self.verifier).total  # `before` is set only for a CachingVerifier
             units = total.units - before[0]
@@ -218,7 +202,7 @@ class RefineSession:
             if dec is None:
                 dec = self.decomposer if case.kind == "cited_answer" else _FixedUnits(ev.units, self.decomposer.name)
             judge = evaluate(case, decomposer=dec, verifier=self.judge_verifier, on_event=self._progress(n, "judge"),
-                             aggregation=aggregation)
+                             aggregation=self.aggregation)
         return ev, judge
 
     def _scored(self, r: Round) -> None:
@@ -517,13 +501,14 @@ class RefineSession:
                                     "rounds": len(self.rounds), "text": res.best_text})
         return res
 
-    def run(self, *, max_rounds: int | None = 3, target: float | None = None, patience: int | None = None) -> RefineResult:
+    def run(self, rules: StopRules | None = None) -> RefineResult:
         """The loop: evaluate, then propose and accept until a stop rule holds."""
+        rules = rules or StopRules()
         message = None
         try:
             self.evaluate_current()
             while True:
-                reason = self.stop_reason(max_rounds=max_rounds, target=target, patience=patience)
+                reason = self.stop_reason(max_rounds=rules.max_rounds, target=rules.target, patience=rules.patience)
                 if reason:
                     assert self.current is not None  # evaluate_current() set it
                     if reason in ("evaluation_error", "llm_error"):
@@ -548,39 +533,28 @@ class RefineSession:
 
 
 def refine(
-    case: Case | None = None,
+    case: Case | None,
+    parts: SessionParts,
     *,
-    pipeline=None,
-    llm=None,
-    verifier=None,
-    decomposer=None,
-    strategy: str | FeedbackStrategy = "acu",
-    reviser=None,
     store=None,
-    max_rounds: int | None = 3,
-    target: float | None = None,
-    patience: int | None = None,
-    judge_verifier=None,
+    rules: StopRules | None = None,
+    record: RunRecord | None = None,
+    resume_run: int | None = None,
     on_event: Event | None = None,
     cancel=None,
-    resume_run: int | None = None,
-    settings: dict[str, Any] | None = None,
-    command: str = "refine",
-    input_path: str | None = None,
-    incremental: bool = True,
 ) -> RefineResult:
-    """Refine one case until a stop rule holds; every round stored. See the module docstring."""
-    settings = {**(settings or {}), "max_rounds": max_rounds, "target": target, "patience": patience}
-    common = dict(pipeline=pipeline, llm=llm, verifier=verifier, decomposer=decomposer, strategy=strategy, reviser=reviser,
-                  judge_verifier=judge_verifier, on_event=on_event, cancel=cancel, settings=settings, command=command,
-                  input_path=input_path, incremental=incremental)
+    """Refine one case until a stop rule holds; every round stored (see the module docstring). With resume_run, the
+    stored run goes on from its rounds (`case` is then not needed: the run's own is used)."""
+    rules = rules or StopRules()
+    record = record or RunRecord()
+    record = RunRecord(record.command, record.input_path, {**record.settings, **rules.as_settings()})
     if resume_run is not None:
         if store is None:
             raise ConfigError("resuming a run needs the store it is in")
-        session = RefineSession.resume(store, resume_run, **common)
+        session = RefineSession.resume(store, resume_run, parts, record=record, on_event=on_event, cancel=cancel)
         store.update_run(resume_run, settings=json.dumps(session.run_settings()))
     else:
         if case is None:
             raise ConfigError("refine needs a case (or resume_run)")
-        session = RefineSession(case, store=store, **common)
-    return session.run(max_rounds=max_rounds, target=target, patience=patience)
+        session = RefineSession(case, parts, store=store, record=record, on_event=on_event, cancel=cancel)
+    return session.run(rules)

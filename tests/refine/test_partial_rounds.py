@@ -7,15 +7,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from refine_fakes import FLAGGED, between, drop_first_flagged, make_case
+from refine_fakes import FLAGGED, between, drop_first_flagged, make_case, run_refine, session_for
 
 from citefix.config import Settings
 from citefix.llm.failures import TransientLLMError
 from citefix.llm.fake import ScriptedTransport, yes_answer
-from citefix.pipeline import build_pipeline
+from citefix.pipeline import build_pipeline, session_parts
 from citefix.revision.compare import run_compare
 from citefix.revision.compare_report import write_report
-from citefix.revision.session import refine
 
 TEXT = "The council approved the plan on Monday, the plan costs 5 million, the mayor chairs the board."
 
@@ -52,7 +51,7 @@ def pipeline_for(store, flaky):
 def test_a_round_with_an_unverified_unit_is_retried_then_stored_partial(store):
     flaky = Flaky()
     transport, pipeline = pipeline_for(store, flaky)
-    res = refine(make_case(TEXT), pipeline=pipeline, strategy="acu", reviser="llm", store=store, max_rounds=2)
+    res = run_refine(make_case(TEXT), pipeline, strategy="acu", reviser="llm", store=store, max_rounds=2)
     assert res.status == "failed" and res.stop_reason == "llm_error"
     assert "could not be verified" in res.message and "round 0" in res.message
     assert flaky.failed == 4  # 2 attempts per call, and the round was evaluated twice
@@ -68,9 +67,8 @@ def test_a_round_with_an_unverified_unit_is_retried_then_stored_partial(store):
 def test_a_partial_round_is_never_the_best_round(store):
     flaky = Flaky(broken=None, add=", the park opens in 2027")
     transport, pipeline = pipeline_for(store, flaky)
-    from citefix.revision.session import RefineSession
 
-    s = RefineSession(make_case(TEXT), pipeline=pipeline, strategy="acu", reviser="llm", store=store)
+    s = session_for(make_case(TEXT), pipeline, strategy="acu", reviser="llm", store=store)
     r0 = s.evaluate_current()
     flaky.broken = "park"  # round 1 (one flagged piece fewer, so a higher mean) cannot verify its new unit
     r1, _ = s.step()
@@ -116,11 +114,11 @@ def test_compare_reruns_failed_runs_and_lists_unfinished_first(store, tmp_path):
     transport, pipeline = pipeline_for(store, flaky)
     cases = [make_case(TEXT, "broken"), make_case("The council approved the plan on Monday.", "fine")]
 
-    def kwargs(strategy):
-        return {"pipeline": pipeline, "strategy": strategy, "reviser": "llm", "settings": {"llm": "test/model"}}
+    def kwargs(strategy, case):
+        return session_parts(case.kind, pipeline=pipeline, strategy=strategy, reviser="llm", store=store)
 
     base = {"llm": "test/model", "verifier": pipeline.verifier.name, "reviser": "llm", "decomposer": "auto"}
-    first = run_compare(cases, strategies=["acu"], store=store, make_session_kwargs=kwargs, base_signature=base,
+    first = run_compare(cases, strategies=["acu"], store=store, make_parts=kwargs, settings={"llm": "test/model"}, base_signature=base,
                         max_rounds=2)
     failed_id = first.runs[0].run_id
     assert store.run(failed_id).status == "failed"
@@ -130,7 +128,7 @@ def test_compare_reruns_failed_runs_and_lists_unfinished_first(store, tmp_path):
 
     flaky.broken = None  # the outage passes: the same compare reruns the failed run, and reuses the finished one
     n_before = len(transport.requests)
-    again = run_compare(cases, strategies=["acu"], store=store, make_session_kwargs=kwargs, base_signature=base,
+    again = run_compare(cases, strategies=["acu"], store=store, make_parts=kwargs, settings={"llm": "test/model"}, base_signature=base,
                         max_rounds=2)
     assert [r.run_id for r in again.runs] == [r.run_id for r in first.runs]
     assert again.runs[0].reused is False and again.runs[1].reused is True

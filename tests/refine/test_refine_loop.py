@@ -6,12 +6,21 @@ from __future__ import annotations
 import threading
 
 import pytest
-from refine_fakes import FLAGGED, SOURCE, TEXT, drop_first_flagged, make_case, refine_responder
+from refine_fakes import (
+    FLAGGED,
+    SOURCE,
+    TEXT,
+    drop_first_flagged,
+    make_case,
+    refine_responder,
+    run_refine,
+    session_for,
+)
 
 from citefix.config import Settings
 from citefix.llm.fake import ScriptedTransport
 from citefix.pipeline import build_pipeline
-from citefix.revision import RefineSession, build_strategy, refine
+from citefix.revision import build_strategy
 from citefix.revision.distance import word_edit_distance
 from citefix.revision.feedback import parse_critique
 
@@ -37,7 +46,7 @@ def purposes(transport):
 def test_acu_loop_fixes_one_flagged_piece_per_round_until_all_supported(store):
     p, transport = pipeline_for(store, refine_responder())
     events = []
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5,
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=5,
                  on_event=lambda e, d: events.append((e, d)))
     assert res.stop_reason == "all_supported" and res.status == "finished"
     rows = store.rounds(res.run_id)
@@ -70,7 +79,7 @@ def test_acu_loop_fixes_one_flagged_piece_per_round_until_all_supported(store):
 
 def test_max_rounds_stops_and_reports_best(store):
     p, _ = pipeline_for(store, refine_responder())
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=2)
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=2)
     assert res.stop_reason == "max_rounds"
     assert [r["round"] for r in res.rounds] == [0, 1, 2]
     assert res.best_round == 2
@@ -78,7 +87,7 @@ def test_max_rounds_stops_and_reports_best(store):
 
 def test_target_stops_early(store):
     p, _ = pipeline_for(store, refine_responder())
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5, target=0.5)
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=5, target=0.5)
     # round scores: 4 units 3 bad → 0.29; 3 units 2 bad → 0.36; 2 units 1 bad → 0.505
     assert res.stop_reason == "target_reached" and res.best_round == 2
 
@@ -87,7 +96,7 @@ def test_best_round_is_reported_not_the_last_and_patience_stops(store):
     worse = iter(["The council approved the plan on Monday, the plan costs 5 million, work takes two years, the mayor chairs the board, it chairs two years.",
                   "The council approved the plan on Monday, the plan costs 5 million, work takes two years, the mayor chairs the board, it chairs two years, chairs again."])
     p, _ = pipeline_for(store, refine_responder(revise=lambda text: next(worse)))
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5, patience=2)
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=5, patience=2)
     assert res.stop_reason == "no_improvement"
     assert len(res.rounds) == 3
     assert res.best_round == 0 and res.best_text == TEXT
@@ -98,7 +107,7 @@ def test_best_round_is_reported_not_the_last_and_patience_stops(store):
                                            (TEXT, "unchanged"), ("Here is the revised summary:\n\n" + TEXT, "unchanged")])
 def test_a_useless_revision_ends_the_run_with_its_reason(store, answer, reason):
     p, _ = pipeline_for(store, refine_responder(revise=lambda text: answer))
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=3)
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=3)
     assert res.stop_reason == reason
     assert res.failed == (reason in ("revision_empty", "revision_refused"))
     assert [r.n for r in store.rounds(res.run_id)] == [0]
@@ -109,7 +118,7 @@ def test_a_useless_revision_ends_the_run_with_its_reason(store, answer, reason):
 
 def test_no_unsupported_units_stops_at_round_zero(store):
     p, transport = pipeline_for(store, refine_responder())
-    res = refine(make_case("The council approved the plan on Monday."), pipeline=p, strategy="acu", store=store)
+    res = run_refine(make_case("The council approved the plan on Monday."), p, strategy="acu", store=store)
     assert res.stop_reason == "all_supported" and res.best_round == 0
     assert "revise" not in purposes(transport)
 
@@ -119,7 +128,7 @@ def test_revision_is_parsed_to_the_text_alone(store):
         return f"Sure! Here is the revised summary:\n\n\"{drop_first_flagged(text)}\"\n\nNote: I removed the wrong figure."
 
     p, _ = pipeline_for(store, refine_responder(revise=chatty))
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=1)
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=1)
     assert store.rounds(res.run_id)[1].text == "The council approved the plan on Monday, work takes two years, the mayor chairs the board."
 
 
@@ -129,7 +138,7 @@ def test_revision_is_parsed_to_the_text_alone(store):
 def test_acu_feedback_lists_the_unsupported_units_and_the_reviser_prompt_holds_source_text_and_comment(store):
     log = []
     p, transport = pipeline_for(store, refine_responder(log=log))
-    refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=1)
+    run_refine(make_case(), p, strategy="acu", store=store, max_rounds=1)
     revise_req = next(r for r, kind in zip(transport.requests, purposes(transport)) if kind == "revise")
     system, user = revise_req["messages"][0]["content"], revise_req["messages"][-1]["content"]
     assert "fewest possible changes" in system and "Never add information" in system
@@ -144,7 +153,7 @@ def test_acu_feedback_lists_the_unsupported_units_and_the_reviser_prompt_holds_s
 def test_none_feedback_names_nothing(store):
     log = []
     p, _ = pipeline_for(store, refine_responder(log=log))
-    refine(make_case(), pipeline=p, strategy="none", store=store, max_rounds=1)
+    run_refine(make_case(), p, strategy="none", store=store, max_rounds=1)
     comment = log[0][2]
     assert "faithful" in comment
     assert not any(f in comment for f in FLAGGED)
@@ -153,7 +162,7 @@ def test_none_feedback_names_nothing(store):
 def test_critique_rates_then_explains_and_the_explanation_becomes_the_comment(store):
     log = []
     p, transport = pipeline_for(store, refine_responder(log=log))
-    res = refine(make_case(), pipeline=p, strategy="critique", store=store, max_rounds=2)
+    res = run_refine(make_case(), p, strategy="critique", store=store, max_rounds=2)
     kinds = purposes(transport)
     assert kinds.count("critique") == 2 and kinds.count("revise") == 2
     crit = next(r for r, k in zip(transport.requests, kinds) if k == "critique")
@@ -191,7 +200,7 @@ def test_judge_scores_every_round_with_another_model_and_both_scores_are_kept(st
     p, transport = pipeline_for(store, refine_responder())
     judge_transport = ScriptedTransport(refine_responder(p_yes=0.8, p_no=0.3))
     judge_llm = build_llm("judge/model", Settings(cache=True), store, transport=judge_transport)
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5, judge_verifier=LLMJudgeVerifier(judge_llm))
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=5, judge_verifier=LLMJudgeVerifier(judge_llm))
     rows = store.rounds(res.run_id)
     assert all(r.judge_score is not None for r in rows)
     assert all(r.judge_score != r.score for r in rows)
@@ -218,7 +227,7 @@ def test_judge_score_selects_the_best_round(store):
 
     p, _ = pipeline_for(store, refine_responder())
     judge_llm = build_llm("judge/model", Settings(), store, transport=ScriptedTransport(judge_responder))
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=3, judge_verifier=LLMJudgeVerifier(judge_llm))
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=3, judge_verifier=LLMJudgeVerifier(judge_llm))
     assert res.best_round == 0  # the judge's score, not the reviser-side score (which is best at round 3)
     assert res.best_judge_score == max(r.judge_score for r in store.rounds(res.run_id))
 
@@ -228,7 +237,7 @@ def test_judge_score_selects_the_best_round(store):
 
 def test_resume_after_a_simulated_crash_keeps_every_completed_round(store):
     p, _ = pipeline_for(store, refine_responder())
-    session = RefineSession(make_case(), pipeline=p, strategy="acu", store=store)
+    session = session_for(make_case(), p, strategy="acu", store=store)
     session.evaluate_current()
     session.step()  # round 1 stored
     run_id = session.run_id
@@ -237,7 +246,7 @@ def test_resume_after_a_simulated_crash_keeps_every_completed_round(store):
     assert store.run(run_id).status == "running"
 
     p2, transport2 = pipeline_for(store, refine_responder())
-    res = refine(pipeline=p2, strategy="acu", store=store, max_rounds=5, resume_run=run_id)
+    res = run_refine(None, p2, strategy="acu", store=store, max_rounds=5, resume_run=run_id)
     after = store.rounds(run_id)
     assert [(r.id, r.n, r.text) for r in after[:2]] == [(r.id, r.n, r.text) for r in before]
     assert [r.n for r in after] == [0, 1, 2, 3]
@@ -258,12 +267,12 @@ def test_keyboard_interrupt_mid_round_keeps_completed_rounds_and_marks_the_run(s
 
     p, _ = pipeline_for(store, refine_responder(revise=revise))
     with pytest.raises(KeyboardInterrupt):
-        refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=3)
+        run_refine(make_case(), p, strategy="acu", store=store, max_rounds=3)
     run = store.list_runs()[0]
     assert run.status == "interrupted" and run.stop_reason == "interrupted"
     assert [r.n for r in store.rounds(run.id)] == [0, 1]
     p2, _ = pipeline_for(store, refine_responder())
-    res = refine(pipeline=p2, strategy="acu", store=store, max_rounds=3, resume_run=run.id)
+    res = run_refine(None, p2, strategy="acu", store=store, max_rounds=3, resume_run=run.id)
     assert res.status == "finished" and [r.n for r in store.rounds(run.id)] == [0, 1, 2, 3]
 
 
@@ -275,7 +284,7 @@ def test_cancel_flag_stops_between_steps_and_keeps_what_was_stored(store):
             cancel.set()
 
     p, _ = pipeline_for(store, refine_responder())
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5, cancel=cancel, on_event=on_event)
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=5, cancel=cancel, on_event=on_event)
     assert res.status == "cancelled" and res.stop_reason == "cancelled"
     assert [r.n for r in store.rounds(res.run_id)] == [0, 1]
     assert store.run(res.run_id).status == "cancelled"
@@ -291,7 +300,7 @@ def test_a_cancel_that_comes_after_the_last_unit_is_scored_drops_the_round(store
             cancel.set()
 
     p, _ = pipeline_for(store, refine_responder())
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5, cancel=cancel, on_event=on_event)
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=5, cancel=cancel, on_event=on_event)
     assert res.status == "cancelled"
     assert [r.n for r in store.rounds(res.run_id)] == [0]
     assert store.run(res.run_id).status == "cancelled" and store.run(res.run_id).best_round == 0
@@ -304,7 +313,7 @@ def test_a_cancel_that_comes_after_the_last_unit_is_scored_drops_the_round(store
 
 def test_step_api_propose_accept_reject_edit_revert(store):
     p, _ = pipeline_for(store, refine_responder())
-    s = RefineSession(make_case(), pipeline=p, strategy="acu", store=store)
+    s = session_for(make_case(), p, strategy="acu", store=store)
     r0 = s.evaluate_current()
     assert r0.n == 0 and r0.n_unsupported == 3 and s.evaluate_current() is r0
     assert "- the plan costs 5 million" in s.feedback().comment
@@ -338,7 +347,7 @@ def test_step_api_propose_accept_reject_edit_revert(store):
     assert [r.n for r in s.lineage()] == [0, 1, 4]
 
     # a TUI reopening the run gets the same lineage
-    s2 = RefineSession.resume(store, s.run_id, pipeline=p, strategy="acu")
+    s2 = session_for(None, p, store=store, resume_run=s.run_id, strategy="acu")
     assert s2.current.n == 4 and [r.n for r in s2.lineage()] == [0, 1, 4]
     with pytest.raises(Exception):
         s2.accept()  # nothing proposed
@@ -349,6 +358,6 @@ def test_session_without_a_store_runs_in_memory():
 
     transport = ScriptedTransport(refine_responder())
     p = build_pipeline(Settings(llm="test/model", cache=False, concurrency=1), None, transport=transport)
-    res = refine(make_case(), pipeline=p, strategy="acu", store=None, max_rounds=5)
+    res = run_refine(make_case(), p, strategy="acu", store=None, max_rounds=5)
     assert res.run_id is None and res.stop_reason == "all_supported" and res.best_round == 3
     assert isinstance(CachingVerifier(p.verifier).name, str)

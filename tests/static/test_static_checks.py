@@ -133,20 +133,23 @@ def test_import_contracts_hold(tmp_path):
     out = subprocess.run([_tool("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tree,
                          env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
-    assert "4 kept, 0 broken" in out.stdout
+    assert "5 kept, 0 broken" in out.stdout
 
 
 def test_import_contracts_catch_a_breach(tmp_path):
-    """The contracts can fail: a core module that imports the TUI, Textual or sqlite_utils, and a verifier that imports
-    refine, break all four."""
+    """The contracts can fail: a core module that imports the TUI, Textual or sqlite_utils, a verifier that imports
+    revision and revision that imports the pipeline builder break all five."""
     tree = installed_tree(tmp_path)
     (tree / "citefix" / "errors.py").write_text((ROOT / "citefix" / "errors.py").read_text()
                                                 + "\nfrom citefix.tui import render  # noqa\nimport textual  # noqa\n"
                                                 + "import sqlite_utils  # noqa\n")
     (tree / "citefix" / "verify" / "lexical.py").write_text((ROOT / "citefix" / "verify" / "lexical.py").read_text()
                                                             + "\nimport citefix.revision  # noqa\n")
+    (tree / "citefix" / "revision" / "rounds.py").write_text((ROOT / "citefix" / "revision" / "rounds.py").read_text()
+                                                             + "\nimport citefix.pipeline  # noqa\n")
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run([_tool("lint-imports"), "--config", str(ROOT / "pyproject.toml"), "--no-cache"], cwd=tree,
                          env=env, capture_output=True, text=True)
     assert out.returncode != 0
-    assert "0 kept, 4 broken" in out.stdout, out.stdout[-3000:]
+    assert "0 kept, 5 broken" in out.stdout, out.stdout[-3000:]
+    assert "citefix.revision.rounds -> citefix.pipeline" in out.stdout

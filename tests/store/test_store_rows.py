@@ -11,13 +11,12 @@ import typing
 
 import pytest
 from helpers import rows  # rows read with sqlite3 alone (no citefix), in column order
-from refine_fakes import make_case, refine_responder
+from refine_fakes import make_case, refine_responder, run_refine
 
 from citefix.config import Settings
 from citefix.llm.fake import ScriptedTransport
 from citefix.models import Evaluation
 from citefix.pipeline import build_pipeline
-from citefix.revision import refine
 from citefix.store import Store
 from citefix.store.rows import CallRow, FoundRunRow, LoadedRound, RoundRow, RunListRow, RunRow
 
@@ -44,7 +43,7 @@ def refined(tmp_path):
     store = Store(path)
     p = build_pipeline(Settings(llm="test/model", cache=True, concurrency=1), store,
                        transport=ScriptedTransport(refine_responder()))
-    res = refine(make_case(), pipeline=p, strategy="acu", store=store, max_rounds=5)
+    res = run_refine(make_case(), p, strategy="acu", store=store, max_rounds=5)
     store.close()
     assert res.status == "finished" and res.run_id is not None
     return path, res

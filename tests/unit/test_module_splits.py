@@ -9,7 +9,7 @@ from store_helpers import make_case, make_eval
 
 from citefix.config import Settings
 from citefix.models import Evaluation
-from citefix.pipeline import build_pipeline
+from citefix.pipeline import build_pipeline, session_parts
 from citefix.revision.session import RefineSession
 
 
@@ -31,7 +31,7 @@ def test_load_rounds_parses_rows_and_fills_old_rows_parents(store):
     assert rows[0].prompt_tokens == 10 and rows[0].status == "done"
     # a session resumed from the store follows the same lineage and stands on the last accepted round
     pipeline = build_pipeline(Settings(verifier="offline"), store)  # nothing is verified: the models never load
-    session = RefineSession.resume(store, run_id, pipeline=pipeline, strategy=None)
+    session = RefineSession.resume(store, run_id, session_parts(case.kind, pipeline=pipeline, strategy=None))
     assert [r.n for r in session.lineage()] == [0, 2] and session.current.n == 2
     assert session.original_text == case.text
 

@@ -173,7 +173,17 @@ def features(args) -> None:
             continue
         t0 = time.time()
         rows = []
+        kept: dict[str, dict[str, Any]] = {}
+        if args.recompute_where:
+            # only the cached items where the feature fired anywhere are computed again (a change that can only
+            # silence that check); the others are kept as cached
+            for r in json.loads((CACHE / f"{name}.json").read_text()):
+                if not any(f.get(args.recompute_where) for f in [r["whole"], *r["units"]]):
+                    kept[str(r["id"])] = r
         for it in _items(name, data, args.planted, None if name == "planted" else args.limit):
+            if str(it["id"]) in kept:
+                rows.append(kept[str(it["id"])])
+                continue
             case = it["case"]
             whole = Unit(id="u0", text=case.text, kind="sentence", decomposer="whole", start=0, end=len(case.text))
             units = [whole] + dec.units(case)
@@ -189,7 +199,7 @@ def features(args) -> None:
             if len(rows) % 50 == 0:
                 print(f"  {name}: {len(rows)} items, {time.time() - t0:.0f}s", file=sys.stderr, flush=True)
         (CACHE / f"{name}.json").write_text(json.dumps(rows))
-        print(f"{name}: {len(rows)} items in {time.time() - t0:.0f}s", flush=True)
+        print(f"{name}: {len(rows)} items ({len(rows) - len(kept)} computed) in {time.time() - t0:.0f}s", flush=True)
 
 
 def _verifier(overlay: dict[str, Any] | None):
@@ -435,6 +445,8 @@ def main() -> None:
     f.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS + EXTRA_SETS))
     f.add_argument("--planted", default=None, help="a planted-error suite (training/make_planted.py)")
     f.add_argument("--data-dir", default=None, help="the shared data folder (default ../shared/data)")
+    f.add_argument("--recompute-where", default=None, metavar="FEATURE",
+                   help="compute again only the cached items where FEATURE fired (a change that can only silence it)")
     sub.add_parser("eval")
     sub.add_parser("caps", help="how often each hard check fires on supported / unsupported items")
     sub.add_parser("plateau", help="balanced accuracy by supported threshold (how flat the LODO choice is)")

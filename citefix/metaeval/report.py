@@ -183,10 +183,6 @@ def to_json(result: MetaEvalResult, *, indent: int | None = 2) -> str:
     return result.model_dump_json(indent=indent)
 
 
-def from_json(text: str) -> MetaEvalResult:
-    return MetaEvalResult.model_validate_json(text)
-
-
 def write_report(result: MetaEvalResult, directory: str | Path, command: str) -> dict[str, Path]:
     """Write <stem>.md, <stem>.json and <stem>.items.jsonl into ``directory``; return the paths."""
     d = Path(directory)

@@ -14,8 +14,8 @@ from cli_helpers import citefix_main
 from citefix.errors import ConfigError
 from citefix.metaeval import protocols as P
 from citefix.metaeval.loaders import load
-from citefix.metaeval.report import from_json, render_table, to_json, to_markdown, write_report
-from citefix.metaeval.results import group_value
+from citefix.metaeval.report import render_table, to_json, to_markdown, write_report
+from citefix.metaeval.results import MetaEvalResult, group_value
 from citefix.metaeval.runner import run_meta_eval
 from citefix.metaeval.spans import SpanItem, span_prf
 from citefix.models import Verdict
@@ -134,7 +134,7 @@ def test_views_and_json_round_trip(result, tmp_path):
         assert re.search(rf"^\S.*\s{g}\s+\d", block, re.M), g
     md = to_markdown(result, "citefix meta-eval planted.jsonl --by error_type")
     assert "## By error_type" in md and "| verdict: detected (label 0 flagged) | number | 2 |" in md
-    back = from_json(to_json(result))
+    back = MetaEvalResult.model_validate_json(to_json(result))
     assert back.stat("decision", "detect_rate", "overlap", group="number").value == \
         result.stat("decision", "detect_rate", "overlap", group="number").value
     paths = write_report(result, tmp_path / "rep", "cmd")

@@ -12,7 +12,7 @@ from metaeval_helpers import DOC, summary_records, write
 from citefix.errors import ConfigError, LLMError
 from citefix.metaeval import protocols as P
 from citefix.metaeval.loaders import load_items
-from citefix.metaeval.report import from_json, render_table, to_json, to_markdown, write_report
+from citefix.metaeval.report import render_table, to_json, to_markdown, write_report
 from citefix.metaeval.rouge import best_match_rouge1
 from citefix.metaeval.runner import MetaEvalResult, chunk_relevance, evidence_chunks, predicted_spans, run_meta_eval
 from citefix.metaeval.stored import store_result, store_rows
@@ -334,7 +334,7 @@ def test_views_json_and_determinism(tmp_path):
     a = run_meta_eval(path, {"o": OverlapVerifier()}, bootstrap=100, seed=3)
     b = run_meta_eval(path, {"o": OverlapVerifier()}, bootstrap=100, seed=3)
     assert [(s.value, s.ci_low, s.ci_high) for s in a.stats] == [(s.value, s.ci_low, s.ci_high) for s in b.stats]
-    back = from_json(to_json(a))
+    back = MetaEvalResult.model_validate_json(to_json(a))
     assert isinstance(back, MetaEvalResult) and back.stats[0] == a.stats[0]
     bacc = back.stat("binary", "balanced_accuracy", "o")
     assert isinstance(bacc, P.ThresholdStat) and bacc == a.stat("binary", "balanced_accuracy", "o")

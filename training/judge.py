@@ -366,6 +366,10 @@ def evaluate(args) -> None:
         for sig in SIGNALS:
             r[f"{sig} whole"] = agreement(n, s[sig][0], items)
             r[f"{sig} units-min"] = agreement(n, np.array([u.min() for u in s[sig][1]]), items)
+        if "entail" in COLUMNS:  # the candidate signal alone
+            j = COLUMNS.index("entail")
+            r["entail whole"] = agreement(n, np.array([it.whole[j] for it in items]), items)
+            r["entail units-min"] = agreement(n, np.array([it.units[:, j].min() for it in items]), items)
         rows[n] = r
     names = list(next(iter(rows.values())))
     print("| score | " + " | ".join(folds) + " |")

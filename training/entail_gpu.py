@@ -19,7 +19,9 @@ and every (unit, evidence region) pair of the judge's cache.
   one more model per SummEdits domain with that domain left out, whose scores replace gB's on that domain.
 
 It exports both deltas (``save_delta``), scores every cached pair with each, and times scoring on the GPU against the
-machine's CPU. ``unpack`` writes the scores beside the judge's cache (``entail-entail_gA.json``, read by
+machine's CPU, and citefix's encoder path (``citefix.encoder.load_encoder`` on ``cuda`` in fp32 and bf16, as
+``--device cuda`` runs it) against the CPU (also alone: ``python3 -m training.entail_gpu bench --pack out/gpu --out
+OUT``). ``unpack`` writes the scores beside the judge's cache (``entail-entail_gA.json``, read by
 ``python -m training.judge --cache out/lodo_k eval --entail-model out/entail_gA``), copies the deltas to
 ``out/entail_gA`` and ``out/entail_gB``, and checks them: the delta on the exact fp32 MiniLM must give the GPU's scores
 on a sample of pairs (it was trained on the fp16 copy).
@@ -237,6 +239,7 @@ def run(args) -> int:
         base.to(device)
         log(f"bench: {timing}")
 
+    timing["encoder"] = bench_encoder(pack_dir, out, log=log)
     if not args.with_summedits:
         (out / "bench.json").write_text(json.dumps(timing, indent=1))
         log("done")
@@ -260,6 +263,48 @@ def run(args) -> int:
     (out / "bench.json").write_text(json.dumps(timing, indent=1))
     log("done")
     return 0
+
+
+def bench_encoder(pack_dir: Path, out: Path, n: int = 1024, log=print) -> dict:
+    """citefix's encoder path (citefix.encoder.load_encoder, as the offline verifier uses it) on CUDA in fp32 and bf16
+    against the CPU in fp32: seconds to embed `n` cached texts (tokens and sentences) and the largest difference of a
+    sentence embedding from the CPU's."""
+    import tempfile
+
+    import torch
+
+    from citefix.encoder import load_encoder
+
+    sp = _read_gz(pack_dir / "score_pairs.json.gz")
+    texts = (sp["units"] + sp["regions"])[:n]
+    tok, base = _load_base(pack_dir, "cpu")
+    res: dict = {"texts": len(texts)}
+    with tempfile.TemporaryDirectory() as folder:
+        base.save_pretrained(folder)
+        tok.save_pretrained(folder)
+        ref = None
+        for device, precision in (("cpu", "fp32"), ("cuda", "fp32"), ("cuda", "bf16")):
+            if device == "cuda" and not torch.cuda.is_available():
+                continue
+            enc = load_encoder(folder, device=device, precision=precision)
+            key = f"{device}_{precision}"
+            for attempt in ("first", "again"):  # the first pass meets every batch shape for the first time
+                if device == "cuda":
+                    torch.cuda.synchronize()
+                t0 = time.time()
+                enc.encode_tokens(texts)
+                sent = enc.encode_sentences(texts)
+                if device == "cuda":
+                    torch.cuda.synchronize()
+                res[f"{key}_{attempt}_s"] = round(time.time() - t0, 3)
+            sent = torch.as_tensor(sent).float()
+            if ref is None:
+                ref = sent
+            else:
+                res[f"{key}_max_diff"] = round(float((sent - ref).abs().max()), 5)
+            log(f"encoder {key}: {res[f'{key}_first_s']} s, again {res[f'{key}_again_s']} s for {len(texts)} texts "
+                "(tokens and sentences)")
+    return res
 
 
 def unpack(args) -> int:
@@ -308,6 +353,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="train and score gA only (the pool without SummEdits)")
     r.add_argument("--limit", type=int, default=None, help="a quick trial: this many pairs of each kind")
     r.add_argument("--cpu-threads", type=int, default=16)
+    b = sub.add_parser("bench", help="citefix's encoder path on CUDA (fp32, bf16) against the CPU")
+    b.add_argument("--pack", required=True)
+    b.add_argument("--out", required=True)
+    b.add_argument("--texts", type=int, default=1024)
     u = sub.add_parser("unpack")
     u.add_argument("--results", required=True)
     u.add_argument("--cache", required=True)
@@ -315,6 +364,12 @@ def main(argv: list[str] | None = None) -> int:
     u.add_argument("--check", type=int, default=300)
     u.add_argument("--suffix", default="", help="appended to the models' names (a run with other settings)")
     args = ap.parse_args(argv)
+    if args.cmd == "bench":
+        res = bench_encoder(Path(args.pack), Path(args.out), n=args.texts)
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "bench_encoder.json").write_text(json.dumps(res, indent=1))
+        print(json.dumps(res, indent=1))
+        return 0
     return {"pack": pack, "run": run, "unpack": unpack}[args.cmd](args)
 
 

@@ -14,7 +14,8 @@ and every (unit, evidence region) pair of the judge's cache.
 
 ``run`` trains two models (by default the top three layers fine-tuned, 3 epochs, input 256 tokens):
 
-- ``gA``: the pool's FEVER, Fool Me Twice and FactCG pairs;
+- ``gA``: the pool's FEVER, Fool Me Twice and FactCG pairs (``gS`` with ``--synthetic``: and the generator's
+  synthetic pairs, packed with ``pack --synthetic``);
 - ``gB``: the same plus the SummEdits summaries; and, so that no SummEdits summary is scored by a model that saw it,
   one more model per SummEdits domain with that domain left out, whose scores replace gB's on that domain.
 
@@ -94,6 +95,11 @@ def pack(args) -> int:
         if "region_text" in w and w.get("unit_text"):
             summ.append({"statement": w["unit_text"], "evidence": w["region_text"], "label": int(r["label"]),
                          "article_id": "summedits:" + str(r["id"]).rsplit("_", 1)[0], "domain": r["group"]})
+    syn: list[dict] = []
+    if args.synthetic:
+        from training.train_entail import read_pairs
+
+        syn = [{k: r[k] for k in ("statement", "evidence", "label", "article_id")} for r in read_pairs(args.synthetic)]
     keys, doms = score_pairs(cache)
     units = sorted({a for a, _ in keys})
     regions = sorted({b for _, b in keys})
@@ -101,13 +107,15 @@ def pack(args) -> int:
     ri = {b: i for i, b in enumerate(regions)}
     _write_gz(dest / "pool_train.json.gz", train)
     _write_gz(dest / "summedits_train.json.gz", summ)
+    if syn:
+        _write_gz(dest / "synthetic.json.gz", syn)
     _write_gz(dest / "score_pairs.json.gz", {"units": units, "regions": regions,
                                              "pairs": [[ui[a], ri[b], d] for (a, b), d in zip(keys, doms)]})
     base_dir = packaged_minilm_dir()
     tok = AutoTokenizer.from_pretrained(str(base_dir))
     used: set[int] = set(tok.all_special_ids)
     texts = [r["claim"] for r in train] + [r["evidence"] for r in train] + [r["statement"] for r in summ] \
-        + [r["evidence"] for r in summ] + units + regions
+        + [r["evidence"] for r in summ] + [r[k] for r in syn for k in ("statement", "evidence")] + units + regions
     for k in range(0, len(texts), 4096):
         for ids in tok(texts[k : k + 4096], add_special_tokens=False)["input_ids"]:
             used.update(ids)
@@ -210,13 +218,18 @@ def run(args) -> int:
         save_delta(head.to("cpu"), out / name, base_sha256=manifest["base_sha256"], max_length=args.max_length,
                    provenance=prov)
 
-    # gA: pool only
-    head, prov = fit("gA", pool)
+    # gA: pool only (gS: with the synthetic pairs as well)
+    first, sources = "gA", "pool: fever, fool_me_twice, factcg (less the judge's cached sample)"
+    if args.synthetic:
+        synthetic = _read_gz(pack_dir / "synthetic.json.gz")
+        pool = pool + synthetic
+        first, sources = "gS", sources + f" and {len(synthetic)} synthetic pairs (training.make_entail_pairs)"
+    head, prov = fit(first, pool)
     t0 = time.time()
-    scores["gA"] = scorer(head).score(pairs, batch_size=128)
-    timing["gA_score_gpu_s"] = round(time.time() - t0, 2)
-    log(f"gA: scored {len(pairs)} pairs in {timing['gA_score_gpu_s']} s")
-    export("gA", head, prov, "pool: fever, fool_me_twice, factcg (less the judge's cached sample)")
+    scores[first] = scorer(head).score(pairs, batch_size=128)
+    timing[f"{first}_score_gpu_s"] = round(time.time() - t0, 2)
+    log(f"{first}: scored {len(pairs)} pairs in {timing[f'{first}_score_gpu_s']} s")
+    export(first, head, prov, sources)
     _write_gz(out / "scores.json.gz", scores)
 
     # the GPU path against the CPU: the same 1,024 pairs
@@ -239,7 +252,8 @@ def run(args) -> int:
         base.to(device)
         log(f"bench: {timing}")
 
-    timing["encoder"] = bench_encoder(pack_dir, out, log=log)
+    if device == "cuda":
+        timing["encoder"] = bench_encoder(pack_dir, out, log=log)
     if not args.with_summedits:
         (out / "bench.json").write_text(json.dumps(timing, indent=1))
         log("done")
@@ -323,7 +337,7 @@ def unpack(args) -> int:
             for f in ("entail.safetensors", "entail.json"):
                 shutil.copy(res / name / f, folder / f)
         (cache / f"entail-{folder.name}.json").write_text(json.dumps([[a, b, s] for (a, b), s in zip(keys, vals)]))
-        if name == "gA" and folder.exists():
+        if name in ("gA", "gS") and folder.exists():
             idx = rng.sample(range(len(keys)), min(args.check, len(keys)))
             here = load_entail(folder).score([keys[i] for i in idx])
             diff = max(abs(here[j] - vals[i]) for j, i in enumerate(idx))
@@ -341,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dest", required=True)
     p.add_argument("--pool", default=str(Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "train"
                                          / "pool.jsonl"))
+    p.add_argument("--synthetic", default=None, help="synthetic pairs (training/make_entail_pairs.py) to pack too")
     r = sub.add_parser("run")
     r.add_argument("--pack", required=True)
     r.add_argument("--out", required=True)
@@ -351,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--max-length", type=int, default=MAX_LENGTH)
     r.add_argument("--no-summedits", dest="with_summedits", action="store_false",
                    help="train and score gA only (the pool without SummEdits)")
+    r.add_argument("--synthetic", action="store_true",
+                   help="the first model (then named gS) also trains on the packed synthetic pairs")
     r.add_argument("--limit", type=int, default=None, help="a quick trial: this many pairs of each kind")
     r.add_argument("--cpu-threads", type=int, default=16)
     b = sub.add_parser("bench", help="citefix's encoder path on CUDA (fp32, bf16) against the CPU")

@@ -1,6 +1,7 @@
 """The static house rules, run as their own step of .ci/run (not in the README's test command, which they would slow
-by minutes): `ruff check`, `mypy` on the core and the store, and the import-linter contracts in pyproject.toml, each
-with a test that the check can fail.
+by minutes): `ruff check`, `mypy` on the core and the store (once over the package as installed; each test that it
+can fail re-checks only what it changed, with the same cache), and the import-linter contracts in pyproject.toml,
+each with a test that the check can fail.
 
 The contracts (core never imports Textual; decompose and verify never import revision; only citefix.store imports
 sqlite_utils; the entry point above the commands, the commands above the TUI, both above core, and every module of
@@ -41,55 +42,6 @@ def test_ruff_check_passes():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def _mypy(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mypy", *args], cwd=ROOT, capture_output=True, text=True)
-
-
-def test_mypy_core_passes():
-    """`mypy` with the [tool.mypy] settings in pyproject.toml (the core package, citefix/, and the store, store/)
-    reports no error."""
-    out = _mypy()
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "Success: no issues found" in out.stdout, out.stdout + out.stderr
-
-
-def test_mypy_config_catches_a_type_error(tmp_path):
-    """The same settings report a wrong type (a core name used wrongly), so the check above can fail."""
-    bad = tmp_path / "bad.py"
-    bad.write_text("from citefix.models import Unit\n\nu: Unit = 'not a unit'\n")
-    out = _mypy(str(bad))
-    assert out.returncode == 1, out.stdout + out.stderr
-    assert "Incompatible types in assignment" in out.stdout, out.stdout + out.stderr
-
-
-def test_mypy_covers_the_store():
-    """The store is in the configured files (`mypy` checks store/ with the core)."""
-    import tomllib
-
-    files = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["files"]
-    assert "citefix" in files and "store" in files, files
-
-
-def test_mypy_config_catches_a_type_error_in_the_store(tmp_path):
-    """The same settings report a wrong annotation in a copy of the store, and a table read as `db[name]` (which
-    sqlite-utils types as Table | View) instead of through the typed `_table`, so the store's check can fail."""
-    copy = tmp_path / "store"
-    shutil.copytree(ROOT / "store", copy, ignore=shutil.ignore_patterns("__pycache__"))
-    init = copy / "__init__.py"
-    text = init.read_text(encoding="utf-8")
-    for old, new in (("def run(self, run_id: int) -> RunRow:", "def run(self, run_id: int) -> RoundRow:"),
-                     ('self._table("runs").update(run_id, fields)', 'self.db["runs"].update(run_id, fields)')):
-        assert old in text, old
-        text = text.replace(old, new)
-    init.write_text(text, encoding="utf-8")
-    out = _mypy(str(copy))
-    assert out.returncode == 1, out.stdout + out.stderr
-    assert 'Incompatible return value type (got "RunRow", expected "RoundRow")' in out.stdout, out.stdout
-    assert 'Item "View" of "Table | View" has no attribute "update"' in out.stdout, out.stdout
-    assert '"RoundRow" has no attribute "case_pk"' in out.stdout, out.stdout  # case_for_run reads the wrong row
-    assert out.stdout.count("error:") == 3, out.stdout  # and the unchanged rest of the store passes
-
-
 def installed_tree(dest: Path) -> Path:
     """The package laid out as it installs (pyproject's package-dir): citefix/ with tui/, store/ and prompts/ in it."""
     skip = shutil.ignore_patterns("__pycache__", "*.json", "*.txt", "*.md")
@@ -100,27 +52,104 @@ def installed_tree(dest: Path) -> Path:
     return dest
 
 
-def test_mypy_on_the_installed_package_checks_the_core_against_the_store_rows(tmp_path):
-    """Run from the repo root, mypy cannot follow the editable install to `citefix.store`, so there the core sees the
-    store as untyped. Laid out as it installs, the core is checked against the store's typed rows too: a row column
-    misspelt in a core module is the one error (citefix.tui, not checked yet, is skipped)."""
+@pytest.fixture(scope="module")
+def typed_tree(tmp_path_factory):
+    """The installed layout with pyproject's [tool.mypy] settings as a mypy.ini, and one mypy cache for every run
+    below: mypy checks the whole package once, and each "can fail" run after it re-checks only what it changed.
+
+    Run from the repo root, mypy cannot follow the editable install to `citefix.store`, so there the core would see
+    the store as untyped; laid out as it installs, the core is checked against the store's typed rows too
+    (citefix.tui, not checked yet, is skipped)."""
     import tomllib
 
-    tree = installed_tree(tmp_path / "tree")
-    export = tree / "citefix" / "export.py"
-    text = export.read_text(encoding="utf-8")
-    assert 'f"- command: {run.command}"' in text
-    export.write_text(text.replace('f"- command: {run.command}"', 'f"- command: {run.commands}"'), encoding="utf-8")
+    base = tmp_path_factory.mktemp("typed")
+    tree = installed_tree(base / "tree")
     mypy = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
-    config = tmp_path / "mypy.ini"
+    config = base / "mypy.ini"
     config.write_text(f"[mypy]\npython_version = {mypy['python_version']}\n"
                       f"ignore_missing_imports = {mypy['ignore_missing_imports']}\n\n"
                       "[mypy-citefix.tui,citefix.tui.*]\nfollow_imports = skip\n"
                       + "".join(f"\n[mypy-{','.join(o['module'])}]\ndisable_error_code = {','.join(o['disable_error_code'])}\n"
                                 for o in mypy.get("overrides", [])), encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(config), "--exclude", "/tui/",
-                          "--cache-dir", str(ROOT / ".mypy_cache" / "installed-tree"), "citefix"],
-                         cwd=tree, capture_output=True, text=True)
+
+    def run(*targets: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(config), "--exclude", "/tui/",
+                               "--cache-dir", str(base / "cache"), *(targets or ("citefix",))],
+                              cwd=tree, capture_output=True, text=True)
+
+    return tree, run
+
+
+def _changed(path: Path, edits: tuple[tuple[str, str], ...]):
+    """`path` with `edits` made (each old text must be there); gives back the original text to restore."""
+    text = path.read_text(encoding="utf-8")
+    changed = text
+    for old, new in edits:
+        assert old in changed, old
+        changed = changed.replace(old, new)
+    path.write_text(changed, encoding="utf-8")
+    return text
+
+
+def test_mypy_core_passes(typed_tree):
+    """`mypy` with the [tool.mypy] settings in pyproject.toml on the core package and the store, as installed, reports
+    no error."""
+    _, run = typed_tree
+    out = run()
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Success: no issues found" in out.stdout, out.stdout + out.stderr
+
+
+def test_mypy_config_catches_a_type_error(typed_tree):
+    """The same settings report a wrong type (a core name used wrongly), so the check above can fail."""
+    tree, run = typed_tree
+    bad = tree / "bad.py"
+    bad.write_text("from citefix.models import Unit\n\nu: Unit = 'not a unit'\n")
+    try:
+        out = run("bad.py")
+    finally:
+        bad.unlink()
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "Incompatible types in assignment" in out.stdout, out.stdout + out.stderr
+
+
+def test_mypy_covers_the_store():
+    """The store is in the configured files (`mypy` run from the repo root checks store/ with the core)."""
+    import tomllib
+
+    files = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["files"]
+    assert "citefix" in files and "store" in files, files
+
+
+def test_mypy_config_catches_a_type_error_in_the_store(typed_tree):
+    """The same settings report a wrong annotation in the store, and a table read as `db[name]` (which sqlite-utils
+    types as Table | View) instead of through the typed `_table`, so the store's check can fail."""
+    tree, run = typed_tree
+    init = tree / "citefix" / "store" / "__init__.py"
+    original = _changed(init, (("def run(self, run_id: int) -> RunRow:", "def run(self, run_id: int) -> RoundRow:"),
+                               ('self._table("runs").update(run_id, fields)', 'self.db["runs"].update(run_id, fields)')))
+    try:
+        out = run()
+    finally:
+        init.write_text(original, encoding="utf-8")
+    assert out.returncode == 1, out.stdout + out.stderr
+    store_errors = [line for line in out.stdout.splitlines() if ": error:" in line and "store/__init__.py" in line]
+    text = "\n".join(store_errors)
+    assert 'Incompatible return value type (got "RunRow", expected "RoundRow")' in text, out.stdout
+    assert 'Item "View" of "Table | View" has no attribute "update"' in text, out.stdout
+    assert '"RoundRow" has no attribute "case_pk"' in text, out.stdout  # case_for_run reads the wrong row
+    assert len(store_errors) == 3, out.stdout  # and the unchanged rest of the store passes
+
+
+def test_mypy_checks_the_core_against_the_store_rows(typed_tree):
+    """A row column misspelt in a core module is an error: the core is checked against the store's typed rows."""
+    tree, run = typed_tree
+    export = tree / "citefix" / "export.py"
+    original = _changed(export, (('f"- command: {run.command}"', 'f"- command: {run.commands}"'),))
+    try:
+        out = run()
+    finally:
+        export.write_text(original, encoding="utf-8")
     assert out.returncode == 1, out.stdout + out.stderr
     errors = [line for line in out.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and 'export.py' in errors[0] and '"RunRow" has no attribute "commands"' in errors[0], \

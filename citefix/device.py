@@ -6,8 +6,8 @@ settings are read.
 The `precision` setting (`--precision`, `CITEFIX_PRECISION`, config key `precision`) is the arithmetic of the MiniLM
 encoder's forward pass in the offline verifier: fp32 (as trained, the default: every threshold was chosen on it) or
 bf16 (matrix products in bfloat16 under torch autocast, hidden states handed back in float32; fast on a CPU with
-AVX512-BF16 or AMX; no faster than fp32 on a GPU for this small model; slow elsewhere). bf16 moves scores in the third decimal (docs/quality.md,
-"Lower precision and the GPU"); a stored check is reused only by a check with the same precision. int8 (torch's dynamic
+AVX512-BF16 or AMX; no faster than fp32 on a GPU for this small model; slow elsewhere). bf16 moves scores in the
+third decimal (docs/quality.md, "Lower precision and the GPU"); a stored check is reused only by a check with the same precision. int8 (torch's dynamic
 quantization) was measured and left out: it moved the example's score from 0.625 to 0.582 under thresholds chosen in
 fp32 (python -m bench.bench_encoder_precision --precision int8), and torch 2.13 deprecates that API."""
 

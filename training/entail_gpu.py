@@ -167,7 +167,7 @@ def run(args) -> int:
     import torch
 
     from citefix.verify.entail import EntailModel, save_delta
-    from training.train_entail import read_pairs, train_head
+    from training.train_entail import as_pairs, train_head
 
     pack_dir, out = Path(args.pack), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -184,10 +184,7 @@ def run(args) -> int:
         + f"; torch {torch.__version__}")
     manifest = json.loads((pack_dir / "manifest.json").read_text())
     tok, base = _load_base(pack_dir, device)
-    pool_tmp = out / "pool_train.jsonl"
-    pool_tmp.write_text("".join(json.dumps(r) + "\n" for r in _read_gz(pack_dir / "pool_train.json.gz")))
-    pool = read_pairs(str(pool_tmp))
-    pool_tmp.unlink()
+    pool = as_pairs(_read_gz(pack_dir / "pool_train.json.gz"))
     summ = _read_gz(pack_dir / "summedits_train.json.gz")
     sp = _read_gz(pack_dir / "score_pairs.json.gz")
     pairs = [(sp["units"][u], sp["regions"][r]) for u, r, _ in sp["pairs"]]

@@ -67,14 +67,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def read_pairs(path: str, sources: list[str] | None = None) -> list[dict]:
-    """Training pairs ({"statement", "evidence", "label", "article_id"}) from training/make_entail_pairs.py's output or
-    the training pool (../shared/data/train/pool.jsonl: claim against its evidence; pairs sharing an evidence text get
-    one article id, so they stay on one side of the validation split)."""
-    import gzip
+    """Training pairs from a JSON-lines file: training/make_entail_pairs.py's output or the training pool (as_pairs)."""
+    with open(path, encoding="utf-8") as f:
+        return as_pairs([json.loads(x) for x in f], sources)
 
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        rows = [json.loads(x) for x in f]
+
+def as_pairs(rows: list[dict], sources: list[str] | None = None) -> list[dict]:
+    """Rows as training pairs ({"statement", "evidence", "label", "article_id"}). Rows of the training pool
+    (../shared/data/train/pool.jsonl: a claim against its evidence) are converted, only those of `sources` when given;
+    pairs sharing an evidence text get one article id, so they stay on one side of the validation split."""
     if rows and "claim" in rows[0]:
         rows = [{"statement": r["claim"], "evidence": r["evidence"], "label": int(r["label"]),
                  "article_id": f"{r['source']}:{hashlib.sha256(r['evidence'].encode()).hexdigest()[:16]}"}
@@ -91,6 +92,7 @@ def train_head(tok, model, rows: list[dict], *, layers: int, epochs: int, batch:
     import torch
 
     from citefix.verify.entail import EntailHead, lower_layers
+    from training.tune_offline import auc
 
     torch.manual_seed(seed)
     rng = random.Random(seed)
@@ -147,16 +149,11 @@ def train_head(tok, model, rows: list[dict], *, layers: int, epochs: int, batch:
                 ys += y.tolist()
         head.train()
         ps, ys = np.array(ps), np.array(ys)
-        order = ps.argsort()
-        ranks = np.empty(len(ps))
-        ranks[order] = np.arange(1, len(ps) + 1)
-        npos = ys.sum()
-        auc = (ranks[ys == 1].sum() - npos * (npos + 1) / 2) / max(1, npos * (len(ys) - npos))
         acc = float(((ps >= 0.5) == (ys == 1)).mean())
-        return float(auc), acc
+        return auc(ps, ys), acc
 
-    auc, acc = evaluate()
-    log(f"before training: val AUC {auc:.3f}")
+    val_auc, acc = evaluate()
+    log(f"before training: val AUC {val_auc:.3f}")
     head.train()
     for ep in range(epochs):
         order = list(range(len(cache_train)))
@@ -167,10 +164,10 @@ def train_head(tok, model, rows: list[dict], *, layers: int, epochs: int, batch:
             (h, m, s), y = cache_train[k]
             logit = head(h.float(), m, s)
             tot += optimizer_step(lossf(logit, y), opt, sched, params)
-        auc, acc = evaluate()
-        log(f"epoch {ep + 1}: loss {tot / len(order):.4f}  val AUC {auc:.3f}  acc {acc:.3f}  ({time.time() - t1:.0f}s)")
+        val_auc, acc = evaluate()
+        log(f"epoch {ep + 1}: loss {tot / len(order):.4f}  val AUC {val_auc:.3f}  acc {acc:.3f}  ({time.time() - t1:.0f}s)")
     head.eval()
-    prov = {"n_train": len(train), "n_val": len(val), "left_out_long": long_out, "val_auc": round(auc, 4),
+    prov = {"n_train": len(train), "n_val": len(val), "left_out_long": long_out, "val_auc": round(val_auc, 4),
             "val_acc": round(acc, 4), "epochs": epochs, "lr": lr, "batch": batch, "seed": seed, "device": device}
     return head.to("cpu"), prov
 

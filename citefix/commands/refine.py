@@ -371,8 +371,8 @@ def cmd_compare(args) -> int:
     try:
         result = run_compare(cases, strategies=strategies, store=store,
                              make_parts=lambda strategy, case: pipeline.parts_for(case.kind, store, strategy),
-                             settings=pipeline.record().settings, base_signature=pipeline.compare_signature(), max_rounds=args.rounds, target=args.target,
-                             patience=args.patience or None, on_run=on_run, cancel=cancel,
+                             settings=pipeline.record().settings, base_signature=pipeline.compare_signature(),
+                             max_rounds=args.rounds, target=args.target, patience=args.patience or None, on_run=on_run, cancel=cancel,
                              input_path=",".join(args.inputs), evaluator=evaluator,
                              remote_spec={"reviser": run.reviser, "judge_verifier": run.judge_verifier})
     finally:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from citefix.errors import Cancelled, ConfigError, LLMError, disk_full
@@ -547,7 +548,7 @@ def refine(
     stored run goes on from its rounds (`case` is then not needed: the run's own is used)."""
     rules = rules or StopRules()
     record = record or RunRecord()
-    record = RunRecord(record.command, record.input_path, {**record.settings, **rules.as_settings()})
+    record = replace(record, settings={**record.settings, **rules.as_settings()})
     if resume_run is not None:
         if store is None:
             raise ConfigError("resuming a run needs the store it is in")

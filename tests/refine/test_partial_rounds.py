@@ -114,11 +114,11 @@ def test_compare_reruns_failed_runs_and_lists_unfinished_first(store, tmp_path):
     transport, pipeline = pipeline_for(store, flaky)
     cases = [make_case(TEXT, "broken"), make_case("The council approved the plan on Monday.", "fine")]
 
-    def kwargs(strategy, case):
+    def parts_for(strategy, case):
         return session_parts(case.kind, pipeline=pipeline, strategy=strategy, reviser="llm", store=store)
 
     base = {"llm": "test/model", "verifier": pipeline.verifier.name, "reviser": "llm", "decomposer": "auto"}
-    first = run_compare(cases, strategies=["acu"], store=store, make_parts=kwargs, settings={"llm": "test/model"}, base_signature=base,
+    first = run_compare(cases, strategies=["acu"], store=store, make_parts=parts_for, settings={"llm": "test/model"}, base_signature=base,
                         max_rounds=2)
     failed_id = first.runs[0].run_id
     assert store.run(failed_id).status == "failed"
@@ -128,7 +128,7 @@ def test_compare_reruns_failed_runs_and_lists_unfinished_first(store, tmp_path):
 
     flaky.broken = None  # the outage passes: the same compare reruns the failed run, and reuses the finished one
     n_before = len(transport.requests)
-    again = run_compare(cases, strategies=["acu"], store=store, make_parts=kwargs, settings={"llm": "test/model"}, base_signature=base,
+    again = run_compare(cases, strategies=["acu"], store=store, make_parts=parts_for, settings={"llm": "test/model"}, base_signature=base,
                         max_rounds=2)
     assert [r.run_id for r in again.runs] == [r.run_id for r in first.runs]
     assert again.runs[0].reused is False and again.runs[1].reused is True

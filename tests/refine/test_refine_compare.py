@@ -39,17 +39,17 @@ def setup(store):
     pipeline = build_pipeline(Settings(llm="test/model", concurrency=1), store, transport=transport)
     cases = [make_case(text, cid) for cid, text in CASES]
 
-    def kwargs(strategy, case):
+    def parts_for(strategy, case):
         return session_parts(case.kind, pipeline=pipeline, strategy=strategy, reviser="llm", store=store)
 
     base = {"llm": "test/model", "verifier": pipeline.verifier.name, "reviser": "llm", "decomposer": "auto"}
-    return transport, cases, kwargs, base
+    return transport, cases, parts_for, base
 
 
 def test_compare_runs_every_strategy_on_every_case_and_reports_from_the_store(store, tmp_path):
-    transport, cases, kwargs, base = setup(store)
+    transport, cases, parts_for, base = setup(store)
     seen = []
-    result = run_compare(cases, strategies=["acu", "none"], store=store, make_parts=kwargs, settings={"llm": "test/model"}, base_signature=base,
+    result = run_compare(cases, strategies=["acu", "none"], store=store, make_parts=parts_for, settings={"llm": "test/model"}, base_signature=base,
                          max_rounds=2, on_run=lambda i, n, c, s, r, reused: seen.append((i, n, c.id, s, reused)))
     assert [(c, s) for _, _, c, s, _ in seen] == [(c, s) for c, _ in CASES for s in ("acu", "none")]
     assert not any(reused for *_, reused in seen) and seen[-1][:2] == (6, 6)
@@ -81,20 +81,20 @@ def test_compare_runs_every_strategy_on_every_case_and_reports_from_the_store(st
 
 
 def test_compare_reuses_finished_runs_and_resumes_unfinished_ones(store):
-    transport, cases, kwargs, base = setup(store)
-    first = run_compare(cases, strategies=["acu"], store=store, make_parts=kwargs, settings={"llm": "test/model"}, base_signature=base, max_rounds=2)
+    transport, cases, parts_for, base = setup(store)
+    first = run_compare(cases, strategies=["acu"], store=store, make_parts=parts_for, settings={"llm": "test/model"}, base_signature=base, max_rounds=2)
     n_requests = len(transport.requests)
-    again = run_compare(cases, strategies=["acu"], store=store, make_parts=kwargs, settings={"llm": "test/model"}, base_signature=base, max_rounds=2)
+    again = run_compare(cases, strategies=["acu"], store=store, make_parts=parts_for, settings={"llm": "test/model"}, base_signature=base, max_rounds=2)
     assert [r.run_id for r in again.runs] == [r.run_id for r in first.runs]
     assert all(r.reused for r in again.runs)
     assert len(transport.requests) == n_requests  # nothing asked again
     # another number of rounds is another experiment
-    more = run_compare(cases[:1], strategies=["acu"], store=store, make_parts=kwargs, settings={"llm": "test/model"}, base_signature=base, max_rounds=3)
+    more = run_compare(cases[:1], strategies=["acu"], store=store, make_parts=parts_for, settings={"llm": "test/model"}, base_signature=base, max_rounds=3)
     assert not more.runs[0].reused and more.runs[0].run_id not in [r.run_id for r in first.runs]
     # an interrupted run is resumed, not started over
     store.update_run(more.runs[0].run_id, status="interrupted")
     store.delete_rounds_from(more.runs[0].run_id, 2)
-    resumed = run_compare(cases[:1], strategies=["acu"], store=store, make_parts=kwargs, settings={"llm": "test/model"}, base_signature=base,
+    resumed = run_compare(cases[:1], strategies=["acu"], store=store, make_parts=parts_for, settings={"llm": "test/model"}, base_signature=base,
                           max_rounds=3)
     assert resumed.runs[0].run_id == more.runs[0].run_id and not resumed.runs[0].reused
     assert [r.n for r in store.rounds(more.runs[0].run_id)] == [0, 1, 2, 3]

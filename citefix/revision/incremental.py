@@ -43,6 +43,9 @@ def verifier_fingerprint(verifier: Verifier) -> str:
     for attr in ("params", "window_words", "threshold", "signal"):
         if hasattr(verifier, attr):
             parts[attr] = getattr(verifier, attr)
+    judge = getattr(verifier, "judge_fingerprint", None)
+    if judge:  # the learned judge's weights, calibration, decision points and context share
+        parts["judge"] = judge
     precision = getattr(verifier, "precision", "fp32")
     if precision != "fp32":  # fp32 left out: fingerprints stored before it stay valid
         parts["precision"] = precision
@@ -194,10 +197,17 @@ class CachingVerifier:
                     out[i] = v
                     continue
             todo.append(i)
+        # a verifier that reads each unit in the context of the whole text (the offline judge) is asked for its
+        # verdicts of the units alone, which are what is kept, and reads them all in the text's context afterwards:
+        # a reused verdict and a fresh one then meet the same context
+        alone = getattr(self.inner, "verify_alone", None)
+        settle = getattr(self.inner, "in_context", None)
+        in_context = callable(alone) and callable(settle)
+        verify = alone if in_context else self.inner.verify
         if todo:
             sub_targets = [list(targets[i]) for i in todo] if targets is not None else None
-            fresh = self.inner.verify([units[i] for i in todo], case, targets=sub_targets) if targets is not None \
-                else self.inner.verify([units[i] for i in todo], case)
+            fresh = verify([units[i] for i in todo], case, targets=sub_targets) if targets is not None \
+                else verify([units[i] for i in todo], case)
             for i, v in zip(todo, fresh):
                 out[i] = v
                 if v.error is None and v.score is not None:
@@ -206,7 +216,10 @@ class CachingVerifier:
         self.total.units += self.last.units
         self.total.reused += self.last.reused
         self.total.verified += self.last.verified
-        return [v for v in out if v is not None]
+        done = [v for v in out if v is not None]
+        if in_context and len(done) == len(units):
+            done = list(settle(done, units, case))  # type: ignore[misc]  (callable: checked above)
+        return done
 
     def _pack(self, v: Verdict, unit: Unit, case: Case) -> dict:
         data = v.model_dump(mode="json")

@@ -113,9 +113,14 @@ def reason(f: dict[str, Any], findings: dict[str, bool], label: str) -> str:
         why.append(f"words found nowhere in the source: {_quote([m['text'] for m in f['invented']])}")
     if not why:
         weak = [m["text"] for m in f.get("low_tokens", [])] + [m["text"] for m in f.get("missing_words", [])]
-        why.append(("little of it is found in the evidence" if label == "unsupported" else
-                    "only partly found in the evidence: check it") + (f" (weakest: {_quote(weak)})" if weak else ""))
+        why.append(weak_reason(label, weak))
     return "; ".join(dict.fromkeys(why))
+
+
+def weak_reason(label: str, weak: list[str]) -> str:
+    """The reason given when no check found anything: how little of the unit its evidence holds, its weakest words."""
+    return (("little of it is found in the evidence" if label == "unsupported" else
+             "only partly found in the evidence: check it") + (f" (weakest: {_quote(weak)})" if weak else ""))
 
 
 def _to_case_spans(unit: Unit, case_text: str, marks: list[tuple[int, int]]) -> list[tuple[int, int]]:

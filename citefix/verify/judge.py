@@ -17,6 +17,7 @@ above the ``partial`` one, ``supported`` below.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -105,6 +106,19 @@ SIGNS = tuple(-1 if f.kind == "signal" else 1 for f in REGISTRY)
 LOCAL_FLOOR = 1e-3  # the geometric mean is read on a log scale, floored here
 
 
+def in_context(z: Any, whole: Any, shrink: float) -> Any:
+    """A unit's logit of "not supported" read in the context of the whole statement it was cut from: where the unit is
+    more suspect than the whole, the difference is drawn in by the share `shrink` (0: the unit alone; 1: never more
+    suspect than the whole). A fragment cut from a statement loses its context (a pronoun's antecedent, the other half
+    of a coordination, the clause a condition hangs on), and its signals then read doubt the statement as a whole does
+    not; a finding on the unit's words is also a finding on the whole statement's, so an error a check sees keeps its
+    weight. Works on floats and on numpy arrays."""
+    import numpy as np
+
+    out = np.asarray(z, dtype=float) - shrink * np.maximum(0.0, np.asarray(z, dtype=float) - np.asarray(whole, dtype=float))
+    return float(out) if out.ndim == 0 else out
+
+
 def _share(f: dict[str, Any], key: str) -> float:
     try:
         x = float(f.get(key, 0.0) or 0.0)
@@ -156,8 +170,12 @@ class Judge:
         self.scale = [float(x) or 1.0 for x in spec["scale"]]
         self.coef = [float(x) for x in spec["coef"]]
         self.intercept = float(spec["intercept"])
+        self.context_shrink = float((spec.get("context") or {}).get("shrink", 0.0))
+        if not 0.0 <= self.context_shrink <= 1.0:
+            raise ValueError("judge context shrink must lie in [0, 1]")
         cal = spec.get("calibration") or {"a": 1.0, "b": 0.0}
         self.cal_a, self.cal_b = float(cal["a"]), float(cal["b"])
+        self.fingerprint = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
         th = spec["thresholds"]
         self.unsupported_at = float(th["unsupported"])
         self.partial_at = float(th["partial"])
@@ -171,10 +189,18 @@ class Judge:
             z += w * (x[k] - m) / s
         return z
 
-    def probability(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None) -> float:
-        """Calibrated probability that the unit is not supported by its source."""
-        z = self.cal_a * self.logit(local, findings, f) + self.cal_b
-        z = max(-50.0, min(50.0, z))
+    def probability(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None,
+                    context: float | None = None) -> float:
+        """Calibrated probability that the unit is not supported by its source; `context`: the logit of the whole
+        statement the unit was cut from (``in_context``), None for a unit judged alone."""
+        z = self.logit(local, findings, f)
+        if context is not None and self.context_shrink > 0:
+            z = in_context(z, context, self.context_shrink)
+        return self.calibrated(z)
+
+    def calibrated(self, z: float) -> float:
+        """The calibrated probability of "not supported" for a logit of the model."""
+        z = max(-50.0, min(50.0, self.cal_a * z + self.cal_b))
         return 1.0 / (1.0 + math.exp(-z))
 
     def contributions(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None,
@@ -206,6 +232,7 @@ def markdown_table(judge: Judge | None = None) -> str:
         cell = f"{w[f.name]:+.2f}" if f.name in w else "left out"
         src = f.source if len(f.source) <= 60 else f.source[:57].rstrip() + "…"
         rows.append(f"| `{f.name}` | {f.what} | '{f.statement}' ('{src}') | {cell} | {f.correction or '–'} |")
-    rows += ["", f"Intercept {j.intercept:+.2f}; calibration p = σ({j.cal_a:.3f}·logit {j.cal_b:+.3f}); "
-                 f"unsupported at p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}."]
+    rows += ["", f"Intercept {j.intercept:+.2f}; a unit's logit more than its whole text's is drawn toward it by "
+                 f"{j.context_shrink:g} of the difference (context share); calibration p = σ({j.cal_a:.3f}·logit "
+                 f"{j.cal_b:+.3f}); unsupported at p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}."]
     return "\n".join(rows)

@@ -29,7 +29,7 @@ from typing import Any, Sequence, cast
 from citefix.events import report_units
 from citefix.models import Case, Evidence, Source, Unit, Verdict
 from citefix.verify.base import Verifier, Wrapping, label_for
-from citefix.verify.findings import _to_case_spans, reason, share_findings
+from citefix.verify.findings import _to_case_spans, reason, share_findings, weak_reason
 from citefix.verify.offline_params import _PROFILE_KEYS, _overlay, load_idf, load_params
 from citefix.verify.offline_signals import _FEATURE_KEYS, _LOCAL_KEYS, UnitSignals, _clip01, _finite
 from citefix.verify.offline_sources import SourceAnalysis, _cache_budget, _Pool, _Source
@@ -122,10 +122,65 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
     def verify(
         self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None
     ) -> list[Verdict]:
-        """One verdict per unit, in order. `targets[i]`: source ids for unit i (empty/None: all sources)."""
+        """One verdict per unit, in order. `targets[i]`: source ids for unit i (empty/None: all sources). Each unit is
+        judged alone (``verify_alone``), then read in the context of the whole text (``in_context``)."""
+        return self.in_context(self.verify_alone(units, case, targets=targets), units, case)
+
+    def verify_alone(
+        self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None
+    ) -> list[Verdict]:
+        """One verdict per unit, each judged alone (what the verdict cache keeps: it depends on the unit, its sources
+        and the findings on words it shares with the other units)."""
         feats = self.features(units, case, targets=targets)
         share_findings(units, feats, case.text)
         return [self._verdict(u, f, case) for u, f in zip(units, feats)]
+
+    def in_context(self, verdicts: Sequence[Verdict], units: Sequence[Unit], case: Case) -> list[Verdict]:
+        """The judge's verdicts read in the context of the whole text they were cut from: the whole text is judged as
+        one statement against all the sources, and a unit more suspect than it has the difference drawn in by the
+        judge's context share (citefix.verify.judge.in_context). A fragment cut from a sentence loses what it hangs
+        on — a pronoun's antecedent, the other half of a coordination, the clause a condition belongs to — and reads
+        doubt the whole text does not; what a check finds on a unit's words it also finds on the whole text's. The
+        share is fitted with the judge on human-labelled data (training/judge.py). Only the judge's probability,
+        score and label move, and only toward supported; each verdict records its probability alone (``p_alone``)
+        and the whole text's (``context_p``)."""
+        verdicts = list(verdicts)
+        if not any("judge_logit" in (v.details or {}) for v in verdicts):
+            return verdicts
+        shrink = self.judge.context_shrink
+        text = case.text
+        if shrink <= 0 or all(u.text.strip() == text.strip() for u in units):
+            return verdicts
+        whole = Unit(id="whole", text=text, kind="sentence", decomposer="whole", start=0, end=len(text))
+        f = self.features([whole], case, tokens=True, entail=False)[0]
+        if "error" in f:
+            return verdicts
+        p = self.profile_params(f.get("profile"))
+        ctx = self.judge.logit(self._local_score(f, p), self.findings(f, p), f)
+        th = self.thresholds(f.get("profile"))
+        return [self._in_context(v, ctx, th) for v in verdicts]
+
+    def _in_context(self, v: Verdict, ctx: float, th: dict[str, float]) -> Verdict:
+        from citefix.verify.judge import in_context
+
+        d = dict(v.details or {})
+        z = d.get("judge_logit")
+        if v.error is not None or v.score is None or not isinstance(z, (int, float)):
+            return v
+        p = self.judge.calibrated(in_context(float(z), ctx, self.judge.context_shrink))
+        d["p_alone"] = d.get("p_unsupported")
+        d["context_p"] = round(self.judge.calibrated(ctx), 4)
+        d["p_unsupported"] = round(p, 4)
+        score = _clip01(1.0 - p)
+        label = label_for(score, supported_at=th["supported"], partial_at=th.get("partial"))
+        spans = list(v.unsupported_spans) if label != "supported" else []
+        if label == "supported":
+            d.pop("why", None)
+        elif label != v.label:
+            weak = list(d.get("unsupported_tokens") or []) + list(d.get("missing_words") or [])
+            if d.get("why") == weak_reason(v.label, weak):
+                d["why"] = weak_reason(label, weak)
+        return v.model_copy(update={"score": score, "label": label, "unsupported_spans": spans, "details": d})
 
     def verify_signals(
         self,
@@ -149,7 +204,10 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         entail = "entail" in signals or ("combined" in signals and self.uses_entail(combined=True))
         feats = self.features(units, case, targets=targets, tokens=tokens, entail=entail)
         share_findings(units, feats, case.text)
-        return {s: [self._verdict(u, f, case, signal=s) for u, f in zip(units, feats)] for s in signals}
+        out = {s: [self._verdict(u, f, case, signal=s) for u, f in zip(units, feats)] for s in signals}
+        if "combined" in out:
+            out["combined"] = self.in_context(out["combined"], units, case)
+        return out
 
     def features(
         self,
@@ -281,6 +339,15 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
 
             self._judge = load_judge(self.params.get("combined", {}).get("judge"))
         return self._judge
+
+    @property
+    def judge_fingerprint(self) -> str | None:
+        """What the learned judge's file holds (weights, calibration, decision points, context share), hashed: part of
+        the verdict cache's key when the judge makes this verifier's verdicts; None when it does not."""
+        profiles = [self.params] + list((self.params.get("profiles") or {}).values())
+        if not any((p.get("combined") or {}).get("method") == "judge" for p in profiles):
+            return None
+        return self.judge.fingerprint
 
     def thresholds(self, profile: str | None, signal: str | None = None) -> dict[str, float]:
         """The ``supported`` and ``partial`` score thresholds of a signal under a profile. For the judge's combination
@@ -471,6 +538,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             if judged:
                 # the judge's probability that the unit is not supported, and what pushed it there most
                 details["p_unsupported"] = round(1.0 - score, 4)
+                details["judge_logit"] = round(self.judge.logit(self._local_score(f, p_used), found, f), 6)
                 pushes = self.judge.contributions(self._local_score(f, p_used), found, f)
                 details["judge_reasons"] = [k for k, _ in pushes]
         ev = f.get("evidence")

@@ -238,9 +238,10 @@ def test_a_preposition_keeps_its_object():
 
     source = ("The report showed that recorded crime in Scotland fell by 8% last year. Opposition parties had dismissed "
               "the earlier figures. The fall has not reached the areas with the highest crime rates, the report said.")
-    text = ("The report showed that the fall in crime in Scotland, which opposition parties had dismissed as too good "
-            "to be true, has not reached the areas with the highest crime rates.")
+    text = ("The report showed that the fall in crime in Scotland, which opposition parties had dismissed as the "
+            "invention of Glasgow spin doctors, has not reached the areas with the highest crime rates.")
     r = offline_revision((ClauseDecomposer(), OfflineVerifier()), source, text)
+    assert r.text is not None, "the invented complement is judged unsupported and cut"
     assert "dismissed as," not in r.text and "dismissed as " not in r.text, r.text
-    assert "too good to be true" not in r.text
+    assert "spin doctors" not in r.text
     assert r.text.startswith("The report showed that the fall in crime in Scotland")

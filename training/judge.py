@@ -474,6 +474,7 @@ def evaluate(args) -> None:
         print(f"| {held} | {pu:.2f} / {pp:.2f} | {r['faithful_flagged']:.2f} | {r['bad_flagged']:.2f} | "
               f"{r['partial_units']:.2f} | {pf:.2f} | {pb:.2f} | {ppart:.2f} |")
     held = load(Path(args.planted_heldout)) if args.planted_heldout else {}
+    operating_points(raw, sets, sorted({0.0, *shrink.values()}), held.get("planted"))
     if "planted" in held or "planted" in sets:
         # measured on a planted suite the judge never saw: the held-out split when given (the judge trained on every
         # set, the planted dev suite too), else the dev suite with the judge trained without it
@@ -498,6 +499,49 @@ def evaluate(args) -> None:
         cells = [f"{np.mean([any(x == 'unsupported' for x in lab) for it, lab in zip(items, labs) if (it.group or 'none') == g]):.2f}"
                  for g in groups]
         print("| rules (before the judge) | " + " | ".join(cells) + " |")
+
+
+def operating_points(raw: dict[str, OOF], sets: dict[str, list[Item]], shares: list[float],
+                     planted: list[Item] | None = None) -> None:
+    """What the context share and the decision rule each do: the LODO verdict rates (decision points chosen on the
+    other sets) at each share in `shares` under three rules — the median, two sets in three, three in four — and,
+    with `planted` (the held-out split), its lowest detection over the error types."""
+    global SET_QUANTILE
+    folds = list(raw)
+    print("\n## Context share and decision rule (LODO; means over the sets)\n")
+    print("| context share | sets that must keep faithful flags ≤ 15% | faithful texts flagged | sets ≤ 15% | "
+          "texts with an error flagged | faithful units partial | planted held-out, lowest type |")
+    print("|---|---|---|---|---|---|---|")
+    m = fit(sets, folds + [n for n in TRAIN_ONLY if n in sets]) if planted else None
+    kept = SET_QUANTILE
+    try:
+        for c in shares:
+            for q, name in ((0.5, "half (median)"), (2 / 3, "two in three"), (0.75, "three in four")):
+                SET_QUANTILE = q
+                ff, bf, pa = [], [], []
+                for h in folds:
+                    ctx = {n: raw[n].in_context(c) for n in folds}
+                    others = [n for n in folds if n != h]
+                    a, b = platt({n: ctx[n] for n in others}, sets)
+                    pu, pp = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in others}, sets)
+                    r = rates(sets[h], [_sig(u, a, b) for u in ctx[h].units], pu, pp)
+                    ff.append(r["faithful_flagged"])
+                    bf.append(r["bad_flagged"])
+                    pa.append(r["partial_units"])
+                low = "–"
+                if planted and m is not None:
+                    ctx = {n: raw[n].in_context(c) for n in folds}
+                    a, b = platt(ctx, sets)
+                    pu, _ = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in folds}, sets)
+                    bad = [it for it in planted if it.bad]
+                    probs = [_sig(in_context(m.logit(it.units), float(m.logit(it.whole[None, :])[0]), c), a, b)
+                             for it in bad]
+                    groups = sorted({it.group or "none" for it in bad})
+                    low = f"{min(np.mean([p.max() >= pu for it, p in zip(bad, probs) if (it.group or 'none') == g]) for g in groups):.2f}"
+                print(f"| {c:g} | {name} | {np.mean(ff):.3f} | {sum(x <= FF_TARGET for x in ff)} of {len(ff)} | "
+                      f"{np.mean(bf):.3f} | {np.mean(pa):.3f} | {low} |")
+    finally:
+        SET_QUANTILE = kept
 
 
 def lodo_summary(sets: dict[str, list[Item]], drop: tuple[str, ...] = (), fitter=None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ whole statements and multiple-instance unit labels):
                    the whole text is) as features
 
 Run:  .venv/bin/python -m training.judge_variants --cache out/lodo_k [--variants lr,gbm,...]
+      .venv/bin/python -m training.judge_variants --cache out/lodo_k --context     # what a unit is read against
 """
 
 from __future__ import annotations
@@ -123,13 +124,66 @@ def run_variant(name: str, sets) -> dict[str, Any]:
 
 VARIANTS = ("lr", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative")
 
+# What a unit is read against (citefix.verify.judge.in_context), compared by --context:
+#   whole      the whole text scored as one statement (the shipped judge)
+#   signals    the same, but only the signals' part of the logits (intercept, geometric mean, stands in source)
+#              drawn in; the checks' findings on the unit keep their full weight
+#   units-mean / units-median / units-min   the text's own units' logits, no extra statement to score
+CONTEXTS = ("whole", "signals", "units-mean", "units-median", "units-min")
+SIGNAL_PART = ("local_log", "stands_in_source")
+
+
+def context_rows(sets, shares=(0.25, 0.5, 0.75, 1.0)) -> None:
+    """Mean atomic ROC-AUC and the LODO verdict rates (decision points: training/judge.py's rule) with each context."""
+    _reset(sets)
+    folds = [n for n in J.HUMAN if n in sets]
+    extra = [n for n in J.TRAIN_ONLY if n in sets]
+    models = {h: J.fit(sets, [n for n in folds if n != h] + extra) for h in folds}
+    idx = [J.COLUMNS.index(k) for k in SIGNAL_PART]
+
+    def parts(m, X):
+        X = np.atleast_2d(X)
+        zs = m.intercept + X[:, idx] @ m.coef[idx]
+        return zs, X @ m.coef + m.intercept - zs
+
+    def units(how, c, m, it):
+        z = m.logit(it.units)
+        if how == "whole":
+            return J.in_context(z, float(m.logit(it.whole[None, :])[0]), c)
+        if how == "signals":
+            zs, zf = parts(m, it.units)
+            return zf + J.in_context(zs, float(parts(m, it.whole)[0][0]), c)
+        agg = {"units-mean": np.mean, "units-median": np.median, "units-min": np.min}[how]
+        return J.in_context(z, float(agg(z)), c)
+
+    print("| context | share | mean atomic ROC-AUC | faithful texts flagged | texts with an error flagged |")
+    print("|---|---|---|---|---|")
+    for how in CONTEXTS:
+        for c in shares:
+            oof = {h: J.OOF(models[h].logit(np.array([it.whole for it in sets[h]])),
+                            [np.atleast_1d(units(how, c, models[h], it)) for it in sets[h]]) for h in folds}
+            aucs = [J.agreement(n, -np.array([u.max() for u in oof[n].units]), sets[n]) for n in folds]
+            ff, bf = [], []
+            for h in folds:
+                others = [n for n in folds if n != h]
+                a, b = J.platt({n: oof[n] for n in others}, sets)
+                pu, pp = J.choose({n: [J._sig(u, a, b) for u in oof[n].units] for n in others}, sets)
+                r = J.rates(sets[h], [J._sig(u, a, b) for u in oof[h].units], pu, pp)
+                ff.append(r["faithful_flagged"])
+                bf.append(r["bad_flagged"])
+            print(f"| {how} | {c:g} | {np.mean(aucs):.4f} | {np.mean(ff):.3f} | {np.mean(bf):.3f} |", flush=True)
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", required=True, help="the feature cache bench/lodo.py features wrote")
     ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--context", action="store_true", help="compare what a unit is read against instead")
     args = ap.parse_args()
     sets = J.load(Path(args.cache))
+    if args.context:
+        context_rows(sets)
+        return
     folds = [n for n in J.HUMAN if n in sets]
     print("| variant | mean AUC units | mean AUC whole | faithful flagged | with an error flagged | "
           + " | ".join(f"{n} units / whole" for n in folds) + " |")

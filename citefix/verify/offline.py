@@ -126,6 +126,17 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         judged alone (``verify_alone``), then read in the context of the whole text (``in_context``)."""
         return self.in_context(self.verify_alone(units, case, targets=targets), units, case)
 
+    def _context_unit(self, units: Sequence[Unit], case: Case) -> Unit | None:
+        """The whole text as one unit, when the judge reads this case's units in its context (a context share above 0,
+        and some unit that is not the whole text)."""
+        p = self.profile_params(self.profile_for(case))
+        if p.get("combined", {}).get("method") != "judge" or self.judge.context_shrink <= 0:
+            return None
+        text = case.text
+        if not text.strip() or all(u.text.strip() == text.strip() for u in units):
+            return None
+        return Unit(id="whole", text=text, kind="sentence", decomposer="whole", start=0, end=len(text))
+
     def verify_alone(
         self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None
     ) -> list[Verdict]:
@@ -147,12 +158,10 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         verdicts = list(verdicts)
         if not any("judge_logit" in (v.details or {}) for v in verdicts):
             return verdicts
-        shrink = self.judge.context_shrink
-        text = case.text
-        if shrink <= 0 or all(u.text.strip() == text.strip() for u in units):
+        unit = self._context_unit(units, case)
+        if unit is None:
             return verdicts
-        whole = Unit(id="whole", text=text, kind="sentence", decomposer="whole", start=0, end=len(text))
-        f = self.features([whole], case, tokens=True, entail=False)[0]
+        f = self.features([unit], case, tokens=True, entail=False)[0]
         if "error" in f:
             return verdicts
         p = self.profile_params(f.get("profile"))

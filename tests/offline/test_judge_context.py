@@ -96,9 +96,10 @@ def test_a_reused_verdict_meets_the_same_context_as_a_fresh_one():
     assert reused
     ctx_first = OfflineVerifier().verify(dec.units(_case(first)), _case(first))[0].details["context_p"]
     assert reused[0][0].details["context_p"] != ctx_first  # the context did change between the two texts
-    for k, f in zip(kept, fresh):
-        assert (k.label, k.details["p_unsupported"], k.details["context_p"]) == \
-               (f.label, f.details["p_unsupported"], f.details["context_p"])
+    for k, f in zip(kept, fresh):  # (a fresh check encodes the whole text with the units, in one batch)
+        assert k.label == f.label
+        assert k.details["p_unsupported"] == pytest.approx(f.details["p_unsupported"], abs=2e-4)
+        assert k.details["context_p"] == pytest.approx(f.details["context_p"], abs=2e-4)
 
 
 def test_the_judge_file_is_part_of_the_verdict_cache_key():

@@ -151,14 +151,17 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         one statement against all the sources, and a unit more suspect than it has the difference drawn in by the
         judge's context share (citefix.verify.judge.in_context). A fragment cut from a sentence loses what it hangs
         on — a pronoun's antecedent, the other half of a coordination, the clause a condition belongs to — and reads
-        doubt the whole text does not; what a check finds on a unit's words it also finds on the whole text's. The
-        share is fitted with the judge on human-labelled data (training/judge.py). Only the judge's probability,
-        score and label move, and only toward supported; each verdict records its probability alone (``p_alone``)
-        and the whole text's (``context_p``)."""
+        doubt the whole text does not; most checks find on the whole text what they find on the unit's words, so such
+        a finding keeps its weight. The share is fitted with the judge on human-labelled data (training/judge.py).
+        A unit judged against some of the sources only (a cited answer's claim, against its citations) is left as
+        it is: whether passage [2] supports a claim is its own question. Only the judge's probability, score and
+        label move, and only toward supported; each verdict records its probability alone (``p_alone``) and the
+        whole text's (``context_p``)."""
         verdicts = list(verdicts)
-        if not any("judge_logit" in (v.details or {}) for v in verdicts):
-            return verdicts
-        unit = self._context_unit(units, case)
+        every = {s.id for s in case.sources}
+        todo = [i for i, v in enumerate(verdicts)
+                if "judge_logit" in (v.details or {}) and (not v.target or set(v.target) == every)]
+        unit = self._context_unit(units, case) if todo else None
         if unit is None:
             return verdicts
         f = self.features([unit], case, tokens=True, entail=False)[0]
@@ -167,7 +170,9 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         p = self.profile_params(f.get("profile"))
         ctx = self.judge.logit(self._local_score(f, p), self.findings(f, p), f)
         th = self.thresholds(f.get("profile"))
-        return [self._in_context(v, ctx, th) for v in verdicts]
+        for i in todo:
+            verdicts[i] = self._in_context(verdicts[i], ctx, th)
+        return verdicts
 
     def _in_context(self, v: Verdict, ctx: float, th: dict[str, float]) -> Verdict:
         from citefix.verify.judge import in_context

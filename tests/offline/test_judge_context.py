@@ -115,3 +115,17 @@ def test_the_judge_file_is_part_of_the_verdict_cache_key():
     assert other.params == OfflineVerifier().params
     assert verifier_fingerprint(other) != verifier_fingerprint(OfflineVerifier())
     assert verifier_fingerprint(OfflineVerifier()) == verifier_fingerprint(OfflineVerifier())
+
+
+def test_a_claim_judged_against_its_citations_alone_is_left_as_it_is(offline_verifier):
+    """Whether passage [2] supports a claim is its own question: a unit judged against some of the sources is not
+    read against the whole text judged against all of them; one judged against all of them is."""
+    case = Case(id="c", sources=[Source(id="1", text=SOURCE), Source(id="2", text="Police numbers rose by 400.")],
+                text=TEXT, kind="summary")
+    units = ClauseDecomposer().units(case)
+    cited = offline_verifier.verify(units, case, targets=[["1"]] * len(units))
+    assert all("context_p" not in v.details for v in cited)
+    alone = offline_verifier.verify_alone(units, case, targets=[["1"]] * len(units))
+    assert [v.details["p_unsupported"] for v in cited] == [v.details["p_unsupported"] for v in alone]
+    every = offline_verifier.verify(units, case, targets=[["1", "2"]] * len(units))
+    assert all("context_p" in v.details for v in every)

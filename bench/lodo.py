@@ -202,6 +202,43 @@ def features(args) -> None:
         print(f"{name}: {len(rows)} items ({len(rows) - len(kept)} computed) in {time.time() - t0:.0f}s", flush=True)
 
 
+def sentences(args) -> None:
+    """Add to each cached item of a multi-sentence statement the features of its sentences, each judged as one unit
+    against the sources as the whole statement is ("sentences"), and the sentence each cached unit was cut from
+    ("unit_sentence"): what a unit would be read against if its context were its sentence rather than its text."""
+    from citefix.decompose.clauses import ClauseDecomposer, _strip_marks
+    from citefix.models import Unit
+    from citefix.verify.offline import OfflineVerifier
+
+    v = OfflineVerifier()
+    dec = ClauseDecomposer()
+    data = _data_dir(args.data_dir)
+    for name in args.sets:
+        path = CACHE / f"{name}.json"
+        rows = {str(r["id"]): r for r in json.loads(path.read_text())}
+        t0, done = time.time(), 0
+        for it in _items(name, data, args.planted, None):
+            r = rows.get(str(it["id"]))
+            if r is None:
+                continue
+            case = it["case"]
+            units = dec.units(case)
+            if [u.text for u in units] != [f.get("unit_text") for f in r["units"]]:
+                continue  # the decomposer cuts this text otherwise now: left without sentences
+            doc = dec.nlp(_strip_marks(case.text).text)
+            sents = [s for s in doc.sents if s.text.strip()]
+            r["unit_sentence"] = [u.sentence for u in units]
+            if len(sents) < 2:
+                r["sentences"] = []
+                continue
+            su = [Unit(id=f"s{i}", text=s.text, kind="sentence", decomposer="sentence") for i, s in enumerate(sents)]
+            tg = None if it["targets"] is None else [it["targets"]] * len(su)
+            r["sentences"] = [_slim(f) for f in v.features(su, case, targets=tg, tokens=True)]
+            done += 1
+        path.write_text(json.dumps(list(rows.values())))
+        print(f"{name}: sentences of {done} multi-sentence items in {time.time() - t0:.0f}s", flush=True)
+
+
 def _verifier(overlay: dict[str, Any] | None):
     from citefix.verify.offline import OfflineVerifier, _overlay, load_params
 
@@ -447,6 +484,10 @@ def main() -> None:
     f.add_argument("--data-dir", default=None, help="the shared data folder (default ../shared/data)")
     f.add_argument("--recompute-where", default=None, metavar="FEATURE",
                    help="compute again only the cached items where FEATURE fired (a change that can only silence it)")
+    se = sub.add_parser("sentences", help="add each multi-sentence item's sentences, judged as units, to the cache")
+    se.add_argument("--sets", nargs="+", default=["summeval"], choices=list(SETS + EXTRA_SETS))
+    se.add_argument("--planted", default=None)
+    se.add_argument("--data-dir", default=None)
     sub.add_parser("eval")
     sub.add_parser("caps", help="how often each hard check fires on supported / unsupported items")
     sub.add_parser("plateau", help="balanced accuracy by supported threshold (how flat the LODO choice is)")
@@ -458,7 +499,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.cache:
         CACHE = Path(args.cache)
-    {"features": features, "eval": evaluate, "caps": caps, "plateau": plateau, "simplex": simplex,
+    {"features": features, "sentences": sentences, "eval": evaluate, "caps": caps, "plateau": plateau, "simplex": simplex,
      "paired": paired}[args.cmd](args)
 
 

@@ -74,6 +74,10 @@ class Item:
     units: np.ndarray  # (U, F) raw features of its atomic units (the whole when it has none)
     raw_whole: dict[str, Any] = field(repr=False, default_factory=dict)
     raw_units: list[dict[str, Any]] = field(repr=False, default_factory=list)
+    # with `bench.lodo sentences`: the features of each sentence of a multi-sentence statement (None: in error), and
+    # the sentence each unit was cut from
+    sentences: list[np.ndarray | None] = field(repr=False, default_factory=list)
+    unit_sentence: list[int | None] = field(repr=False, default_factory=list)
 
 
 def _entail_scores(cache: Path, folder: str) -> dict[tuple[str, str], float]:
@@ -150,6 +154,9 @@ def load(cache: Path, overlay: dict[str, Any] | None = None, entail: str | None 
             bad = int(r["label"] < 2) if name == "wice" else int(r["label"] == 0)
             item = Item(sname, str(r["id"]), int(r["label"]), bad, r.get("group"), np.array(row(r["whole"])),
                         np.array([row(u) for u in units]), r["whole"], units)
+            if r.get("sentences") and len(r.get("unit_sentence") or []) == len(r["units"]) == len(units):
+                item.sentences = [np.array(row(f)) if _ok(f) else None for f in r["sentences"]]
+                item.unit_sentence = list(r["unit_sentence"])
             out.setdefault(sname, []).append(item)
     return out
 

@@ -129,7 +129,9 @@ VARIANTS = ("lr", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative")
 #   signals    the same, but only the signals' part of the logits (intercept, geometric mean, stands in source)
 #              drawn in; the checks' findings on the unit keep their full weight
 #   units-mean / units-median / units-min   the text's own units' logits, no extra statement to score
-CONTEXTS = ("whole", "signals", "units-mean", "units-median", "units-min")
+#   sentence   the unit's own sentence scored as one statement, where the cache holds the sentences of multi-sentence
+#              statements (python -m bench.lodo sentences); the whole statement elsewhere
+CONTEXTS = ("whole", "signals", "units-mean", "units-median", "units-min", "sentence")
 SIGNAL_PART = ("local_log", "stands_in_source")
 
 
@@ -153,12 +155,23 @@ def context_rows(sets, shares=(0.25, 0.5, 0.75, 1.0)) -> None:
         if how == "signals":
             zs, zf = parts(m, it.units)
             return zf + J.in_context(zs, float(parts(m, it.whole)[0][0]), c)
+        if how == "sentence":
+            w = float(m.logit(it.whole[None, :])[0])
+            ctx = [float(m.logit(it.sentences[k][None, :])[0])
+                   if k is not None and k < len(it.sentences) and it.sentences[k] is not None else w
+                   for k in (it.unit_sentence if it.sentences else [None] * len(z))]
+            return J.in_context(z, np.array(ctx), c)
         agg = {"units-mean": np.mean, "units-median": np.median, "units-min": np.min}[how]
         return J.in_context(z, float(agg(z)), c)
 
-    print("| context | share | mean atomic ROC-AUC | faithful texts flagged | texts with an error flagged |")
-    print("|---|---|---|---|---|")
+    with_sentences = {n: sum(bool(it.sentences) for it in sets[n]) for n in folds}
+    print("statements with their sentences cached: " + ", ".join(f"{n} {k}" for n, k in with_sentences.items() if k))
+    print("\n| context | share | mean atomic ROC-AUC | faithful texts flagged | texts with an error flagged | "
+          + " | ".join(folds) + " |")
+    print("|---|---|---|---|---|" + "---|" * len(folds))
     for how in CONTEXTS:
+        if how == "sentence" and not any(with_sentences.values()):
+            continue
         for c in shares:
             oof = {h: J.OOF(models[h].logit(np.array([it.whole for it in sets[h]])),
                             [np.atleast_1d(units(how, c, models[h], it)) for it in sets[h]]) for h in folds}
@@ -171,7 +184,8 @@ def context_rows(sets, shares=(0.25, 0.5, 0.75, 1.0)) -> None:
                 r = J.rates(sets[h], [J._sig(u, a, b) for u in oof[h].units], pu, pp)
                 ff.append(r["faithful_flagged"])
                 bf.append(r["bad_flagged"])
-            print(f"| {how} | {c:g} | {np.mean(aucs):.4f} | {np.mean(ff):.3f} | {np.mean(bf):.3f} |", flush=True)
+            print(f"| {how} | {c:g} | {np.mean(aucs):.4f} | {np.mean(ff):.3f} | {np.mean(bf):.3f} | "
+                  + " | ".join(f"{x:.3f}" for x in aucs) + " |", flush=True)
 
 
 def main() -> None:

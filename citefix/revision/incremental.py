@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from citefix.models import Case, Source, Unit, Verdict
-from citefix.verify.base import Verifier
+from citefix.verify.base import ReadsContext, Verifier
 
 if TYPE_CHECKING:
     from citefix.llm.client import LLMClient
@@ -200,10 +200,8 @@ class CachingVerifier:
         # a verifier that reads each unit in the context of the whole text (the offline judge) is asked for its
         # verdicts of the units alone, which are what is kept, and reads them all in the text's context afterwards:
         # a reused verdict and a fresh one then meet the same context
-        alone = getattr(self.inner, "verify_alone", None)
-        settle = getattr(self.inner, "in_context", None)
-        in_context = callable(alone) and callable(settle)
-        verify = alone if in_context else self.inner.verify
+        reads = self.inner if isinstance(self.inner, ReadsContext) else None
+        verify = reads.verify_alone if reads is not None else self.inner.verify
         if todo:
             sub_targets = [list(targets[i]) for i in todo] if targets is not None else None
             fresh = verify([units[i] for i in todo], case, targets=sub_targets) if targets is not None \
@@ -217,8 +215,8 @@ class CachingVerifier:
         self.total.reused += self.last.reused
         self.total.verified += self.last.verified
         done = [v for v in out if v is not None]
-        if in_context and len(done) == len(units):
-            done = list(settle(done, units, case))  # type: ignore[misc]  (callable: checked above)
+        if reads is not None and len(done) == len(units):
+            done = reads.in_context(done, units, case)
         return done
 
     def _pack(self, v: Verdict, unit: Unit, case: Case) -> dict:

@@ -46,6 +46,19 @@ class Verifier(Protocol):
 
 
 @runtime_checkable
+class ReadsContext(Protocol):
+    """A verifier that reads each unit in the context of the whole text it was cut from (the offline judge): its
+    verdicts of the units alone depend on each unit and its sources only, and `in_context` reads a text's verdicts in
+    that text's context. The verdict cache keeps the first and applies the second on every call."""
+
+    def verify_alone(
+        self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None
+    ) -> list[Verdict]: ...
+
+    def in_context(self, verdicts: Sequence[Verdict], units: Sequence[Unit], case: Case) -> list[Verdict]: ...
+
+
+@runtime_checkable
 class Wrapping(Protocol):
     """A verifier that hands its work to another (the verdict cache; a signal view of a shared offline pass)."""
 

@@ -358,7 +358,8 @@ def rates(items: list[Item], units: list[np.ndarray], p_uns: float, p_part: floa
     }
 
 
-def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]]) -> tuple[float, float]:
+def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]],
+           quantile: float | None = None) -> tuple[float, float]:
     """The decision points: `unsupported` the lowest probability at which two sets in three (SET_QUANTILE) flag at
     most FF_TARGET of their faithful texts; `partial` the lowest at which two sets in three mark at most
     PARTIAL_TARGET of their faithful units partial. Not every set: one set whose faithful texts no threshold clears
@@ -367,16 +368,16 @@ def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]]) -> t
     0.80 at every context share (docs/quality.md). The planted suite is not consulted: held to detect every planted
     type at 0.85, the decision point fell to 0.30 and flagged more faithful human texts than the rules did
     (docs/quality.md, "Tried and dropped")."""
+    q = SET_QUANTILE if quantile is None else quantile
     grid = np.round(np.arange(0.20, 0.991, 0.01), 2)
     p_uns = float(grid[-1])
     for t in grid:
-        if np.quantile([rates(sets[n], probs[n], t, t)["faithful_flagged"] for n in probs], SET_QUANTILE) <= FF_TARGET:
+        if np.quantile([rates(sets[n], probs[n], t, t)["faithful_flagged"] for n in probs], q) <= FF_TARGET:
             p_uns = float(t)
             break
     p_part = p_uns
     for t in grid[grid <= p_uns]:
-        if np.quantile([rates(sets[n], probs[n], p_uns, t)["partial_units"] for n in probs],
-                       SET_QUANTILE) <= PARTIAL_TARGET:
+        if np.quantile([rates(sets[n], probs[n], p_uns, t)["partial_units"] for n in probs], q) <= PARTIAL_TARGET:
             p_part = float(t)
             break
     return p_uns, p_part
@@ -513,42 +514,34 @@ def operating_points(raw: dict[str, OOF], sets: dict[str, list[Item]], shares: l
     """What the context share and the decision rule each do: the LODO verdict rates (decision points chosen on the
     other sets) at each share in `shares` under three rules — the median, two sets in three, three in four — and,
     with `planted` (the held-out split), its lowest detection over the error types."""
-    global SET_QUANTILE
     folds = list(raw)
     print("\n## Context share and decision rule (LODO; means over the sets)\n")
     print("| context share | sets that must keep faithful flags ≤ 15% | faithful texts flagged | sets ≤ 15% | "
           "texts with an error flagged | faithful units partial | planted held-out, lowest type |")
     print("|---|---|---|---|---|---|---|")
     m = fit(sets, folds + [n for n in TRAIN_ONLY if n in sets]) if planted else None
-    kept = SET_QUANTILE
-    try:
-        for c in shares:
-            for q, name in ((0.5, "half (median)"), (2 / 3, "two in three"), (0.75, "three in four")):
-                SET_QUANTILE = q
-                ff, bf, pa = [], [], []
-                for h in folds:
-                    ctx = {n: raw[n].in_context(c) for n in folds}
-                    others = [n for n in folds if n != h]
-                    a, b = platt({n: ctx[n] for n in others}, sets)
-                    pu, pp = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in others}, sets)
-                    r = rates(sets[h], [_sig(u, a, b) for u in ctx[h].units], pu, pp)
-                    ff.append(r["faithful_flagged"])
-                    bf.append(r["bad_flagged"])
-                    pa.append(r["partial_units"])
-                low = "–"
-                if planted and m is not None:
-                    ctx = {n: raw[n].in_context(c) for n in folds}
-                    a, b = platt(ctx, sets)
-                    pu, _ = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in folds}, sets)
-                    bad = [it for it in planted if it.bad]
-                    probs = [_sig(in_context(m.logit(it.units), float(m.logit(it.whole[None, :])[0]), c), a, b)
-                             for it in bad]
-                    groups = sorted({it.group or "none" for it in bad})
-                    low = f"{min(np.mean([p.max() >= pu for it, p in zip(bad, probs) if (it.group or 'none') == g]) for g in groups):.2f}"
-                print(f"| {c:g} | {name} | {np.mean(ff):.3f} | {sum(x <= FF_TARGET for x in ff)} of {len(ff)} | "
-                      f"{np.mean(bf):.3f} | {np.mean(pa):.3f} | {low} |")
-    finally:
-        SET_QUANTILE = kept
+    for c in shares:
+        ctx = {n: raw[n].in_context(c) for n in folds}
+        for q, name in ((0.5, "half (median)"), (2 / 3, "two in three"), (0.75, "three in four")):
+            r = []
+            for h in folds:
+                others = [n for n in folds if n != h]
+                a, b = platt({n: ctx[n] for n in others}, sets)
+                pu, pp = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in others}, sets, q)
+                r.append(rates(sets[h], [_sig(u, a, b) for u in ctx[h].units], pu, pp))
+            ff = [x["faithful_flagged"] for x in r]
+            low = "–"
+            if planted and m is not None:
+                a, b = platt(ctx, sets)
+                pu, _ = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in folds}, sets, q)
+                bad = [it for it in planted if it.bad]
+                hit = [_sig(in_context(m.logit(it.units), float(m.logit(it.whole[None, :])[0]), c), a, b).max() >= pu
+                       for it in bad]
+                groups = sorted({it.group or "none" for it in bad})
+                low = f"{min(np.mean([h for it, h in zip(bad, hit) if (it.group or 'none') == g]) for g in groups):.2f}"
+            print(f"| {c:g} | {name} | {np.mean(ff):.3f} | {sum(x <= FF_TARGET for x in ff)} of {len(ff)} | "
+                  f"{np.mean([x['bad_flagged'] for x in r]):.3f} | {np.mean([x['partial_units'] for x in r]):.3f} | "
+                  f"{low} |")
 
 
 def lodo_summary(sets: dict[str, list[Item]], drop: tuple[str, ...] = (), fitter=None) -> dict[str, Any]:

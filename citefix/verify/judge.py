@@ -111,8 +111,8 @@ def in_context(z: Any, whole: Any, shrink: float) -> Any:
     more suspect than the whole, the difference is drawn in by the share `shrink` (0: the unit alone; 1: never more
     suspect than the whole). A fragment cut from a statement loses its context (a pronoun's antecedent, the other half
     of a coordination, the clause a condition hangs on), and its signals then read doubt the statement as a whole does
-    not; a finding on the unit's words is also a finding on the whole statement's, so an error a check sees keeps its
-    weight. Works on floats and on numpy arrays."""
+    not; most checks find on the whole statement what they find on the unit's words, so an error a check sees keeps
+    its weight. Works on floats and on numpy arrays."""
     import numpy as np
 
     out = np.asarray(z, dtype=float) - shrink * np.maximum(0.0, np.asarray(z, dtype=float) - np.asarray(whole, dtype=float))

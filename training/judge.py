@@ -57,8 +57,8 @@ GROUPS: dict[str, tuple[str, ...]] = {"signals' geometric mean": ("local_log",),
 EXCLUDED: tuple[str, ...] = ()
 L2 = 1e-4  # ridge on the weights (not the intercept), per unit of the sets' total weight
 # how far a unit's doubt may be drawn toward its whole statement's (citefix.verify.judge.in_context): the values tried,
-# and how much of any planted error type's detection (the dev suite, judged without it) the chosen one may cost: a
-# floor to keep, not the target
+# and how much of any planted error type's detection (the dev suite, by the judge trained on every set) the chosen one
+# may cost: a floor to keep, not the target
 CONTEXT_GRID = (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0)
 PLANTED_SLACK = 0.05
 
@@ -272,28 +272,44 @@ def _context_auc(oof: dict[str, OOF], sets: dict[str, list[Item]], names: list[s
                           for n in names]))
 
 
-def _planted_rates(sets: dict[str, list[Item]], oof: dict[str, OOF], shrink: float,
-                   drop: tuple[str, ...] | None = None, fitter=None) -> dict[str, float]:
-    """The planted dev suite's detection by error type at `shrink`, by the judge trained on every set (the one export
-    writes), at the decision point chosen on the human sets' out-of-fold logits: a floor to keep, measured where
-    the judge has seen the suite (the held-out split stays for reporting)."""
-    if "planted" not in sets:
-        return {}
-    folds = [n for n in HUMAN if n in sets]
-    m = (fitter or fit)(sets, folds + [n for n in TRAIN_ONLY if n in sets], drop)
-    ctx = {n: oof[n].in_context(shrink) for n in folds}
-    a, b = platt(ctx, sets)
-    pu, _ = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in folds}, sets)
-    items = [it for it in sets["planted"] if it.bad]
-    probs = [_sig(in_context(m.logit(it.units), float(m.logit(it.whole[None, :])[0]), shrink), a, b) for it in items]
-    groups = sorted({it.group or "none" for it in items})
-    return {g: float(np.mean([p.max() >= pu for it, p in zip(items, probs) if (it.group or "none") == g]))
-            for g in groups}
+def planted_detection(m: Model, items: list[Item], shrink: float, a: float, b: float,
+                      p_uns: float) -> dict[str, float]:
+    """The share of a planted suite's statements with an error that `m`, read in context at `shrink` and calibrated
+    by (a, b), flags unsupported at `p_uns`, by error type."""
+    bad = [it for it in items if it.bad]
+    hit = [_sig(in_context(m.logit(it.units), float(m.logit(it.whole[None, :])[0]), shrink), a, b).max() >= p_uns
+           for it in bad]
+    groups = sorted({it.group or "none" for it in bad})
+    return {g: float(np.mean([h for it, h in zip(bad, hit) if (it.group or "none") == g])) for g in groups}
 
 
 def planted_by_context(sets: dict[str, list[Item]], oof: dict[str, OOF], drop: tuple[str, ...] | None = None,
                        fitter=None) -> dict[float, dict[str, float]]:
-    return {c: _planted_rates(sets, oof, c, drop, fitter) for c in CONTEXT_GRID}
+    """The planted dev suite's detection by error type at each CONTEXT_GRID share, by the judge trained on every set
+    (the one export writes), at the decision point chosen on the human sets' out-of-fold logits: a floor to keep,
+    measured where the judge has seen the suite (the held-out split stays for reporting)."""
+    if "planted" not in sets:
+        return {c: {} for c in CONTEXT_GRID}
+    folds = [n for n in HUMAN if n in sets]
+    m = (fitter or fit)(sets, folds + [n for n in TRAIN_ONLY if n in sets], drop)
+    out = {}
+    for c in CONTEXT_GRID:
+        ctx = {n: oof[n].in_context(c) for n in folds}
+        a, b = platt(ctx, sets)
+        pu, _ = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in folds}, sets)
+        out[c] = planted_detection(m, sets["planted"], c, a, b, pu)
+    return out
+
+
+def lodo_rates(oof: dict[str, OOF], sets: dict[str, list[Item]], quantile: float | None = None) -> list[dict[str, float]]:
+    """Each held-out set's verdict rates at the decision points chosen on the other sets' out-of-fold logits."""
+    out = []
+    for h in oof:
+        others = [n for n in oof if n != h]
+        a, b = platt({n: oof[n] for n in others}, sets)
+        pu, pp = choose({n: [_sig(u, a, b) for u in oof[n].units] for n in others}, sets, quantile)
+        out.append(rates(sets[h], [_sig(u, a, b) for u in oof[h].units], pu, pp))
+    return out
 
 
 def choose_context(oof: dict[str, OOF], sets: dict[str, list[Item]], names: list[str],
@@ -364,8 +380,8 @@ def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]],
     most FF_TARGET of their faithful texts; `partial` the lowest at which two sets in three mark at most
     PARTIAL_TARGET of their faithful units partial. Not every set: one set whose faithful texts no threshold clears
     (long meeting transcripts) must not push every other set's decisions out of reach; not the median, which leaves
-    half the sets above the goal by construction; not three in four, which costs planted unsupported additions below
-    0.80 at every context share (docs/quality.md). The planted suite is not consulted: held to detect every planted
+    half the sets above the goal by construction; not three in four, which costs planted invented attributes or entity
+    swaps below 0.80 at every context share (docs/quality.md). The planted suite is not consulted: held to detect every planted
     type at 0.85, the decision point fell to 0.30 and flagged more faithful human texts than the rules did
     (docs/quality.md, "Tried and dropped")."""
     q = SET_QUANTILE if quantile is None else quantile
@@ -523,22 +539,13 @@ def operating_points(raw: dict[str, OOF], sets: dict[str, list[Item]], shares: l
     for c in shares:
         ctx = {n: raw[n].in_context(c) for n in folds}
         for q, name in ((0.5, "half (median)"), (2 / 3, "two in three"), (0.75, "three in four")):
-            r = []
-            for h in folds:
-                others = [n for n in folds if n != h]
-                a, b = platt({n: ctx[n] for n in others}, sets)
-                pu, pp = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in others}, sets, q)
-                r.append(rates(sets[h], [_sig(u, a, b) for u in ctx[h].units], pu, pp))
+            r = lodo_rates(ctx, sets, q)
             ff = [x["faithful_flagged"] for x in r]
             low = "–"
             if planted and m is not None:
                 a, b = platt(ctx, sets)
                 pu, _ = choose({n: [_sig(u, a, b) for u in ctx[n].units] for n in folds}, sets, q)
-                bad = [it for it in planted if it.bad]
-                hit = [_sig(in_context(m.logit(it.units), float(m.logit(it.whole[None, :])[0]), c), a, b).max() >= pu
-                       for it in bad]
-                groups = sorted({it.group or "none" for it in bad})
-                low = f"{min(np.mean([h for it, h in zip(bad, hit) if (it.group or 'none') == g]) for g in groups):.2f}"
+                low = f"{min(planted_detection(m, planted, c, a, b, pu).values()):.2f}"
             print(f"| {c:g} | {name} | {np.mean(ff):.3f} | {sum(x <= FF_TARGET for x in ff)} of {len(ff)} | "
                   f"{np.mean([x['bad_flagged'] for x in r]):.3f} | {np.mean([x['partial_units'] for x in r]):.3f} | "
                   f"{low} |")

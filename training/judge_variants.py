@@ -176,14 +176,8 @@ def context_rows(sets, shares=(0.25, 0.5, 0.75, 1.0)) -> None:
             oof = {h: J.OOF(models[h].logit(np.array([it.whole for it in sets[h]])),
                             [np.atleast_1d(units(how, c, models[h], it)) for it in sets[h]]) for h in folds}
             aucs = [J.agreement(n, -np.array([u.max() for u in oof[n].units]), sets[n]) for n in folds]
-            ff, bf = [], []
-            for h in folds:
-                others = [n for n in folds if n != h]
-                a, b = J.platt({n: oof[n] for n in others}, sets)
-                pu, pp = J.choose({n: [J._sig(u, a, b) for u in oof[n].units] for n in others}, sets)
-                r = J.rates(sets[h], [J._sig(u, a, b) for u in oof[h].units], pu, pp)
-                ff.append(r["faithful_flagged"])
-                bf.append(r["bad_flagged"])
+            r = J.lodo_rates(oof, sets)
+            ff, bf = [x["faithful_flagged"] for x in r], [x["bad_flagged"] for x in r]
             print(f"| {how} | {c:g} | {np.mean(aucs):.4f} | {np.mean(ff):.3f} | {np.mean(bf):.3f} | "
                   + " | ".join(f"{x:.3f}" for x in aucs) + " |", flush=True)
 

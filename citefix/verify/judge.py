@@ -189,14 +189,10 @@ class Judge:
             z += w * (x[k] - m) / s
         return z
 
-    def probability(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None,
-                    context: float | None = None) -> float:
-        """Calibrated probability that the unit is not supported by its source; `context`: the logit of the whole
-        statement the unit was cut from (``in_context``), None for a unit judged alone."""
-        z = self.logit(local, findings, f)
-        if context is not None and self.context_shrink > 0:
-            z = in_context(z, context, self.context_shrink)
-        return self.calibrated(z)
+    def probability(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None) -> float:
+        """Calibrated probability that the unit, judged alone, is not supported by its source (read in the context of
+        its whole text: ``calibrated(in_context(logit, whole text's logit, context_shrink))``)."""
+        return self.calibrated(self.logit(local, findings, f))
 
     def calibrated(self, z: float) -> float:
         """The calibrated probability of "not supported" for a logit of the model."""

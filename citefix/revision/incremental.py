@@ -1,7 +1,8 @@
 """Incremental rounds: a unit whose text and target sources did not change keeps its verdict.
 
-`CachingVerifier` wraps any verifier. The key is the verifier's fingerprint (its name and settings), the unit's text
-and the hash of the sources it is judged against; the value is the verdict with its unsupported spans stored relative
+`CachingVerifier` wraps any verifier. The key is the verifier's fingerprint (its name and settings), the unit's text,
+the words it is scored on, the hash of the sources it is judged against and, for a verifier that reads it (the offline one), the sentence of the
+text that holds the unit; the value is the verdict with its unsupported spans stored relative
 to the unit (through the unit's alignment to the text when it has one, else relative to its start), so a unit that
 moved because an earlier sentence changed gets its spans back at its new place. Verdicts live in memory for the
 session and, given a store, in the store's verdict cache across runs and processes.
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 from citefix.models import Case, Source, Unit, Verdict
-from citefix.verify.base import ReadsContext, Verifier
+from citefix.verify.base import ReadsContext, ReadsSetting, Verifier, Wrapping
 
 if TYPE_CHECKING:
     from citefix.llm.client import LLMClient
@@ -131,6 +132,10 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+# what of a unit's meta decides how it is scored, beside its text: its own words (unit-relative), its role, its clause
+SCORED_META = ("focus", "role", "clause", "clause_words")
+
+
 class CachingVerifier:
     """Any verifier, with verdicts of unchanged units reused (see the module docstring)."""
 
@@ -139,6 +144,7 @@ class CachingVerifier:
         self.store = store
         self.memory: dict[str, dict] | None = {} if memory else None
         self.fingerprint = verifier_fingerprint(inner)
+        self._setting = _setting_reader(inner)
         self.last = ReuseStats()
         self.total = ReuseStats()
         self._lock = threading.Lock()
@@ -159,8 +165,14 @@ class CachingVerifier:
         return self.inner.supported_at(profile)
 
     def key(self, unit: Unit, case: Case, target: Sequence[str]) -> str:
-        payload = json.dumps([self.fingerprint, unit.text, unit.kind, sources_hash(case, target), case.kind],
-                             ensure_ascii=False)
+        meta = unit.meta or {}
+        # the words it is scored on and what kind of piece it is, as the decomposer marked them: the same words can be
+        # cut from a sentence as a whole clause or as a detail's context
+        scored = {k: meta[k] for k in SCORED_META if k in meta}
+        parts = [self.fingerprint, unit.text, unit.kind, sources_hash(case, target), case.kind, scored]
+        if self._setting is not None:  # the sentence around the unit, where the verifier reads it
+            parts.append(self._setting(unit, case))
+        payload = json.dumps(parts, ensure_ascii=False)
         return hashlib.sha256(payload.encode()).hexdigest()
 
     def _get(self, key: str) -> dict | None:
@@ -234,6 +246,20 @@ class CachingVerifier:
         d["unsupported_spans"] = spans
         d["details"] = {**(d.get("details") or {}), "reused": True}
         return Verdict.model_validate(d)
+
+
+def _setting_reader(verifier: Verifier) -> Callable[[Unit, Case], str] | None:
+    """The `setting` of the verifier or of the one it hands its work to (ReadsSetting), if either reads one."""
+    seen: set[int] = set()
+    v: Any = verifier
+    while id(v) not in seen:
+        seen.add(id(v))
+        if isinstance(v, ReadsSetting):
+            return v.setting
+        if not isinstance(v, Wrapping):
+            return None
+        v = v.inner
+    return None
 
 
 def unwrap(verifier: Verifier) -> Verifier:

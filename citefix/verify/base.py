@@ -48,7 +48,7 @@ class Verifier(Protocol):
 @runtime_checkable
 class ReadsContext(Protocol):
     """A verifier that reads each unit in the context of the whole text it was cut from (the offline judge): its
-    verdicts of the units alone depend on each unit and its sources only, and `in_context` reads a text's verdicts in
+    verdicts of the units alone depend on each unit, its sources and the sentence that holds it, and `in_context` reads a text's verdicts in
     that text's context. The verdict cache keeps the first and applies the second on every call."""
 
     def verify_alone(
@@ -56,6 +56,15 @@ class ReadsContext(Protocol):
     ) -> list[Verdict]: ...
 
     def in_context(self, verdicts: Sequence[Verdict], units: Sequence[Unit], case: Case) -> list[Verdict]: ...
+
+
+@runtime_checkable
+class ReadsSetting(Protocol):
+    """A verifier whose verdict of a unit alone reads, beyond the unit's words and its sources, the stretch of the
+    checked text around the unit (the offline verifier: the sentence that holds it). The verdict cache keys a verdict
+    by that stretch too, so that a reused verdict is the one a fresh check would give."""
+
+    def setting(self, unit: Unit, case: Case) -> str: ...
 
 
 @runtime_checkable

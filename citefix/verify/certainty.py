@@ -51,11 +51,17 @@ def hedged(tok) -> bool:
 _SENTENCE_END = re.compile(r"[.!?;:]\s")
 
 
+def clause_start(text: str, pos: int) -> int:
+    """Where the stretch of `text` that `pos` lies in begins: just after the last sentence end, semicolon or colon
+    before it (what ``hedged_in_text`` reads back to)."""
+    return max((m.end() for m in _SENTENCE_END.finditer(text, 0, pos)), default=0)
+
+
 def hedged_in_text(text: str, pos: int, reach: int = 15) -> bool:
     """Does a hedge word stand in `text` before `pos`, in the same sentence and within `reach` words? A unit cut from a
     longer sentence ("… might want to live there but could not afford to" → "people could not afford to") loses the
     hedge its parse would carry; the text it was cut from keeps it."""
-    start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, pos)), default=0)
+    start = clause_start(text, pos)
     words = re.findall(r"[a-z]+", text[start:pos].lower())[-reach:]
     return any(w in HEDGE_MODALS or w in HEDGE_ADVERBS or _forms(w) & HEDGE_HEADS for w in words)
 

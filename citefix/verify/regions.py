@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from citefix.chunking import split_sentences
 from citefix.decompose.align import content_tokens
 from citefix.lexicon import ENTITY_LABELS
-from citefix.models import Unit
-from citefix.verify.certainty import hedged_in_text
+from citefix.models import Case, Unit
+from citefix.verify.certainty import clause_start, hedged_in_text
 from citefix.verify.lexical import Number, currency, date_words, find_numbers
 from citefix.verify.local import focus_ranges, in_focus, region_words, widen
 from citefix.verify.offline_sources import Host, _Pool
@@ -51,6 +51,21 @@ class RegionFinder:
             doc = self.nlp.tokenizer(sentence)
             pool.host_copies[sentence] = copy_host(doc, pool) or compression_at(doc, pool) or bag_host(doc, pool)
         return pool.host_copies[sentence]
+
+    def setting(self, unit: Unit, case: Case) -> str:
+        """The stretch of the checked text that a unit's verdict alone reads beyond the unit's own words: the
+        sentence(s) holding it (whether that sentence stands in a source: ``_host``), back to where the stretch its
+        earliest word lies in begins (a hedge a few words before it: ``hedged_where_cut``). Empty for a unit with no
+        place in the text. Two units of the same words get the same verdict only in the same setting."""
+        text = case.text
+        if unit.start is None or unit.end is None or not text:
+            return ""
+        at = [int(r[2]) for r in (unit.meta or {}).get("align") or [] if len(r) >= 3]
+        lo, hi = min([unit.start, *at]), unit.end
+        for sp in self._text_sentences(text):
+            if sp.start < unit.end and sp.end > unit.start:
+                lo, hi = min(lo, sp.start), max(hi, sp.end)
+        return text[min(lo, clause_start(text, lo)):hi]
 
     def _text_sentences(self, text: str) -> list[Any]:
         """The checked text's sentences (split_sentences), kept for the text checked last."""

@@ -70,3 +70,20 @@ def test_bench_check_runs_without_the_data(tmp_path):
     assert "per-case latency: median" in r.stdout and "peak RSS of the whole benchmark" in r.stdout
     bad = _run("bench.bench_check", "--skip-llm", "--data", str(tmp_path / "nowhere.jsonl"), tmp_path=tmp_path)
     assert bad.returncode == 2 and "no such file" in bad.stderr
+
+
+def test_reuse_fresh_counts_kept_verdicts_against_fresh_ones(tmp_path):
+    """bench.reuse_fresh edits each summary, checks it behind the verdict cache and afresh, and says how many units
+    differ (none: exit 0); a missing file is named with the fix."""
+    src = ("Dayna Dobias was born with cerebral palsy. She hopes to inspire others with her enthusiastic videos. "
+           "The teenager says her motivation was to counteract stereotypes about disabilities.")
+    rows = [{"id": "s1", "document": src, "summary": src.replace("The teenager", "The girl")},
+            {"id": "s2", "document": src, "summary": "Dayna Dobias was born with cerebral palsy."}]
+    data = tmp_path / "summaries.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    r = _run("bench.reuse_fresh", str(data), "--edit", "drop", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"(\d+) summaries edited \(drop\), (\d+) units, (\d+) verdicts reused, 0 differ", r.stdout)
+    assert m and m.group(1) == "1" and int(m.group(3)) >= 1, r.stdout  # the one-sentence summary is left out
+    r = _run("bench.reuse_fresh", str(tmp_path / "absent.jsonl"), tmp_path=tmp_path)
+    assert r.returncode == 2 and "absent.jsonl: no such file" in r.stderr

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -174,11 +175,14 @@ def features(args) -> None:
         t0 = time.time()
         rows = []
         kept: dict[str, dict[str, Any]] = {}
-        if args.recompute_where:
-            # only the cached items where the feature fired anywhere are computed again (a change that can only
-            # silence that check); the others are kept as cached
+        if args.recompute_where or args.recompute_text:
+            # only the cached items where the feature fired anywhere (or whose statement matches) are computed again;
+            # the others are kept as cached
+            pattern = re.compile(args.recompute_text) if args.recompute_text else None
             for r in json.loads((CACHE / f"{name}.json").read_text()):
-                if not any(f.get(args.recompute_where) for f in [r["whole"], *r["units"]]):
+                fired = bool(args.recompute_where) and any(f.get(args.recompute_where) for f in [r["whole"], *r["units"]])
+                matches = pattern is not None and bool(pattern.search(str(r["whole"].get("unit_text") or "")))
+                if not (fired or matches):
                     kept[str(r["id"])] = r
         for it in _items(name, data, args.planted, None if name == "planted" else args.limit):
             if str(it["id"]) in kept:
@@ -484,6 +488,9 @@ def main() -> None:
     f.add_argument("--data-dir", default=None, help="the shared data folder (default ../shared/data)")
     f.add_argument("--recompute-where", default=None, metavar="FEATURE",
                    help="compute again only the cached items where FEATURE fired (a change that can only silence it)")
+    f.add_argument("--recompute-text", default=None, metavar="REGEX",
+                   help="compute again only the cached items whose statement matches REGEX (a change that can only "
+                        "touch such statements, e.g. how the decomposer cuts a range)")
     se = sub.add_parser("sentences", help="add each multi-sentence item's sentences, judged as units, to the cache")
     se.add_argument("--sets", nargs="+", default=["summeval"], choices=list(SETS + EXTRA_SETS))
     se.add_argument("--planted", default=None)

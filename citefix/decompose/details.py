@@ -75,9 +75,19 @@ def _detail_role(t) -> str | None:
             return None  # a count or a range ("voted 9 to 4") stays with the verb
         return "modifier"
     if dep == "prep" and head.pos_ in _NOUN_HEAD and head.dep_ not in _SUBJ and head.dep_ != "compound":
-        if any(x.ent_type_ in _DETAIL_ENTS or x.like_num for x in sub if x.i != t.i):
+        if any(x.ent_type_ in _DETAIL_ENTS or x.like_num for x in sub if x.i != t.i) and not _opens_range(t):
             return "modifier"
     return None
+
+
+def _opens_range(t) -> bool:
+    """Is the phrase `t` heads the first end of a range whose other end the parse hung elsewhere ("growth of 4.8% to
+    6.6%", its "to 6.6%" on the verb)? Cut off alone it would leave the other end as the whole value."""
+    doc, after = t.doc, t.right_edge.i + 1
+    if after + 1 >= len(doc) or doc[after].lower_ not in ("to", "-", "–"):
+        return False
+    nxt = doc[after + 1]
+    return nxt.like_num or (nxt.is_currency and after + 2 < len(doc) and doc[after + 2].like_num)
 
 
 def _details(clause: Any) -> list[_Detail]:

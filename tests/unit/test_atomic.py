@@ -96,6 +96,17 @@ def test_arguments_and_counts_stay_in_the_core(dec):
     assert [u.text for u in units] == ["Chelsea beat Arsenal 2-1", "Councillors voted 9 to 4"]
 
 
+def test_a_range_is_not_cut_in_two(dec):
+    # the parse hangs "of 4.8%" on the noun and "to 6.6%" on the verb: cut off alone, "of 4.8%" would leave a unit
+    # saying the growth was 6.6%
+    units = _units(dec, "Sales are expected to rise, representing growth of 4.8% to 6.6% on a constant-currency basis.")
+    assert not any("growth to 6.6%" in u.text for u in units), [u.text for u in units]
+    assert any(u.text.endswith("representing growth of 4.8% to 6.6%") for u in units), [u.text for u in units]
+    # a number's phrase that runs on into something else is still a detail of its own
+    units = _units(dec, "The plan brought a rise of 20% to the budget.")
+    assert "The plan brought a rise of 20%" in [u.text for u in units]
+
+
 def test_atomic_not_shredded(dec):
     # "The cat sat" is a three-word fragment: the one fact is the whole clause
     assert [u.text for u in _units(dec, "The cat sat on the mat.")] == ["The cat sat on the mat"]

@@ -70,6 +70,7 @@ class MainScreen(JobsMixin, Screen):
         self.view_n: int | None = None  # the round shown (None: the working text)
         self.show_proposal = False
         self.selected: str | None = None
+        self._last_unit: Any = None  # the unit last selected (its words are looked for in a new evaluation)
         self._job: str | None = None
         self._job_label = ""
         self._job_started = 0.0
@@ -150,6 +151,8 @@ class MainScreen(JobsMixin, Screen):
 
     # -- painting -----------------------------------------------------------------------------------------------------
     def _apply(self, snap: Snapshot, *, reload_sources: bool = False) -> None:
+        # the unit selected, or the last one selected before an edit emptied the table, to be found again
+        before = self._selected_unit() or self._last_unit
         self.snap = snap
         if snap.info:
             self.notify(snap.info, title="citefix", markup=False, timeout=8)
@@ -158,14 +161,31 @@ class MainScreen(JobsMixin, Screen):
         if reload_sources:
             self.query_one("#sources", SourcesPanel).load(snap.case)
         self.view_n = None
-        self.selected = None  # unit ids are per evaluation: a selection does not carry over
         self.show_proposal = snap.proposal is not None
+        # unit ids are per evaluation: the selection moves to the unit of the same words in the one shown now, if any
+        self.selected = self._same_unit(before)
         self._diff_hunks()
         self.query_one("#rounds", RoundsPanel).fill(snap.rounds, current=snap.current, run=snap.run, proposal=snap.proposal,
                                                     evaluations=snap.evaluations)
         self._paint()
         self._refresh_status()
         self.refresh_bindings()
+
+    def _selected_unit(self) -> Any:
+        """The unit selected in the evaluation shown, or None."""
+        if self.snap is None or self.selected is None:
+            return None
+        ev = self._shown()[1]
+        return next((u for u in ev.units if u.id == self.selected), None) if ev is not None else None
+
+    def _same_unit(self, unit: Any) -> str | None:
+        """The id of the unit of the evaluation shown that states the same words as `unit` (the nearest to its old
+        place when several do), or None."""
+        ev = self._shown()[1] if unit is not None and self.snap is not None else None
+        same = [u for u in ev.units if u.text == unit.text] if ev is not None else []
+        if not same:
+            return None
+        return min(same, key=lambda u: abs((u.start or 0) - (unit.start or 0))).id
 
     def _shown(self) -> tuple[str, Any, str]:
         """(text, evaluation, what) for the text shown: a proposal, a viewed round, or the working text."""
@@ -336,6 +356,7 @@ class MainScreen(JobsMixin, Screen):
         uid = event.row_key.value if event.row_key is not None else None
         if uid != self.selected:
             self.selected = uid
+            self._last_unit = self._selected_unit()
             text, ev, what = self._shown()
             self._show_text(text, ev, what)
             self._detail(ev)
@@ -358,8 +379,9 @@ class MainScreen(JobsMixin, Screen):
         key = event.row_key.value
         view = (None, True) if key == "proposal" else ((None if int(key) == self.snap.current else int(key)), False)
         if view != (self.view_n, self.show_proposal):
+            before = self._selected_unit() or self._last_unit
             self.view_n, self.show_proposal = view
-            self.selected = None
+            self.selected = self._same_unit(before)  # the same words in the round now shown, if it has them
             self._paint()
         self.refresh_bindings()
 

@@ -72,3 +72,42 @@ async def test_the_sources_pane_opens_at_the_evidence_in_the_narrow_layout(store
         assert lit, "no paragraph highlighted"
         top, height = sources.scroll_offset.y, sources.scrollable_content_region.height
         assert any(top <= w.virtual_region.y < top + height for w in lit), (top, height, [w.virtual_region for w in lit])
+
+
+@pytest.mark.asyncio
+async def test_the_selection_stays_on_its_words_after_an_edit_is_checked(store, example_path):
+    """Unit ids belong to one evaluation; after an edit elsewhere is saved and checked, the unit that states the same
+    words is selected again (the writer keeps their place), and the detail line is about it."""
+    app = make_app(store, path=example_path)
+    async with app.run_test(size=SIZE) as pilot:
+        main = await open_and_check(pilot, app)
+        ev = main.snap.evaluation
+        units = main.query_one("#units")
+        units.focus()
+        target = ev.units[-1]
+        units.move_cursor(row=units.get_row_index(target.id))
+        await pilot.pause()
+        assert main.selected == target.id
+        # an edit to the first sentence: the last unit's words are untouched
+        first = main.snap.text.split(". ")[0]
+        assert target.text not in first
+        await pilot.press("e")
+        main.query_one("#text-edit").load_text(main.snap.text.replace(first, first + " on Monday", 1))
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        assert main.snap.current == 1
+        now = main.snap.evaluation
+        kept = next(u for u in now.units if u.id == main.selected)
+        assert kept.text == target.text
+        assert units.cursor_row == units.get_row_index(kept.id)
+        assert kept.id in str(main.query_one("#unit-detail").render())
+        # a unit whose words are gone: the cursor is back on the first row, as for a text checked afresh
+        last = main.snap.text.rstrip().rsplit(". ", 1)
+        assert kept.text in last[-1]
+        await pilot.press("e")
+        main.query_one("#text-edit").load_text(last[0] + ".")
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        assert main.snap.current == 2
+        assert all(u.text != kept.text for u in main.snap.evaluation.units)
+        assert main.selected == main.snap.evaluation.units[0].id and units.cursor_row == 0

@@ -8,7 +8,8 @@ findings, each weight bounded to its sign (a finding may only raise the probabil
 Labels: a whole statement carries its dataset's label. An atomic unit of a faithful statement is supported; of a
 statement with an error, only the unit the model finds most suspect is taken as the unsupported one (multiple-instance
 learning: refitted three times, the pick remade each time) and the others are left out. Each set weighs the same, its
-two classes balanced.
+two classes balanced. (fit_pooled, measured and not shipped, labels each statement's units through their pooled
+logit instead.)
 
 Sets: human-labelled development sets are the leave-one-dataset-out folds (XSumFaith val, SummEval, WiCE dev — full
 support against partial or none —, AttributionBench dev, the four SummEdits domains of the training pool, the read
@@ -51,6 +52,9 @@ FF_TARGET, PARTIAL_TARGET = 0.15, 0.20
 SET_QUANTILE = 2 / 3  # … on two sets in three (np.quantile over the training sets)
 SIGNALS = ("lexical", "alignment", "similarity")
 MIL_ROUNDS = 3
+# how sharply a statement's units are pooled into one logit by fit_pooled (measured, not shipped): 1/r·log Σ exp(r·z),
+# between their log-sum (r = 1) and their maximum (large r)
+POOL_SHARPNESS = 2.0
 GROUPS: dict[str, tuple[str, ...]] = {"signals' geometric mean": ("local_log",), "entail (candidate)": ("entail",),
                                       **{f"{f.kind}: {f.name}": (f.name,) for f in REGISTRY if f.name != "local_log"}}
 # features the ablation found to add nothing on human data, leave one dataset out (their weights are held at 0)
@@ -205,13 +209,75 @@ def _set_weight(name: str) -> float:
     return 0.25 if name.startswith("summedits:") else 1.0
 
 
-def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None, design=None) -> Model:
-    """Logistic regression with each weight bounded to its sign (SIGNS), ridge L2; features in `drop` held at 0."""
-    from scipy.optimize import minimize
-
-    bounds = [(None, None)] + [(None, 0.0) if sg < 0 else (0.0, None) if sg > 0 else (None, None) for sg in COLUMN_SIGNS]
+def _bounds(drop: tuple[str, ...] | None) -> list[tuple[float | None, float | None]]:
+    """L-BFGS-B bounds: the intercept free, each weight to its sign (COLUMN_SIGNS), features in `drop` held at 0."""
+    bounds: list[tuple[float | None, float | None]] = [(None, None)] + [
+        (None, 0.0) if sg < 0 else (0.0, None) if sg > 0 else (None, None) for sg in COLUMN_SIGNS]
     for k in EXCLUDED if drop is None else drop:
         bounds[1 + COLUMNS.index(k)] = (0.0, 0.0)
+    return bounds
+
+
+def fit_pooled(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None) -> Model:
+    """Measured, not shipped (training/judge_variants.py "pooled"; docs/quality.md "Tried and dropped").
+    Logistic regression with each weight bounded to its sign (COLUMN_SIGNS), ridge L2, on two terms of equal
+    weight, each set weighing the same and its two classes balanced: every whole statement against its label, and
+    every statement cut into its atomic units against its label through the units' pooled logit — a soft maximum,
+    (1/POOL_SHARPNESS)·log Σ exp(POOL_SHARPNESS·z). The second term is what `check` decides: a text with an error
+    needs one unit that reads it, a faithful text needs every unit to read supported; no unit is labelled on its
+    own. Features in `drop` are held at 0."""
+    from scipy.optimize import minimize
+
+    r = POOL_SHARPNESS
+    xw, yw, ww, xu, owner, yt, wt = [], [], [], [], [], [], []
+    for n in names:
+        for cls in (1, 0):
+            group = [it for it in sets[n] if it.bad == cls]
+            for it in group:
+                share = _set_weight(n) / len(group)
+                xw.append(it.whole)
+                yw.append(cls)
+                ww.append(share)
+                owner += [len(yt)] * len(it.units)
+                xu.append(it.units)
+                yt.append(cls)
+                wt.append(share)
+    Xw, Xu = np.array(xw), np.concatenate(xu)
+    yw_, yt_ = np.array(yw, dtype=float), np.array(yt, dtype=float)
+    ww_, wt_ = np.array(ww) / sum(ww), np.array(wt) / sum(wt)
+    own = np.array(owner)
+    texts = len(yt)
+
+    def loss(v: np.ndarray) -> tuple[float, np.ndarray]:
+        b, w = v[0], v[1:]
+        zw = np.clip(Xw @ w + b, -50, 50)
+        pw = 1.0 / (1.0 + np.exp(-zw))
+        zu = Xu @ w + b
+        top = np.full(texts, -np.inf)
+        np.maximum.at(top, own, zu)
+        e = np.exp(r * (zu - top[own]))
+        tot = np.bincount(own, weights=e, minlength=texts)
+        pooled = np.clip(top + np.log(tot) / r, -50, 50)
+        pt = 1.0 / (1.0 + np.exp(-pooled))
+        ll = -(ww_ * (yw_ * np.log(pw + 1e-12) + (1 - yw_) * np.log(1 - pw + 1e-12))).sum() \
+            - (wt_ * (yt_ * np.log(pt + 1e-12) + (1 - yt_) * np.log(1 - pt + 1e-12))).sum()
+        gw = ww_ * (pw - yw_)  # d/dz of each whole statement's term
+        gu = (wt_ * (pt - yt_))[own] * e / tot[own]  # … of each unit's, through the soft maximum
+        grad = np.concatenate([[gw.sum() + gu.sum()], Xw.T @ gw + Xu.T @ gu + 2 * L2 * w])
+        return float(ll + L2 * (w ** 2).sum()), grad
+
+    v = minimize(loss, np.zeros(len(COLUMNS) + 1), jac=True, bounds=_bounds(drop), method="L-BFGS-B").x
+    return Model(v[1:].copy(), float(v[0]))
+
+
+def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None, design=None) -> Model:
+    """Logistic regression with each weight bounded to its sign (COLUMN_SIGNS), ridge L2, features in `drop` held at
+    0: every whole statement against its label, and each unit labelled on its own — a faithful statement's units
+    supported, of a statement with an error the unit the model finds most suspect taken as the unsupported one
+    (multiple-instance learning, MIL_ROUNDS refits)."""
+    from scipy.optimize import minimize
+
+    bounds = _bounds(drop)
     w = np.zeros(len(COLUMNS) + 1)
     model: Model | None = None
     for _ in range(MIL_ROUNDS):

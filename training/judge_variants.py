@@ -5,7 +5,10 @@ Each variant changes one thing against the shipped model (a logistic regression 
 whole statements and multiple-instance unit labels):
 
     lr             the shipped model, for the baseline row
-    gbm            a gradient-boosted model of the same features, each monotone in the direction of its sign
+    pooled         the logistic model trained on each statement's units through their pooled logit (a soft maximum)
+                   instead of one unit labelled per statement: the text-level decision `check` makes
+    gbm            a gradient-boosted model of the same features, each monotone in the direction of its sign (trained
+                   on multiple-instance unit labels, as lr)
     gbm+signals    the same, with the three signals apart (lexical log-probability, alignment, similarity) as further
                    features, free to bend where the logistic model cannot
     lr+signals     the logistic model with the three signals apart and the whole statement's three signals beside
@@ -101,6 +104,8 @@ def run_variant(name: str, sets) -> dict[str, Any]:
     _reset(sets)
     if name == "lr":
         return J.lodo_summary(sets)
+    if name == "pooled":
+        return J.lodo_summary(sets, fitter=J.fit_pooled)
     if name == "gbm":
         return J.lodo_summary(sets, fitter=gbm_fit(list(J.SIGNS)))
     if name in ("gbm+signals", "lr+signals"):
@@ -122,7 +127,7 @@ def run_variant(name: str, sets) -> dict[str, Any]:
     raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
 
 
-VARIANTS = ("lr", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative")
+VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)

@@ -65,6 +65,7 @@ L2 = 1e-4  # ridge on the weights (not the intercept), per unit of the sets' tot
 # may cost: a floor to keep, not the target
 CONTEXT_GRID = (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0)
 PLANTED_SLACK = 0.05
+PLANTED_MARGIN = 0.05  # eval also shows the planted detection at a decision point this much higher
 
 
 @dataclass
@@ -585,6 +586,11 @@ def evaluate(args) -> None:
         cells = [f"{np.mean([p.max() >= pu for it, p in zip(items, probs) if (it.group or 'none') == g]):.2f}"
                  for g in groups]
         print("| judge | " + " | ".join(cells) + " |")
+        # how close to the edge: the same, were the decision point PLANTED_MARGIN higher
+        cells = [f"{np.mean([p.max() >= pu + PLANTED_MARGIN for it, p in zip(items, probs) if (it.group or 'none') == g]):.2f}"
+                 for g in groups]
+        print(f"| judge at p ≥ {pu + PLANTED_MARGIN:.2f} (the decision point {PLANTED_MARGIN:g} higher) | "
+              + " | ".join(cells) + " |")
         labs = _packaged_scores(items)[1]
         cells = [f"{np.mean([any(x == 'unsupported' for x in lab) for it, lab in zip(items, labs) if (it.group or 'none') == g]):.2f}"
                  for g in groups]

@@ -25,12 +25,13 @@ from citefix.tui.jobs import JobsMixin
 from citefix.tui.keys import KEYS
 from citefix.tui.render import VERDICT_STYLE
 from citefix.tui.session import Session, Snapshot
+from citefix.tui.shown import ShownMixin
 from citefix.tui.widgets import DetailLine, RoundsPanel, SourcesPanel, StatusLine, TextBody, TextPanel, UnitsTable
 
 NARROW = 100  # below this many columns the panes stack: the text on top, one of units / sources / rounds below
 
 
-class MainScreen(JobsMixin, Screen):
+class MainScreen(JobsMixin, ShownMixin, Screen):
     DEFAULT_CSS = """
     MainScreen #top { height: 3fr; }
     MainScreen #bottom { height: 2fr; }
@@ -171,53 +172,6 @@ class MainScreen(JobsMixin, Screen):
         self._refresh_status()
         self.refresh_bindings()
 
-    def _selected_unit(self) -> Any:
-        """The unit selected in the evaluation shown, or None."""
-        if self.snap is None or self.selected is None:
-            return None
-        ev = self._shown()[1]
-        return next((u for u in ev.units if u.id == self.selected), None) if ev is not None else None
-
-    def _same_unit(self, unit: Any) -> str | None:
-        """The id of the unit of the evaluation shown that states the same words as `unit` (the nearest to its old
-        place when several do), or None."""
-        ev = self._shown()[1] if unit is not None and self.snap is not None else None
-        same = [u for u in ev.units if u.text == unit.text] if ev is not None else []
-        if not same:
-            return None
-        return min(same, key=lambda u: abs((u.start or 0) - (unit.start or 0))).id
-
-    def _shown(self) -> tuple[str, Any, str]:
-        """(text, evaluation, what) for the text shown: a proposal, a viewed round, or the working text."""
-        snap = self.snap
-        assert snap is not None
-        if self.show_proposal and snap.proposal is not None:
-            return snap.proposal.text, snap.proposal.evaluation, "proposed revision"
-        if self.view_n is not None and self.view_n != snap.current:
-            return self._round_text(self.view_n), self._eval(self.view_n), f"round {self.view_n}"
-        if snap.current is None:
-            return snap.text, None, "not checked yet"
-        ev = snap.evaluation
-        edited = ev is not None and ev.text != snap.text
-        return snap.text, ev, ("edited, not checked" if edited else f"round {snap.current}")
-
-    def _note(self, what: str, ev) -> str:
-        """The line under the text: what is shown and what the writer can do with it."""
-        note = ""
-        if what == "proposed revision":
-            kept = len(self.keep)
-            note = (f"Proposed revision, {len(self.hunks)} edit(s), {kept} kept: a accepts the kept edits · "
-                    "n rejects all · [ ] pick an edit · space keeps/drops it · the units below are the proposal's")
-        elif what.startswith("round") and self.view_n is not None and self.view_n != self.snap.current:
-            note = f"Viewing {what}; the working text is round {self.snap.current}. v reverts to {what}."
-        elif what == "edited, not checked":
-            note = "Edited since the last check: c checks it."
-        elif what == "not checked yet":
-            note = "Not checked yet: press c to check."
-        if ev is not None and ev.status == "no_units":
-            note = (note + "\n" if note else "") + (ev.message or "no checkable units")
-        return note
-
     # -- a pending proposal, edit by edit ------------------------------------------------------------------------------
     hunks: list = []
     keep: set = set()
@@ -254,12 +208,6 @@ class MainScreen(JobsMixin, Screen):
                                                self.snap.proposal.comment), note=self._note(what, ev))
         else:
             panel.show(text, ev, self.selected, note=self._note(what, ev))
-
-    def _round_text(self, n: int) -> str:
-        return next(r.text for r in self.snap.rounds if r.n == n)
-
-    def _eval(self, n: int):
-        return self.snap.evaluations.get(n)
 
     def _paint(self) -> None:
         if self.snap is None:

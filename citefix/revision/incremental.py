@@ -1,10 +1,10 @@
 """Incremental rounds: a unit whose text and target sources did not change keeps its verdict.
 
 `CachingVerifier` wraps any verifier. The key is the verifier's fingerprint (its name and settings), the unit's text,
-the words it is scored on, the hash of the sources it is judged against and, for a verifier that reads it (the offline one), the sentence of the
-text that holds the unit; the value is the verdict with its unsupported spans stored relative
-to the unit (through the unit's alignment to the text when it has one, else relative to its start), so a unit that
-moved because an earlier sentence changed gets its spans back at its new place. Verdicts live in memory for the
+the words it is scored on, the hash of the sources it is judged against and, for a verifier that reads it (the
+offline one), the sentence of the text that holds the unit; the value is the verdict with its unsupported spans stored
+relative to the unit (through the unit's alignment to the text when it has one, else relative to its start), so a
+unit that moved because an earlier sentence changed gets its spans back at its new place. Verdicts live in memory for the
 session and, given a store, in the store's verdict cache across runs and processes.
 
 The LLM path needs no wrapper to save calls (identical verify requests are answered by the store's LLM cache), but the

@@ -48,8 +48,9 @@ class Verifier(Protocol):
 @runtime_checkable
 class ReadsContext(Protocol):
     """A verifier that reads each unit in the context of the whole text it was cut from (the offline judge): its
-    verdicts of the units alone depend on each unit, its sources and the sentence that holds it, and `in_context` reads a text's verdicts in
-    that text's context. The verdict cache keeps the first and applies the second on every call."""
+    verdicts of the units alone depend on each unit, its sources and the sentence that holds it (ReadsSetting), and
+    `in_context` reads a text's verdicts in that text's context. The verdict cache keeps the first and applies the
+    second on every call."""
 
     def verify_alone(
         self, units: Sequence[Unit], case: Case, *, targets: Sequence[Sequence[str]] | None = None

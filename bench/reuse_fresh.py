@@ -8,7 +8,13 @@ the second check reuses what it can. Every unit of the edited summary is also ch
 and the script counts the units whose label or probability of "not supported" (by more than 0.01) differ. The goal
 is none.
 
+With `--cited`, the file holds cited answers (AttributionBench's grouped layout: `answer` with its [n] marks,
+`passages` with `id` and `text`), and each is checked as `check` checks a cited answer (citefix.evaluate.evaluate:
+claims from the parse, each judged against its citations, one at a time and together); every verdict of the edited
+answer is compared, claim and citations alike.
+
     .venv/bin/python -m bench.reuse_fresh ../shared/data/summeval/summeval_balanced_300.jsonl --edit drop --limit 60
+    .venv/bin/python -m bench.reuse_fresh ../shared/data/attributionbench/ab_grouped_answers_dev.jsonl --cited
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--start", type=int, default=0, help="the first line used")
     ap.add_argument("--limit", type=int, default=60, help="how many lines from there")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cited", action="store_true", help="the file holds cited answers (`answer`, `passages`)")
     args = ap.parse_args(argv)
     if not args.data.is_file():
         print(f"error: {args.data}: no such file; give a JSONL file with `document` and `summary` per line",
@@ -52,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = rows[args.start:args.start + args.limit]
     dec, plain, rng = ClauseDecomposer(), OfflineVerifier(), random.Random(args.seed)
+    if args.cited:
+        return _cited(rows, args.edit, plain, rng)
     texts = units = reused = differ = 0
     for r in rows:
         doc, text = str(r.get("document") or ""), str(r.get("summary") or "")
@@ -74,6 +83,41 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"differs: {r.get('id')} {u.id} {u.text[:70]!r}: kept {k.label} p={pk}, fresh {f.label} p={pf}")
     print(f"{texts} summaries edited ({args.edit}), {units} units, {reused} verdicts reused, {differ} differ from a "
           "fresh check")
+    return 0 if differ == 0 else 1
+
+
+def _cited(rows: list[dict], how: str, plain: OfflineVerifier, rng: random.Random) -> int:
+    from citefix.decompose.claims import ClaimDecomposer
+    from citefix.evaluate import evaluate
+
+    dec, nlp = ClaimDecomposer(), ClauseDecomposer().nlp
+    texts = verdicts = reused = differ = 0
+    for r in rows:
+        passages = [Source(id=str(p["id"]), text=str(p["text"])) for p in r.get("passages") or []
+                    if str(p.get("text", "")).strip()]
+        answer = str(r.get("answer") or "")
+        sentences = [s.text for s in nlp(answer).sents] if passages and answer.strip() else []
+        if len(sentences) < 2:
+            continue
+        before = Case(id="a", sources=passages, text=answer, kind="cited_answer")
+        after = before.model_copy(update={"text": edited(sentences, how, rng)})
+        cached = CachingVerifier(plain)
+        evaluate(before, decomposer=dec, verifier=cached)
+        kept = evaluate(after, decomposer=dec, verifier=cached)
+        fresh = evaluate(after, decomposer=dec, verifier=plain)
+        texts += 1
+        verdicts += len(fresh.verdicts)
+        reused += sum(bool((v.details or {}).get("reused")) for v in kept.verdicts)
+        pairs = list(zip(kept.verdicts, fresh.verdicts))
+        for k, f in pairs:
+            pk, pf = (k.details or {}).get("p_unsupported"), (f.details or {}).get("p_unsupported")
+            if (k.unit_id, k.target, k.label) != (f.unit_id, f.target, f.label) or (pk is None) != (pf is None) or \
+                    (pk is not None and pf is not None and abs(pk - pf) > 0.01):
+                differ += 1
+                print(f"differs: {r.get('id')} {f.unit_id} {f.target}: kept {k.label} p={pk}, fresh {f.label} p={pf}")
+        differ += abs(len(kept.verdicts) - len(fresh.verdicts))
+    print(f"{texts} cited answers edited ({how}), {verdicts} verdicts, {reused} reused, {differ} differ from a fresh "
+          "check")
     return 0 if differ == 0 else 1
 
 

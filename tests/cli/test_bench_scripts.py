@@ -87,3 +87,16 @@ def test_reuse_fresh_counts_kept_verdicts_against_fresh_ones(tmp_path):
     assert m and m.group(1) == "1" and int(m.group(3)) >= 1, r.stdout  # the one-sentence summary is left out
     r = _run("bench.reuse_fresh", str(tmp_path / "absent.jsonl"), tmp_path=tmp_path)
     assert r.returncode == 2 and "absent.jsonl: no such file" in r.stderr
+
+
+def test_reuse_fresh_compares_a_cited_answers_verdicts_too(tmp_path):
+    passages = [{"id": "1", "text": "Cups are made of glass. They hold hot drinks."},
+                {"id": "2", "text": "Many cups are made of plastic, which is light."}]
+    rows = [{"id": "a1", "answer": "Cups are made of glass [1]. Some are plastic [2]. They hold hot drinks [1].",
+             "passages": passages}]
+    data = tmp_path / "answers.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    r = _run("bench.reuse_fresh", str(data), "--cited", "--edit", "drop", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    m = re.search(r"1 cited answers edited \(drop\), (\d+) verdicts, (\d+) reused, 0 differ", r.stdout)
+    assert m and int(m.group(1)) >= 2 and int(m.group(2)) >= 1, r.stdout

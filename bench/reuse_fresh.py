@@ -43,6 +43,19 @@ def edited(sentences: list[str], how: str, rng: random.Random) -> str:
     return " ".join(" ".join(words) if i == k else s for i, s in enumerate(sentences))
 
 
+def _p(v) -> float | None:
+    return (v.details or {}).get("p_unsupported")
+
+
+def _differs(kept, fresh) -> bool:
+    """Do a kept and a fresh verdict disagree: another unit, target or label, a probability of "not supported" on one
+    side only, or the two more than 0.01 apart?"""
+    pk, pf = _p(kept), _p(fresh)
+    if (kept.unit_id, kept.target, kept.label) != (fresh.unit_id, fresh.target, fresh.label) or (pk is None) != (pf is None):
+        return True
+    return pk is not None and pf is not None and abs(pk - pf) > 0.01
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("data", type=Path, help="a JSONL file with `document` and `summary` per line")
@@ -77,10 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         units += len(cut)
         reused += cached.last.reused
         for u, k, f in zip(cut, kept, fresh):
-            pk, pf = (k.details or {}).get("p_unsupported"), (f.details or {}).get("p_unsupported")
-            if k.label != f.label or pk is None or pf is None or abs(pk - pf) > 0.01:
+            if _differs(k, f):
                 differ += 1
-                print(f"differs: {r.get('id')} {u.id} {u.text[:70]!r}: kept {k.label} p={pk}, fresh {f.label} p={pf}")
+                print(f"differs: {r.get('id')} {u.id} {u.text[:70]!r}: kept {k.label} p={_p(k)}, fresh {f.label} "
+                      f"p={_p(f)}")
     print(f"{texts} summaries edited ({args.edit}), {units} units, {reused} verdicts reused, {differ} differ from a "
           "fresh check")
     return 0 if differ == 0 else 1
@@ -108,13 +121,11 @@ def _cited(rows: list[dict], how: str, plain: OfflineVerifier, rng: random.Rando
         texts += 1
         verdicts += len(fresh.verdicts)
         reused += sum(bool((v.details or {}).get("reused")) for v in kept.verdicts)
-        pairs = list(zip(kept.verdicts, fresh.verdicts))
-        for k, f in pairs:
-            pk, pf = (k.details or {}).get("p_unsupported"), (f.details or {}).get("p_unsupported")
-            if (k.unit_id, k.target, k.label) != (f.unit_id, f.target, f.label) or (pk is None) != (pf is None) or \
-                    (pk is not None and pf is not None and abs(pk - pf) > 0.01):
+        for k, f in zip(kept.verdicts, fresh.verdicts):
+            if _differs(k, f):
                 differ += 1
-                print(f"differs: {r.get('id')} {f.unit_id} {f.target}: kept {k.label} p={pk}, fresh {f.label} p={pf}")
+                print(f"differs: {r.get('id')} {f.unit_id} {f.target}: kept {k.label} p={_p(k)}, fresh {f.label} "
+                      f"p={_p(f)}")
         differ += abs(len(kept.verdicts) - len(fresh.verdicts))
     print(f"{texts} cited answers edited ({how}), {verdicts} verdicts, {reused} reused, {differ} differ from a fresh "
           "check")

@@ -583,14 +583,14 @@ def evaluate(args) -> None:
         groups = sorted({it.group or "none" for it in items})
         print("| | " + " | ".join(groups) + " |")
         print("|---|" + "---|" * len(groups))
-        cells = [f"{np.mean([p.max() >= pu for it, p in zip(items, probs) if (it.group or 'none') == g]):.2f}"
-                 for g in groups]
-        print("| judge | " + " | ".join(cells) + " |")
+        def detected(at: float) -> str:
+            return " | ".join(f"{np.mean([p.max() >= at for it, p in zip(items, probs) if (it.group or 'none') == g]):.2f}"
+                              for g in groups)
+
+        print(f"| judge | {detected(pu)} |")
         # how close to the edge: the same, were the decision point PLANTED_MARGIN higher
-        cells = [f"{np.mean([p.max() >= pu + PLANTED_MARGIN for it, p in zip(items, probs) if (it.group or 'none') == g]):.2f}"
-                 for g in groups]
         print(f"| judge at p ≥ {pu + PLANTED_MARGIN:.2f} (the decision point {PLANTED_MARGIN:g} higher) | "
-              + " | ".join(cells) + " |")
+              f"{detected(pu + PLANTED_MARGIN)} |")
         labs = _packaged_scores(items)[1]
         cells = [f"{np.mean([any(x == 'unsupported' for x in lab) for it, lab in zip(items, labs) if (it.group or 'none') == g]):.2f}"
                  for g in groups]

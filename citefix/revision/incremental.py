@@ -249,17 +249,11 @@ class CachingVerifier:
 
 
 def _setting_reader(verifier: Verifier) -> Callable[[Unit, Case], str] | None:
-    """The `setting` of the verifier or of the one it hands its work to (ReadsSetting), if either reads one."""
-    seen: set[int] = set()
+    """The `setting` of the verifier or of one it hands its work to (ReadsSetting), if any reads one."""
     v: Any = verifier
-    while id(v) not in seen:
-        seen.add(id(v))
-        if isinstance(v, ReadsSetting):
-            return v.setting
-        if not isinstance(v, Wrapping):
-            return None
+    while not isinstance(v, ReadsSetting) and isinstance(v, Wrapping):
         v = v.inner
-    return None
+    return v.setting if isinstance(v, ReadsSetting) else None
 
 
 def unwrap(verifier: Verifier) -> Verifier:

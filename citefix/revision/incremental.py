@@ -37,10 +37,13 @@ class ReuseStats:
 
 
 def verifier_fingerprint(verifier: Verifier) -> str:
-    """Name plus whatever settings change a verdict (offline parameters, prompt hash, window, threshold); a verifier
-    behind the verdict cache has its own fingerprint."""
+    """Name plus whatever changes a verdict (citefix's version, offline parameters, prompt hash, window, threshold); a
+    verifier behind the verdict cache has its own fingerprint. The version is in it because a verdict also reads the
+    verifier's code: a store's verdicts from another release are judged again, not reused."""
+    from citefix.version import __version__
+
     verifier = unwrap(verifier)
-    parts: dict[str, Any] = {"name": verifier.name}
+    parts: dict[str, Any] = {"name": verifier.name, "version": __version__}
     for attr in ("params", "window_words", "threshold", "signal"):
         if hasattr(verifier, attr):
             parts[attr] = getattr(verifier, attr)

@@ -68,3 +68,23 @@ def test_the_same_words_scored_on_other_words_of_their_own_are_another_key():
     detail = whole.model_copy(update={"meta": {"role": "modifier", "focus": [[42, len(text)]]}})
     assert cached.key(whole, case, []) != cached.key(detail, case, [])
     assert cached.key(whole, case, []) == cached.key(whole.model_copy(update={"id": "u7"}), case, [])
+
+
+def test_a_stores_verdicts_from_another_release_are_judged_again(tmp_path, monkeypatch):
+    """A verdict also reads the verifier's code, so a store written by another citefix release keeps its verdicts
+    but does not hand them to this one (a real SQLite store)."""
+    import citefix.version
+    from store import Store
+
+    dec = ClauseDecomposer()
+    units = dec.units(_case(FIRST))
+    store = Store(tmp_path / "s.db")
+    try:
+        CachingVerifier(OfflineVerifier(), store=store, memory=False).verify(units, _case(FIRST))
+        again = CachingVerifier(OfflineVerifier(), store=store, memory=False)
+        assert all(v.details.get("reused") for v in again.verify(units, _case(FIRST)))
+        monkeypatch.setattr(citefix.version, "__version__", "0.0.0-older")
+        other = CachingVerifier(OfflineVerifier(), store=store, memory=False)
+        assert not any(v.details.get("reused") for v in other.verify(units, _case(FIRST)))
+    finally:
+        store.close()

@@ -423,6 +423,10 @@ def same_length(a: str, b: str) -> bool:
     return x is not None and y is not None and abs(x - y) <= 0.01 * max(x, y)
 
 
+# words that join a value's parts without saying anything of it
+_VALUE_GLUE = frozenset({"the", "of"})
+
+
 def value_tokens(s: str) -> list[str]:
     """A value's words and numbers, number words and ordinals as digits ("fourth", "4th" → "4")."""
     out = []
@@ -433,9 +437,11 @@ def value_tokens(s: str) -> list[str]:
     s = re.sub(r"\b(?:the\s+)?(?:previous|prior|preceding)\s+(year|quarter|month|week)\b", r"last \1", s)
     s = re.sub(r"\b(?:a|one|the)\s+(year|quarter|month|week)\s+(?:earlier|ago|before)\b", r"last \1", s)
     s = re.sub(r"\b(year|quarter|month|week)-ago\b", r"last \1", s)
-    # a quarter of the year: "Q2" / "second quarter" / "2nd-quarter"
-    s = re.sub(r"\bq([1-4])\b", r"\1 quarter", s)
+    # a quarter of the year: "Q2" / "2Q" / "second quarter" / "2nd-quarter"
+    s = re.sub(r"\b(?:q([1-4])|([1-4])q)\b", lambda m: f"{m.group(1) or m.group(2)} quarter", s)
     for t in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", s):
+        if t in _VALUE_GLUE:
+            continue  # "the fourth quarter of 2020" is "4Q 2020"
         m = re.fullmatch(r"([0-9]+)(?:st|nd|rd|th)", t)
         n = _UNITS.get(t, _TENS.get(t, _ORDINALS.get(t)))
         out.append(m.group(1) if m else str(n) if n is not None else t)

@@ -66,3 +66,22 @@ def test_a_number_written_in_words_or_digits_is_one_value():
 
     assert same_value("fourth", "4th") and same_value("4th", "fourth", one_way=True) and same_value("nine", "9")
     assert not same_value("fourth", "5th") and not same_value("nine", "6")
+
+
+def test_a_quarter_of_the_year_is_one_value_however_written():
+    from citefix.verify.local import same_value
+
+    assert same_value("4Q 2020", "the fourth quarter of 2020") and same_value("Q4 2020", "the 4th quarter of 2020")
+    assert same_value("2Q", "second-quarter") is same_value("Q2", "second-quarter")
+    assert not same_value("3Q 2020", "the fourth quarter of 2020") and not same_value("4Q 2020", "4Q 2019")
+
+
+def test_a_quarter_written_short_is_no_conflict_with_the_source(tmp_path):
+    source = ("We are anticipating home deliveries for the fourth quarter of 2020 to reach between 2,400 and 2,600 "
+              "units.")
+    ok = citefix.check("Home deliveries for 4Q 2020 are predicted to hit between 2,400 and 2,600 units.",
+                       sources=[source], db=tmp_path / "s.db")
+    assert not any(s.startswith("conflict") for s in _structure(ok)), _structure(ok)
+    bad = citefix.check("Home deliveries for 3Q 2020 are predicted to hit between 2,400 and 2,600 units.",
+                        sources=[source], db=tmp_path / "s.db")
+    assert any(s.startswith("conflict") for s in _structure(bad)), _structure(bad)

@@ -453,7 +453,7 @@ def _one_number(a: str, b: str) -> bool:
     return None not in bounds and bounds != {"most", "least"}
 
 
-_COUNTED = {"%": {"percent", "per", "cent", "of"}, "year": {"year", "years"}}
+_COUNTED = {"%": {"percent", "per", "cent"}, "year": {"year", "years"}}
 _FOCUS_WORDS = {"just", "only", "exactly", "precisely", "merely"}  # "just 23 individuals" is 23 individuals
 
 
@@ -467,11 +467,15 @@ _BOUNDS = {
 }
 
 
+# … as value_tokens writes them ("in excess of" without its "of"), which is how _one_number reads a value's words
+_BOUND_WORDS = {k: {" ".join(value_tokens(p)) for p in phrases} for k, phrases in _BOUNDS.items()}
+
+
 def _bound(words: str) -> str | None:
     """The direction of a number's bound phrase ("most", "least", "rough"; "" for none), None for other words."""
     if not words:
         return ""
-    return next((k for k, phrases in _BOUNDS.items() if words in phrases), None)
+    return next((k for k, phrases in _BOUND_WORDS.items() if words in phrases), None)
 
 
 def slot_lemma(span, kind: str) -> str | None:

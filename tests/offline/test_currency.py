@@ -54,6 +54,8 @@ def test_an_amount_in_another_currency_is_unsupported_and_put_right(tools):
 
 @pytest.mark.parametrize("a, b, same", [
     ("as much as €5,000", "up to €5,000", True),  # one bound, worded two ways
+    ("in excess of €5,000", "more than €5,000", True),
+    ("upwards of €5,000", "fewer than €5,000", False),
     ("about 5,000", "more than 5,000", True),  # a rough figure is no other amount
     ("more than 60,000", "fewer than 60,000", False),  # bounds of opposite directions
     ("nearly 200", "more than 200", False),

@@ -149,7 +149,9 @@ def _extra_items(name: str, data: Path, limit: int | None):
         yield {"id": case.id, "label": int(r["label"]), "case": case, "targets": None, "group": r.get("domain")}
 
 
-_DROP = {"evidence", "missing", "missing_words", "low_tokens", "misplaced", "structure", "invented"}
+# left out of the cache (large, and read by nothing downstream); the words found nowhere ("invented") stay, for
+# features read from them after the pass (training/judge_variants.py "invented-kinds")
+_DROP = {"evidence", "missing", "missing_words", "low_tokens", "misplaced", "structure"}
 
 
 def _slim(f: dict[str, Any]) -> dict[str, Any]:

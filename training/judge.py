@@ -210,16 +210,21 @@ def _set_weight(name: str) -> float:
     return 0.25 if name.startswith("summedits:") else 1.0
 
 
-def _bounds(drop: tuple[str, ...] | None) -> list[tuple[float | None, float | None]]:
-    """L-BFGS-B bounds: the intercept free, each weight to its sign (COLUMN_SIGNS), features in `drop` held at 0."""
+def _bounds(drop: tuple[str, ...] | None,
+            least: dict[str, float] | None = None) -> list[tuple[float | None, float | None]]:
+    """L-BFGS-B bounds: the intercept free, each weight to its sign (COLUMN_SIGNS), features in `drop` held at 0, a
+    finding in `least` held at or above its weight there."""
     bounds: list[tuple[float | None, float | None]] = [(None, None)] + [
         (None, 0.0) if sg < 0 else (0.0, None) if sg > 0 else (None, None) for sg in COLUMN_SIGNS]
+    for k, lo in (least or {}).items():
+        bounds[1 + COLUMNS.index(k)] = (max(0.0, lo), None)
     for k in EXCLUDED if drop is None else drop:
         bounds[1 + COLUMNS.index(k)] = (0.0, 0.0)
     return bounds
 
 
-def fit_pooled(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None) -> Model:
+def fit_pooled(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None,
+               least: dict[str, float] | None = None) -> Model:
     """Measured, not shipped (training/judge_variants.py "pooled"; docs/quality.md "Tried and dropped").
     Logistic regression with each weight bounded to its sign (COLUMN_SIGNS), ridge L2, on two terms of equal
     weight, each set weighing the same and its two classes balanced: every whole statement against its label, and
@@ -267,7 +272,9 @@ def fit_pooled(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, .
         grad = np.concatenate([[gw.sum() + gu.sum()], Xw.T @ gw + Xu.T @ gu + 2 * L2 * w])
         return float(ll + L2 * (w ** 2).sum()), grad
 
-    v = minimize(loss, np.zeros(len(COLUMNS) + 1), jac=True, bounds=_bounds(drop), method="L-BFGS-B").x
+    bounds = _bounds(drop, least)
+    v0 = np.array([0.0] + [lo or 0.0 for lo, _ in bounds[1:]])
+    v = minimize(loss, v0, jac=True, bounds=bounds, method="L-BFGS-B").x
     return Model(v[1:].copy(), float(v[0]))
 
 

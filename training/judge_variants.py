@@ -16,14 +16,19 @@ whole statements and multiple-instance unit labels):
     whole-only     the logistic model trained on whole statements only (no unit labels)
     relative       the logistic model with a unit's signal relative to its text's mean, and that mean (how abstractive
                    the whole text is) as features
+    invented-kinds the logistic model with the words found nowhere in the sources counted by part of speech (nouns,
+                   verbs, adjectives and adverbs, names), each a share of the unit's words, beside invented_share
+    length         the logistic model with the unit's and its whole text's length in words (log; either sign)
 
 Run:  .venv/bin/python -m training.judge_variants --cache out/lodo_k [--variants lr,gbm,...]
       .venv/bin/python -m training.judge_variants --cache out/lodo_k --context     # what a unit is read against
+      .venv/bin/python -m training.judge_variants --cache out/lodo_k --floor --planted-heldout out/lodo_ph2
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,6 +87,31 @@ def _signal(f: dict[str, Any], key: str) -> float:
 
 
 RAW = ("lexical_log", "alignment", "similarity")
+# the words found nowhere in the sources, by their part of speech (the spaCy parse of the unit's text)
+WORD_KINDS = {"noun": ("NOUN",), "verb": ("VERB",), "adjective or adverb": ("ADJ", "ADV"), "name": ("PROPN",)}
+
+
+def _kinds_of_invented(nlp, memo: dict[str, Any]):
+    """unit_cols for the variant "invented-kinds": per kind in WORD_KINDS, the share of the unit's words that are
+    words of that kind found nowhere in the sources."""
+    def cols(f: dict[str, Any]) -> list[float]:
+        inv = f.get("invented") or []
+        words = max(float(f.get("n_words", 0) or 0), float(f.get("clause_words", 0) or 0))
+        if not inv or words <= 0:
+            return [0.0] * len(WORD_KINDS)
+        text = str(f.get("unit_text") or "")
+        if text not in memo:
+            memo[text] = {t.idx: t.pos_ for t in nlp(text)}
+        pos = memo[text]
+        counts = dict.fromkeys(WORD_KINDS, 0)
+        for w in inv:
+            p = pos.get(int(w.get("start", -1)))
+            for k, tags in WORD_KINDS.items():
+                if p in tags:
+                    counts[k] += 1
+        return [min(1.0, counts[k] / words) for k in WORD_KINDS]
+
+    return cols
 
 
 def _with_columns(sets, names: list[str], signs: list[int], unit_cols, whole_cols) -> None:
@@ -119,6 +149,20 @@ def run_variant(name: str, sets) -> dict[str, Any]:
         return J.lodo_summary(sets, fitter=gbm_fit(J.COLUMN_SIGNS) if name.startswith("gbm") else None)
     if name == "whole-only":
         return J.lodo_summary(sets, fitter=whole_only_fit)
+    if name == "invented-kinds":
+        from citefix.nlp import load_spacy
+
+        cols = _kinds_of_invented(load_spacy(), {})
+        _with_columns(sets, [f"invented {k}" for k in WORD_KINDS], [1] * len(WORD_KINDS),
+                      lambda it, f, row: cols(f), lambda it: cols(it.raw_whole))
+        return J.lodo_summary(sets)
+    if name == "length":
+        def n(f):
+            return math.log1p(max(float(f.get("n_words", 0) or 0), float(f.get("clause_words", 0) or 0)))
+
+        _with_columns(sets, ["unit length", "text length"], [0, 0],
+                      lambda it, f, row: [n(f), n(it.raw_whole)], lambda it: [n(it.raw_whole)] * 2)
+        return J.lodo_summary(sets)
     if name == "relative":
         _with_columns(sets, ["unit below its text's mean", "text mean"], [-1, 0],
                       lambda it, f, row: [row[0] - it.units[:, 0].mean(), it.units[:, 0].mean()],
@@ -127,7 +171,7 @@ def run_variant(name: str, sets) -> dict[str, Any]:
     raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
 
 
-VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative")
+VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "length")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)
@@ -187,13 +231,62 @@ def context_rows(sets, shares=(0.25, 0.5, 0.75, 1.0)) -> None:
                   + " | ".join(f"{x:.3f}" for x in aucs) + " |", flush=True)
 
 
+INVENTED = ("invented_words", "invented_share")
+
+
+def floor_rows(sets, held: list | None, grid=(0.0, 0.5, 1.0, 1.5, 2.0, 3.0)) -> None:
+    """The pooled model with the words-found-nowhere findings held at or above each weight in `grid`, to see whether
+    some weight keeps the planted error types while keeping the pooled model's gain on human data. Per weight: the mean
+    LODO ROC-AUC and verdict rates on the human sets, the planted dev suite's lowest type (the model trained on every
+    set) and, with `held` (the held-out planted split), its lowest type."""
+    _reset(sets)
+    folds = [n for n in J.HUMAN if n in sets]
+    print("| invented weights at least | context share | mean AUC units | mean AUC whole | faithful flagged | "
+          "with an error flagged | planted dev: lowest type | planted held-out: lowest type (which) | "
+          + " | ".join(folds) + " |")
+    print("|---|---|---|---|---|---|---|---|" + "---|" * len(folds))
+    for t in grid:
+        def fitter(s, names, drop=None, t=t):
+            return J.fit_pooled(s, names, drop, least={k: t for k in INVENTED} if t else None)
+
+        raw = J.lodo(sets, None, fitter)
+        floor = J.planted_by_context(sets, raw, None, fitter)
+        c = J.choose_context(raw, sets, folds, floor)
+        oof = {n: raw[n].in_context(c) for n in folds}
+        a, b = J.platt(oof, sets)
+        probs = {n: [J._sig(u, a, b) for u in oof[n].units] for n in folds}
+        pu, pp = J.choose(probs, sets)
+        r = {n: J.rates(sets[n], probs[n], pu, pp) for n in folds}
+        units = {n: J.agreement(n, -np.array([u.max() for u in oof[n].units]), sets[n]) for n in folds}
+        whole = {n: J.agreement(n, -oof[n].whole, sets[n]) for n in folds}
+        low_h = "–"
+        if held:
+            m = fitter(sets, folds + [n for n in J.TRAIN_ONLY if n in sets])
+            det = J.planted_detection(m, held, c, a, b, pu)
+            g = min(det, key=det.get)
+            low_h = f"{det[g]:.2f} ({g})"
+        dev = floor[c]
+        print(f"| {t:g} | {c:g} | {np.mean(list(units.values())):.4f} | {np.mean(list(whole.values())):.4f} | "
+              f"{np.mean([r[n]['faithful_flagged'] for n in folds]):.3f} | "
+              f"{np.mean([r[n]['bad_flagged'] for n in folds]):.3f} | {min(dev.values()) if dev else float('nan'):.2f} | "
+              f"{low_h} | " + " | ".join(f"{units[n]:.3f}" for n in folds) + " |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", required=True, help="the feature cache bench/lodo.py features wrote")
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--context", action="store_true", help="compare what a unit is read against instead")
+    ap.add_argument("--floor", action="store_true", help="the pooled model with the invented-words findings held "
+                    "at or above a weight, for the planted floor")
+    ap.add_argument("--planted-heldout", default=None, help="a bench/lodo.py cache folder holding the held-out "
+                    "planted split (training/judge.py eval's option)")
     args = ap.parse_args()
     sets = J.load(Path(args.cache))
+    if args.floor:
+        held = J.load(Path(args.planted_heldout)).get("planted") if args.planted_heldout else None
+        floor_rows(sets, held)
+        return
     if args.context:
         context_rows(sets)
         return

@@ -19,6 +19,9 @@ whole statements and multiple-instance unit labels):
     invented-kinds the logistic model with the words found nowhere in the sources counted by part of speech (nouns,
                    verbs, adjectives and adverbs, names), each a share of the unit's words, beside invented_share
     length         the logistic model with the unit's and its whole text's length in words (log; either sign)
+    no-pool        the logistic model trained without the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
+    pool-quarter   … with those pairs at a quarter of a dataset's weight
+    no-planted     … without the planted dev suite
 
 Run:  .venv/bin/python -m training.judge_variants --cache out/lodo_k [--variants lr,gbm,...]
       .venv/bin/python -m training.judge_variants --cache out/lodo_k --context     # what a unit is read against
@@ -163,6 +166,20 @@ def run_variant(name: str, sets) -> dict[str, Any]:
         _with_columns(sets, ["unit length", "text length"], [0, 0],
                       lambda it, f, row: [n(f), n(it.raw_whole)], lambda it: [n(it.raw_whole)] * 2)
         return J.lodo_summary(sets)
+    if name in ("no-pool", "pool-quarter", "no-planted"):
+        # the training-only sets weighed otherwise: the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
+        # left out or at a quarter of a dataset's weight; the planted dev suite left out
+        keep_train, keep_weight = J.TRAIN_ONLY, J._set_weight
+        if name == "no-pool":
+            J.TRAIN_ONLY = tuple(n for n in keep_train if n != "pool")
+        elif name == "no-planted":
+            J.TRAIN_ONLY = tuple(n for n in keep_train if n != "planted")
+        else:
+            J._set_weight = lambda n: 0.25 if n == "pool" else keep_weight(n)
+        try:
+            return J.lodo_summary(sets)
+        finally:
+            J.TRAIN_ONLY, J._set_weight = keep_train, keep_weight
     if name == "relative":
         _with_columns(sets, ["unit below its text's mean", "text mean"], [-1, 0],
                       lambda it, f, row: [row[0] - it.units[:, 0].mean(), it.units[:, 0].mean()],
@@ -171,7 +188,8 @@ def run_variant(name: str, sets) -> dict[str, Any]:
     raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
 
 
-VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "length")
+VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "length",
+            "no-pool", "pool-quarter", "no-planted")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)

@@ -630,9 +630,11 @@ def operating_points(raw: dict[str, OOF], sets: dict[str, list[Item]], shares: l
                   f"{low} |")
 
 
-def lodo_summary(sets: dict[str, list[Item]], drop: tuple[str, ...] = (), fitter=None) -> dict[str, Any]:
+def lodo_summary(sets: dict[str, list[Item]], drop: tuple[str, ...] = (), fitter=None,
+                 held: list[Item] | None = None) -> dict[str, Any]:
     """LODO ROC-AUC per set (atomic: the weakest unit; whole statements) and the mean verdict rates at decision points
-    chosen on the out-of-fold probabilities."""
+    chosen on the out-of-fold probabilities; with `held` (the held-out planted split), its detection by error type at
+    those decision points by the model trained on every set."""
     folds = [n for n in HUMAN if n in sets]
     raw = lodo(sets, drop, fitter)
     c = choose_context(raw, sets, folds, planted_by_context(sets, raw, drop, fitter))
@@ -641,7 +643,12 @@ def lodo_summary(sets: dict[str, list[Item]], drop: tuple[str, ...] = (), fitter
     probs = {n: [_sig(u, a, b) for u in oof[n].units] for n in folds}
     pu, pp = choose(probs, sets)
     r = {n: rates(sets[n], probs[n], pu, pp) for n in folds}
+    planted = {}
+    if held:
+        m = (fitter or fit)(sets, folds + [n for n in TRAIN_ONLY if n in sets], drop)
+        planted = planted_detection(m, held, c, a, b, pu)
     return {
+        "planted": planted,
         "units": {n: agreement(n, -np.array([u.max() for u in oof[n].units]), sets[n]) for n in folds},
         "whole": {n: agreement(n, -oof[n].whole, sets[n]) for n in folds},
         "ff": float(np.mean([r[n]["faithful_flagged"] for n in folds])),

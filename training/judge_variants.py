@@ -18,10 +18,17 @@ whole statements and multiple-instance unit labels):
                    the whole text is) as features
     invented-kinds the logistic model with the words found nowhere in the sources counted by part of speech (nouns,
                    verbs, adjectives and adverbs, names), each a share of the unit's words, beside invented_share
+    relations      the logistic model with the share of the unit's word pairs (a content word and the content word it
+                   hangs on in the parse) whose words the evidence region holds but never near each other in one of
+                   its sentences: words the source has, put together otherwise
     length         the logistic model with the unit's and its whole text's length in words (log; either sign)
     no-pool        the logistic model trained without the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
     pool-quarter   … with those pairs at a quarter of a dataset's weight
     no-planted     … without the planted dev suite
+    pooled+invented-kinds, pooled+relations   the pooled model with those columns
+
+--planted-heldout adds the held-out planted split's lowest detection over its error types (the model trained on every
+set, at the variant's decision point).
 
 Run:  .venv/bin/python -m training.judge_variants --cache out/lodo_k [--variants lr,gbm,...]
       .venv/bin/python -m training.judge_variants --cache out/lodo_k --context     # what a unit is read against
@@ -117,6 +124,64 @@ def _kinds_of_invented(nlp, memo: dict[str, Any]):
     return cols
 
 
+CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "NUM")
+RELATION_REACH = 3  # at most this many arcs apart in a region sentence's parse counts as said together
+
+
+def _relation_share(nlp, memo: dict[str, Any]):
+    """unit_cols for the variant "relations": of the unit's content-word pairs (each content word and the nearest
+    content word above it in the parse) whose two lemmas the evidence region holds, the share that no region sentence
+    holds within RELATION_REACH arcs of each other."""
+    def parse(text: str):
+        if text not in memo:
+            memo[text] = nlp(text)
+        return memo[text]
+
+    def key(t) -> str:
+        return t.lemma_.lower()
+
+    def cols(f: dict[str, Any]) -> list[float]:
+        unit, region = str(f.get("unit_text") or ""), str(f.get("region_text") or "")
+        if not unit.strip() or not region.strip():
+            return [0.0]
+        ud, rd = parse(unit), parse(region)
+        where: dict[str, list] = {}
+        for t in rd:
+            if t.pos_ in CONTENT_POS:
+                where.setdefault(key(t), []).append(t)
+        counted = unmatched = 0
+        for t in ud:
+            if t.pos_ not in CONTENT_POS or t.is_stop:
+                continue
+            h = t.head
+            while h.i != h.head.i and (h.pos_ not in CONTENT_POS or h.is_stop):
+                h = h.head
+            if h.i == t.i or h.pos_ not in CONTENT_POS or h.is_stop or key(h) == key(t):
+                continue
+            xs, ys = where.get(key(t)), where.get(key(h))
+            if not xs or not ys:
+                continue
+            counted += 1
+            if not any(x.sent.start == y.sent.start and _arcs(x, y) <= RELATION_REACH for x in xs for y in ys):
+                unmatched += 1
+        return [unmatched / counted if counted else 0.0]
+
+    return cols
+
+
+def _arcs(x, y) -> int:
+    """How many arcs apart two tokens of one sentence stand in its parse."""
+    up = {x.i: 0}
+    for d, a in enumerate(x.ancestors, 1):
+        up[a.i] = d
+    if y.i in up:
+        return up[y.i]
+    for d, a in enumerate(y.ancestors, 1):
+        if a.i in up:
+            return d + up[a.i]
+    return 99
+
+
 def _with_columns(sets, names: list[str], signs: list[int], unit_cols, whole_cols) -> None:
     """Extra columns after the judge's own: unit_cols(item, unit features, unit row) / whole_cols(item)."""
     J.COLUMNS[:] = list(J.FEATURES) + names
@@ -133,14 +198,22 @@ def _reset(sets) -> None:
     _with_columns(sets, [], [], lambda it, f, row: [], lambda it: [])
 
 
+HELD = "planted held-out"  # the held-out planted split rides along in `sets` (no fold or training set reads it)
+
+
 def run_variant(name: str, sets) -> dict[str, Any]:
     _reset(sets)
+    held = sets.get(HELD)
+    summary = J.lodo_summary
+
+    def lodo_summary(s, drop=(), fitter=None):
+        return summary(s, drop, fitter, held)
     if name == "lr":
-        return J.lodo_summary(sets)
+        return lodo_summary(sets)
     if name == "pooled":
-        return J.lodo_summary(sets, fitter=J.fit_pooled)
+        return lodo_summary(sets, fitter=J.fit_pooled)
     if name == "gbm":
-        return J.lodo_summary(sets, fitter=gbm_fit(list(J.SIGNS)))
+        return lodo_summary(sets, fitter=gbm_fit(list(J.SIGNS)))
     if name in ("gbm+signals", "lr+signals"):
         cols = [f"unit {k}" for k in RAW] + ([f"whole {k}" for k in RAW] if name == "lr+signals" else [])
         signs = [-1] * len(cols)
@@ -149,24 +222,32 @@ def run_variant(name: str, sets) -> dict[str, Any]:
                       lambda it, f, row: [_signal(f, k) for k in RAW] + ([_signal(it.raw_whole, k) for k in RAW]
                                                                         if with_whole else []),
                       lambda it: [_signal(it.raw_whole, k) for k in RAW] * (2 if with_whole else 1))
-        return J.lodo_summary(sets, fitter=gbm_fit(J.COLUMN_SIGNS) if name.startswith("gbm") else None)
+        return lodo_summary(sets, fitter=gbm_fit(J.COLUMN_SIGNS) if name.startswith("gbm") else None)
     if name == "whole-only":
-        return J.lodo_summary(sets, fitter=whole_only_fit)
+        return lodo_summary(sets, fitter=whole_only_fit)
+    fitter = J.fit_pooled if name.startswith("pooled+") else None
+    name = name.removeprefix("pooled+")
     if name == "invented-kinds":
         from citefix.nlp import load_spacy
 
         cols = _kinds_of_invented(load_spacy(), {})
         _with_columns(sets, [f"invented {k}" for k in WORD_KINDS], [1] * len(WORD_KINDS),
                       lambda it, f, row: cols(f), lambda it: cols(it.raw_whole))
-        return J.lodo_summary(sets)
+        return lodo_summary(sets, fitter=fitter)
+    if name == "relations":
+        from citefix.nlp import load_spacy
+
+        cols = _relation_share(load_spacy(), {})
+        _with_columns(sets, ["relations unmatched"], [1], lambda it, f, row: cols(f), lambda it: cols(it.raw_whole))
+        return lodo_summary(sets, fitter=fitter)
     if name == "length":
         def n(f):
             return math.log1p(max(float(f.get("n_words", 0) or 0), float(f.get("clause_words", 0) or 0)))
 
         _with_columns(sets, ["unit length", "text length"], [0, 0],
                       lambda it, f, row: [n(f), n(it.raw_whole)], lambda it: [n(it.raw_whole)] * 2)
-        return J.lodo_summary(sets)
-    if name in ("no-pool", "pool-quarter", "no-planted"):
+        return lodo_summary(sets)
+    if name in ("no-pool", "pool-quarter", "no-planted", "pooled+invented-kinds", "pooled+relations"):
         # the training-only sets weighed otherwise: the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
         # left out or at a quarter of a dataset's weight; the planted dev suite left out
         keep_train, keep_weight = J.TRAIN_ONLY, J._set_weight
@@ -177,19 +258,19 @@ def run_variant(name: str, sets) -> dict[str, Any]:
         else:
             J._set_weight = lambda n: 0.25 if n == "pool" else keep_weight(n)
         try:
-            return J.lodo_summary(sets)
+            return lodo_summary(sets)
         finally:
             J.TRAIN_ONLY, J._set_weight = keep_train, keep_weight
     if name == "relative":
         _with_columns(sets, ["unit below its text's mean", "text mean"], [-1, 0],
                       lambda it, f, row: [row[0] - it.units[:, 0].mean(), it.units[:, 0].mean()],
                       lambda it: [0.0, it.units[:, 0].mean()])
-        return J.lodo_summary(sets)
+        return lodo_summary(sets)
     raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
 
 
-VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "length",
-            "no-pool", "pool-quarter", "no-planted")
+VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "relations", "length",
+            "no-pool", "pool-quarter", "no-planted", "pooled+invented-kinds", "pooled+relations")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)
@@ -309,15 +390,19 @@ def main() -> None:
         context_rows(sets)
         return
     folds = [n for n in J.HUMAN if n in sets]
-    print("| variant | mean AUC units | mean AUC whole | faithful flagged | with an error flagged | "
-          + " | ".join(f"{n} units / whole" for n in folds) + " |")
-    print("|---|---|---|---|---|" + "---|" * len(folds))
+    if args.planted_heldout:
+        sets[HELD] = J.load(Path(args.planted_heldout))["planted"]
+    print("| variant | mean AUC units | mean AUC whole | faithful flagged | with an error flagged | planted held-out, "
+          "lowest type | " + " | ".join(f"{n} units / whole" for n in folds) + " |")
+    print("|---|---|---|---|---|---|" + "---|" * len(folds))
     for name in args.variants.split(","):
         r = run_variant(name.strip(), sets)
         mean = lambda d: float(np.mean(list(d.values())))  # noqa: E731
         cells = " | ".join(f"{r['units'][n]:.3f} / {r['whole'][n]:.3f}" for n in folds)
-        print(f"| {name} | {mean(r['units']):.4f} | {mean(r['whole']):.4f} | {r['ff']:.3f} | {r['bf']:.3f} | {cells} |",
-              flush=True)
+        det = r.get("planted") or {}
+        low = f"{min(det.values()):.2f} ({min(det, key=det.get)})" if det else "–"
+        print(f"| {name} | {mean(r['units']):.4f} | {mean(r['whole']):.4f} | {r['ff']:.3f} | {r['bf']:.3f} | {low} | "
+              f"{cells} |", flush=True)
 
 
 if __name__ == "__main__":

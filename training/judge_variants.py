@@ -26,7 +26,7 @@ whole statements and multiple-instance unit labels):
     pool-quarter   … with those pairs at a quarter of a dataset's weight
     no-planted     … without the planted dev suite
     pooled+invented-kinds, pooled+relations   the pooled model with those columns
-    pooled-held+relations   … with the words-found-nowhere findings held at or above 0.5 (as --floor)
+    pooled-held+relations   … with the words-found-nowhere findings held at or above 0.5 (--held-up; as --floor)
 
 --planted-heldout adds the held-out planted split's lowest detection over its error types (the model trained on every
 set, at the variant's decision point).
@@ -199,7 +199,7 @@ def _reset(sets) -> None:
     _with_columns(sets, [], [], lambda it, f, row: [], lambda it: [])
 
 
-HELD_UP = 0.5
+HELD_UP = [0.5]  # --held-up
 HELD = "planted held-out"  # the held-out planted split rides along in `sets` (no fold or training set reads it)
 
 
@@ -231,7 +231,7 @@ def run_variant(name: str, sets) -> dict[str, Any]:
     if name.startswith("pooled-held+"):
         # the pooled model with the words-found-nowhere findings held at or above HELD_UP (see floor_rows)
         def fitter(s, names, drop=None):
-            return J.fit_pooled(s, names, drop, least=dict.fromkeys(INVENTED, HELD_UP))
+            return J.fit_pooled(s, names, drop, least=dict.fromkeys(INVENTED, HELD_UP[0]))
     name = name.removeprefix("pooled+").removeprefix("pooled-held+")
     if name == "invented-kinds":
         from citefix.nlp import load_spacy
@@ -388,7 +388,10 @@ def main() -> None:
                     "at or above a weight, for the planted floor")
     ap.add_argument("--planted-heldout", default=None, help="a bench/lodo.py cache folder holding the held-out "
                     "planted split (training/judge.py eval's option)")
+    ap.add_argument("--held-up", type=float, default=HELD_UP[0], help="pooled-held+…: the least weight of the "
+                    "words-found-nowhere findings")
     args = ap.parse_args()
+    HELD_UP[0] = args.held_up
     sets = J.load(Path(args.cache))
     if args.floor:
         held = J.load(Path(args.planted_heldout)).get("planted") if args.planted_heldout else None

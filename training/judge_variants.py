@@ -199,17 +199,24 @@ def _reset(sets) -> None:
     _with_columns(sets, [], [], lambda it, f, row: [], lambda it: [])
 
 
-HELD_UP = [0.5]  # --held-up
 HELD = "planted held-out"  # the held-out planted split rides along in `sets` (no fold or training set reads it)
 
 
-def run_variant(name: str, sets) -> dict[str, Any]:
+def pooled_held(least: float):
+    """The pooled model with the words-found-nowhere findings held at or above `least`."""
+    def fitter(s, names, drop=None):
+        return J.fit_pooled(s, names, drop, least=dict.fromkeys(INVENTED, least) if least else None)
+
+    return fitter
+
+
+def run_variant(name: str, sets, held_up: float = 0.5) -> dict[str, Any]:
     _reset(sets)
     held = sets.get(HELD)
-    summary = J.lodo_summary
 
     def lodo_summary(s, drop=(), fitter=None):
-        return summary(s, drop, fitter, held)
+        return J.lodo_summary(s, drop, fitter, held)
+
     if name == "lr":
         return lodo_summary(sets)
     if name == "pooled":
@@ -227,11 +234,8 @@ def run_variant(name: str, sets) -> dict[str, Any]:
         return lodo_summary(sets, fitter=gbm_fit(J.COLUMN_SIGNS) if name.startswith("gbm") else None)
     if name == "whole-only":
         return lodo_summary(sets, fitter=whole_only_fit)
-    fitter = J.fit_pooled if name.startswith("pooled+") else None
-    if name.startswith("pooled-held+"):
-        # the pooled model with the words-found-nowhere findings held at or above HELD_UP (see floor_rows)
-        def fitter(s, names, drop=None):
-            return J.fit_pooled(s, names, drop, least=dict.fromkeys(INVENTED, HELD_UP[0]))
+    fitter = J.fit_pooled if name.startswith("pooled+") else pooled_held(held_up) if name.startswith(
+        "pooled-held+") else None
     name = name.removeprefix("pooled+").removeprefix("pooled-held+")
     if name == "invented-kinds":
         from citefix.nlp import load_spacy
@@ -253,8 +257,7 @@ def run_variant(name: str, sets) -> dict[str, Any]:
         _with_columns(sets, ["unit length", "text length"], [0, 0],
                       lambda it, f, row: [n(f), n(it.raw_whole)], lambda it: [n(it.raw_whole)] * 2)
         return lodo_summary(sets)
-    if name in ("no-pool", "pool-quarter", "no-planted", "pooled+invented-kinds", "pooled+relations",
-            "pooled-held+relations"):
+    if name in ("no-pool", "pool-quarter", "no-planted"):
         # the training-only sets weighed otherwise: the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
         # left out or at a quarter of a dataset's weight; the planted dev suite left out
         keep_train, keep_weight = J.TRAIN_ONLY, J._set_weight
@@ -276,8 +279,8 @@ def run_variant(name: str, sets) -> dict[str, Any]:
     raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
 
 
-VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "relations", "length",
-            "no-pool", "pool-quarter", "no-planted", "pooled+invented-kinds", "pooled+relations",
+VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "relations",
+            "length", "no-pool", "pool-quarter", "no-planted", "pooled+invented-kinds", "pooled+relations",
             "pooled-held+relations")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
@@ -353,9 +356,7 @@ def floor_rows(sets, held: list | None, grid=(0.0, 0.5, 1.0, 1.5, 2.0, 3.0)) -> 
           + " | ".join(folds) + " |")
     print("|---|---|---|---|---|---|---|---|" + "---|" * len(folds))
     for t in grid:
-        def fitter(s, names, drop=None, t=t):
-            return J.fit_pooled(s, names, drop, least={k: t for k in INVENTED} if t else None)
-
+        fitter = pooled_held(t)
         raw = J.lodo(sets, None, fitter)
         floor = J.planted_by_context(sets, raw, None, fitter)
         c = J.choose_context(raw, sets, folds, floor)
@@ -388,10 +389,9 @@ def main() -> None:
                     "at or above a weight, for the planted floor")
     ap.add_argument("--planted-heldout", default=None, help="a bench/lodo.py cache folder holding the held-out "
                     "planted split (training/judge.py eval's option)")
-    ap.add_argument("--held-up", type=float, default=HELD_UP[0], help="pooled-held+…: the least weight of the "
+    ap.add_argument("--held-up", type=float, default=0.5, help="pooled-held+…: the least weight of the "
                     "words-found-nowhere findings")
     args = ap.parse_args()
-    HELD_UP[0] = args.held_up
     sets = J.load(Path(args.cache))
     if args.floor:
         held = J.load(Path(args.planted_heldout)).get("planted") if args.planted_heldout else None
@@ -407,7 +407,7 @@ def main() -> None:
           "lowest type | " + " | ".join(f"{n} units / whole" for n in folds) + " |")
     print("|---|---|---|---|---|---|" + "---|" * len(folds))
     for name in args.variants.split(","):
-        r = run_variant(name.strip(), sets)
+        r = run_variant(name.strip(), sets, args.held_up)
         mean = lambda d: float(np.mean(list(d.values())))  # noqa: E731
         cells = " | ".join(f"{r['units'][n]:.3f} / {r['whole'][n]:.3f}" for n in folds)
         det = r.get("planted") or {}

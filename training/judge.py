@@ -39,7 +39,9 @@ from typing import Any
 
 import numpy as np
 
+from citefix.nlp import load_spacy
 from citefix.verify.judge import FEATURES, REGISTRY, SIGNS, in_context, vector
+from citefix.verify.pairs import invented_pair_share
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,6 +111,14 @@ def _entail_scores(cache: Path, folder: str) -> dict[tuple[str, str], float]:
     return dict(zip(keys, vals))
 
 
+def _backfill(f: dict[str, Any], nlp) -> None:
+    """Raw features the verifier gained after a cache was written, computed from the cached fields it computes them
+    from: the share of word pairs found nowhere (citefix.verify.pairs) from the unit's text and its invented words."""
+    if "invented_pairs" not in f:
+        text, inv = str(f.get("unit_text") or ""), [int(m["start"]) for m in f.get("invented") or []]
+        f["invented_pairs"] = invented_pair_share(nlp()(text), inv) if inv and text.strip() else 0.0
+
+
 def _ok(f: dict[str, Any]) -> bool:
     return "error" not in f
 
@@ -141,6 +151,7 @@ def load(cache: Path, overlay: dict[str, Any] | None = None, entail: str | None 
         COLUMN_SIGNS.append(-1)
 
     def row(f: dict[str, Any]) -> list[float]:
+        _backfill(f, load_spacy)
         p = v.profile_params(f.get("profile"))
         x = vector(v._local_score(f, p), v.findings(f, p), f)
         extra = [scores.get((f.get("unit_text", ""), f.get("region_text", "")), 0.5)] if entail else []

@@ -21,12 +21,18 @@ whole statements and multiple-instance unit labels):
     relations      the logistic model with the share of the unit's word pairs (a content word and the content word it
                    hangs on in the parse) whose words the evidence region holds but never near each other in one of
                    its sentences: words the source has, put together otherwise
+    pairs-any      the logistic model with whether the unit has a word pair (citefix.verify.pairs: a content word and
+                   the content word it hangs on) with both words found nowhere in the sources (the judge's
+                   `invented_pair`, so on a judge that has it this variant repeats it)
+    pairs-share    … with those pairs' share of the unit's pairs instead
     length         the logistic model with the unit's and its whole text's length in words (log; either sign)
     no-pool        the logistic model trained without the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
     pool-quarter   … with those pairs at a quarter of a dataset's weight
     no-planted     … without the planted dev suite
     pooled+invented-kinds, pooled+relations   the pooled model with those columns
     pooled-held+relations   … with the words-found-nowhere findings held at or above 0.5 (--held-up; as --floor)
+    A variant may join "relations", "pairs-any" and "pairs-share" with "+" (relations+pairs-share), each a column,
+    after "pooled+" or "pooled-held+" or alone.
 
 --planted-heldout adds the held-out planted split's lowest detection over its error types (the model trained on every
 set, at the variant's decision point).
@@ -46,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from citefix.verify.pairs import PAIR_POS, invented_pair_share, word_pairs
 from training import judge as J
 
 
@@ -125,7 +132,6 @@ def _kinds_of_invented(nlp, memo: dict[str, Any]):
     return cols
 
 
-CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "NUM")
 RELATION_REACH = 3  # at most this many arcs apart in a region sentence's parse counts as said together
 
 
@@ -148,17 +154,10 @@ def _relation_share(nlp, memo: dict[str, Any]):
         ud, rd = parse(unit), parse(region)
         where: dict[str, list] = {}
         for t in rd:
-            if t.pos_ in CONTENT_POS:
+            if t.pos_ in PAIR_POS:
                 where.setdefault(key(t), []).append(t)
         counted = unmatched = 0
-        for t in ud:
-            if t.pos_ not in CONTENT_POS or t.is_stop:
-                continue
-            h = t.head
-            while h.i != h.head.i and (h.pos_ not in CONTENT_POS or h.is_stop):
-                h = h.head
-            if h.i == t.i or h.pos_ not in CONTENT_POS or h.is_stop or key(h) == key(t):
-                continue
+        for t, h in word_pairs(ud):
             xs, ys = where.get(key(t)), where.get(key(h))
             if not xs or not ys:
                 continue
@@ -166,6 +165,22 @@ def _relation_share(nlp, memo: dict[str, Any]):
             if not any(x.sent.start == y.sent.start and _arcs(x, y) <= RELATION_REACH for x in xs for y in ys):
                 unmatched += 1
         return [unmatched / counted if counted else 0.0]
+
+    return cols
+
+
+def _invented_pairs(nlp, memo: dict[str, Any], share: bool):
+    """unit_cols for the variants "pairs-any" / "pairs-share": the unit's word pairs (citefix.verify.pairs) with both
+    words found nowhere in the sources — whether it has one, or their share of its pairs."""
+    def cols(f: dict[str, Any]) -> list[float]:
+        text = str(f.get("unit_text") or "")
+        inv = [int(w.get("start", -1)) for w in (f.get("invented") or [])]
+        if not inv or not text.strip():
+            return [0.0]
+        if text not in memo:
+            memo[text] = nlp(text)
+        x = invented_pair_share(memo[text], inv)
+        return [x if share else float(x > 0)]
 
     return cols
 
@@ -244,11 +259,22 @@ def run_variant(name: str, sets, held_up: float = 0.5) -> dict[str, Any]:
         _with_columns(sets, [f"invented {k}" for k in WORD_KINDS], [1] * len(WORD_KINDS),
                       lambda it, f, row: cols(f), lambda it: cols(it.raw_whole))
         return lodo_summary(sets, fitter=fitter)
-    if name == "relations":
+    if name.split("+")[0] in ("relations", "pairs-any", "pairs-share"):
         from citefix.nlp import load_spacy
 
-        cols = _relation_share(load_spacy(), {})
-        _with_columns(sets, ["relations unmatched"], [1], lambda it, f, row: cols(f), lambda it: cols(it.raw_whole))
+        nlp, memo = load_spacy(), {}
+        makers = {"relations": lambda: _relation_share(nlp, memo),
+                  "pairs-any": lambda: _invented_pairs(nlp, memo, False),
+                  "pairs-share": lambda: _invented_pairs(nlp, memo, True)}
+        parts = name.split("+")
+        if any(p not in makers for p in parts):
+            raise SystemExit(f"unknown variant {name!r}")
+        fs = [makers[p]() for p in parts]
+
+        def both(f):
+            return [x for c in fs for x in c(f)]
+
+        _with_columns(sets, parts, [1] * len(parts), lambda it, f, row: both(f), lambda it: both(it.raw_whole))
         return lodo_summary(sets, fitter=fitter)
     if name == "length":
         def n(f):
@@ -280,8 +306,8 @@ def run_variant(name: str, sets, held_up: float = 0.5) -> dict[str, Any]:
 
 
 VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "relations",
-            "length", "no-pool", "pool-quarter", "no-planted", "pooled+invented-kinds", "pooled+relations",
-            "pooled-held+relations")
+            "pairs-any", "pairs-share", "length", "no-pool", "pool-quarter", "no-planted", "pooled+invented-kinds",
+            "pooled+relations", "pooled-held+relations")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)

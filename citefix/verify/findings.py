@@ -109,7 +109,8 @@ def reason(f: dict[str, Any], findings: dict[str, bool], label: str) -> str:
     for k, name in (("number", "figure"), ("date", "date"), ("entity", "name")):
         if missing[k]:
             why.append(f"the source has no {name} {_quote(missing[k])}")
-    if findings.get("invented_words") and f.get("invented"):
+    # (a word pair found nowhere, citefix.verify.pairs, is told by the same words)
+    if (findings.get("invented_words") or f.get("invented_pairs")) and f.get("invented"):
         why.append(f"words found nowhere in the source: {_quote([m['text'] for m in f['invented']])}")
     if not why:
         weak = [m["text"] for m in f.get("low_tokens", [])] + [m["text"] for m in f.get("missing_words", [])]

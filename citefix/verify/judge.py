@@ -87,6 +87,12 @@ REGISTRY: tuple[Feature, ...] = (
             "Opposition councillor Tom Leary chairs the housing committee.",
             "Opposition councillor Tom Leary voted against the plan.",
             correction="its words are cut"),
+    Feature("invented_pair", "graded",
+            "a content word and the word it hangs on in the parse, both found nowhere in the sources: a fact the "
+            "sources lack, told in words they lack (a paraphrase mostly keeps one word of each pair)",
+            "Opposition councillor Tom Leary chairs the housing committee.",
+            "Opposition councillor Tom Leary voted against the plan.",
+            correction="its words are cut"),
     Feature("misplaced_word_frac", "graded",
             "the share of the unit's words the sources hold only away from its evidence "
             "(graded)", "The depot closed after residents complained about noise from the quarry.",
@@ -152,6 +158,7 @@ def vector(local: float, findings: dict[str, bool], f: dict[str, Any] | None = N
     # the support signals besides the geometric mean, and the 0/1 readings of the raw features
     graded["stands_in_source"] = 1.0 if f.get("stands_in_source") is True else 0.0
     graded["unsourced_negation"] = 1.0 if _share(f, "neg_unit_only") > 0 else 0.0
+    graded["invented_pair"] = 1.0 if _share(f, "invented_pairs") > 0 else 0.0
     out.update({k: graded[k] for k in FEATURES if k not in out})
     return out
 

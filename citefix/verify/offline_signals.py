@@ -39,6 +39,7 @@ from citefix.verify.local import (
 from citefix.verify.names import name_said_in_slot, name_substitutions, value_substitutions
 from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
+from citefix.verify.pairs import invented_pair_share
 from citefix.verify.regions import RegionFinder, hedged_where_cut, in_host, located_evidence, value_evidence
 from citefix.verify.slots import speaker_conflicts
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
@@ -206,6 +207,8 @@ class UnitSignals(RegionFinder):
         # a clause's core: its share of invented words is counted against the whole clause (the decomposer's count)
         f["clause_words"] = int((unit.meta or {}).get("clause_words") or 0)
         f["invented"] = [{"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)} for t in invented]
+        # word pairs with both words found nowhere: a fact the sources lack, in words they lack (citefix.verify.pairs)
+        f["invented_pairs"] = invented_pair_share(doc, [t.idx for t in invented])
         return f
 
     def _invented_words(self, content: list, offsets, best_cos: list[float], pool: _Pool) -> list:

@@ -38,6 +38,8 @@ whole statements and multiple-instance unit labels):
 set, at the variant's decision point).
 
 Run:  .venv/bin/python -m training.judge_variants --cache out/lodo_k [--variants lr,gbm,...]
+      .venv/bin/python -m training.judge_variants --cache out/lodo_k --drop invented_pair --variants lr,pairs-any
+                                                                # a feature held at 0: the judge without it
       .venv/bin/python -m training.judge_variants --cache out/lodo_k --context     # what a unit is read against
       .venv/bin/python -m training.judge_variants --cache out/lodo_k --floor --planted-heldout out/lodo_ph2
 """
@@ -225,11 +227,11 @@ def pooled_held(least: float):
     return fitter
 
 
-def run_variant(name: str, sets, held_up: float = 0.5) -> dict[str, Any]:
+def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = ()) -> dict[str, Any]:
     _reset(sets)
     held = sets.get(HELD)
 
-    def lodo_summary(s, drop=(), fitter=None):
+    def lodo_summary(s, fitter=None):
         return J.lodo_summary(s, drop, fitter, held)
 
     if name == "lr":
@@ -417,6 +419,8 @@ def main() -> None:
                     "planted split (training/judge.py eval's option)")
     ap.add_argument("--held-up", type=float, default=0.5, help="pooled-held+…: the least weight of the "
                     "words-found-nowhere findings")
+    ap.add_argument("--drop", default="", help="judge features held at 0 in every variant, comma-separated (the "
+                    "judge without them; the gbm variants ignore it)")
     args = ap.parse_args()
     sets = J.load(Path(args.cache))
     if args.floor:
@@ -427,13 +431,16 @@ def main() -> None:
         context_rows(sets)
         return
     folds = [n for n in J.HUMAN if n in sets]
+    drop = tuple(k for k in args.drop.split(",") if k)
+    if any(k not in J.FEATURES for k in drop):
+        raise SystemExit(f"--drop: not a judge feature: {args.drop}; choose from {', '.join(J.FEATURES)}")
     if args.planted_heldout:
         sets[HELD] = J.load(Path(args.planted_heldout))["planted"]
     print("| variant | mean AUC units | mean AUC whole | faithful flagged | with an error flagged | planted held-out, "
           "lowest type | " + " | ".join(f"{n} units / whole" for n in folds) + " |")
     print("|---|---|---|---|---|---|" + "---|" * len(folds))
     for name in args.variants.split(","):
-        r = run_variant(name.strip(), sets, args.held_up)
+        r = run_variant(name.strip(), sets, args.held_up, drop)
         mean = lambda d: float(np.mean(list(d.values())))  # noqa: E731
         cells = " | ".join(f"{r['units'][n]:.3f} / {r['whole'][n]:.3f}" for n in folds)
         det = r.get("planted") or {}

@@ -207,8 +207,7 @@ class UnitSignals(RegionFinder):
         # a clause's core: its share of invented words is counted against the whole clause (the decomposer's count)
         f["clause_words"] = int((unit.meta or {}).get("clause_words") or 0)
         f["invented"] = [{"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)} for t in invented]
-        # word pairs with both words found nowhere: a fact the sources lack, in words they lack (citefix.verify.pairs)
-        f["invented_pairs"] = invented_pair_share(doc, [t.idx for t in invented])
+        f["invented_pairs"] = invented_pair_share(doc, [t.idx for t in invented])  # pairs found nowhere (.pairs)
         return f
 
     def _invented_words(self, content: list, offsets, best_cos: list[float], pool: _Pool) -> list:

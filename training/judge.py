@@ -48,9 +48,9 @@ ROOT = Path(__file__).resolve().parent.parent
 HUMAN = ("xsumfaith", "summeval", "wice", "attributionbench", "summedits:ectsum", "summedits:qmsumm",
          "summedits:scitldr", "summedits:sales_email", "probes")
 TRAIN_ONLY = ("pool", "planted")
-# what the decision points aim at over the training sets: faithful texts with a unit unsupported (at most 15% on two
-# sets in three, SET_QUANTILE), faithful units marked partial (at most 25% on every set: the goal itself)
-FF_TARGET, PARTIAL_TARGET = 0.15, 0.25
+# what the decision points aim at over the training sets: faithful texts with a unit unsupported, faithful units marked
+# partial (the goals: at most 15% and 25% on every set)
+FF_TARGET, PARTIAL_TARGET = 0.15, 0.20
 SET_QUANTILE = 2 / 3  # … on two sets in three (np.quantile over the training sets)
 SIGNALS = ("lexical", "alignment", "similarity")
 MIL_ROUNDS = 3
@@ -462,15 +462,13 @@ def rates(items: list[Item], units: list[np.ndarray], p_uns: float, p_part: floa
 def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]],
            quantile: float | None = None) -> tuple[float, float]:
     """The decision points: `unsupported` the lowest probability at which two sets in three (SET_QUANTILE) flag at
-    most FF_TARGET of their faithful texts; `partial` the lowest at which every set marks at most PARTIAL_TARGET of its
-    faithful units partial. For `unsupported` not every set: one set whose faithful texts no threshold clears (long
-    meeting transcripts) must not push every other set's decisions out of reach; not the median, which leaves half the
-    sets above the goal by construction; not three in four, which costs planted invented attributes or entity swaps
-    below 0.80 at every context share (docs/quality.md). The planted suite is not consulted: held to detect every
-    planted type at 0.85, the decision point fell to 0.30 and flagged more faithful human texts than the rules did
-    (docs/quality.md, "Tried and dropped"). `partial` flags nothing as unsupported, so every set can be held to it: at
-    20% on two sets in three it left three of nine sets above a quarter of their faithful units "check this" (leave one
-    dataset out), at 25% on every set one."""
+    most FF_TARGET of their faithful texts; `partial` the lowest at which two sets in three mark at most
+    PARTIAL_TARGET of their faithful units partial. Not every set: one set whose faithful texts no threshold clears
+    (long meeting transcripts) must not push every other set's decisions out of reach; not the median, which leaves
+    half the sets above the goal by construction; not three in four, which costs planted invented attributes or entity
+    swaps below 0.80 at every context share (docs/quality.md). The planted suite is not consulted: held to detect every planted
+    type at 0.85, the decision point fell to 0.30 and flagged more faithful human texts than the rules did
+    (docs/quality.md, "Tried and dropped")."""
     q = SET_QUANTILE if quantile is None else quantile
     grid = np.round(np.arange(0.20, 0.991, 0.01), 2)
     p_uns = float(grid[-1])
@@ -480,7 +478,7 @@ def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]],
             break
     p_part = p_uns
     for t in grid[grid <= p_uns]:
-        if max(rates(sets[n], probs[n], p_uns, t)["partial_units"] for n in probs) <= PARTIAL_TARGET:
+        if np.quantile([rates(sets[n], probs[n], p_uns, t)["partial_units"] for n in probs], q) <= PARTIAL_TARGET:
             p_part = float(t)
             break
     return p_uns, p_part

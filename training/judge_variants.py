@@ -25,6 +25,7 @@ whole statements and multiple-instance unit labels):
                    the content word it hangs on) with both words found nowhere in the sources (the judge's
                    `invented_pair`, so on a judge that has it this variant repeats it)
     pairs-share    … with those pairs' share of the unit's pairs instead
+    pairs-unframed … as pairs-any, not counting a pair that hangs on a verb of saying
     length         the logistic model with the unit's and its whole text's length in words (log; either sign)
     no-pool        the logistic model trained without the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
     pool-quarter   … with those pairs at a quarter of a dataset's weight
@@ -171,9 +172,13 @@ def _relation_share(nlp, memo: dict[str, Any]):
     return cols
 
 
-def _invented_pairs(nlp, memo: dict[str, Any], share: bool):
+def _invented_pairs(nlp, memo: dict[str, Any], share: bool, framed: bool = False):
     """unit_cols for the variants "pairs-any" / "pairs-share": the unit's word pairs (citefix.verify.pairs) with both
-    words found nowhere in the sources — whether it has one, or their share of its pairs."""
+    words found nowhere in the sources — whether it has one, or their share of its pairs. "pairs-unframed": as
+    "pairs-any", not counting a pair that hangs on a verb of saying (decompose.details.SPEECH_VERBS: "noting the
+    absence of …" frames what was said; the fact is in what hangs below)."""
+    from citefix.decompose.details import SPEECH_VERBS
+
     def cols(f: dict[str, Any]) -> list[float]:
         text = str(f.get("unit_text") or "")
         inv = [int(w.get("start", -1)) for w in (f.get("invented") or [])]
@@ -181,6 +186,10 @@ def _invented_pairs(nlp, memo: dict[str, Any], share: bool):
             return [0.0]
         if text not in memo:
             memo[text] = nlp(text)
+        if framed:
+            starts = set(inv)
+            return [float(any(t.idx in starts and h.idx in starts and h.lemma_.lower() not in SPEECH_VERBS
+                              for t, h in word_pairs(memo[text])))]
         x = invented_pair_share(memo[text], inv)
         return [x if share else float(x > 0)]
 
@@ -261,13 +270,14 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
         _with_columns(sets, [f"invented {k}" for k in WORD_KINDS], [1] * len(WORD_KINDS),
                       lambda it, f, row: cols(f), lambda it: cols(it.raw_whole))
         return lodo_summary(sets, fitter=fitter)
-    if name.split("+")[0] in ("relations", "pairs-any", "pairs-share"):
+    if name.split("+")[0] in ("relations", "pairs-any", "pairs-share", "pairs-unframed"):
         from citefix.nlp import load_spacy
 
         nlp, memo = load_spacy(), {}
         makers = {"relations": lambda: _relation_share(nlp, memo),
                   "pairs-any": lambda: _invented_pairs(nlp, memo, False),
-                  "pairs-share": lambda: _invented_pairs(nlp, memo, True)}
+                  "pairs-share": lambda: _invented_pairs(nlp, memo, True),
+                  "pairs-unframed": lambda: _invented_pairs(nlp, memo, False, framed=True)}
         parts = name.split("+")
         if any(p not in makers for p in parts):
             raise SystemExit(f"unknown variant {name!r}")

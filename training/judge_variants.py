@@ -26,13 +26,14 @@ whole statements and multiple-instance unit labels):
                    `invented_pair`, so on a judge that has it this variant repeats it)
     pairs-share    … with those pairs' share of the unit's pairs instead
     pairs-unframed … as pairs-any, not counting a pair that hangs on a verb of saying
+    pairs-siblings … as pairs-any, or two words found nowhere that hang on the same word
     length         the logistic model with the unit's and its whole text's length in words (log; either sign)
     no-pool        the logistic model trained without the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
     pool-quarter   … with those pairs at a quarter of a dataset's weight
     no-planted     … without the planted dev suite
     pooled+invented-kinds, pooled+relations   the pooled model with those columns
     pooled-held+relations   … with the words-found-nowhere findings held at or above 0.5 (--held-up; as --floor)
-    A variant may join "relations", "pairs-any" and "pairs-share" with "+" (relations+pairs-share), each a column,
+    A variant may join "relations" and the "pairs-…" variants with "+" (relations+pairs-share), each a column,
     after "pooled+" or "pooled-held+" or alone.
 
 --planted-heldout adds the held-out planted split's lowest detection over its error types (the model trained on every
@@ -172,11 +173,12 @@ def _relation_share(nlp, memo: dict[str, Any]):
     return cols
 
 
-def _invented_pairs(nlp, memo: dict[str, Any], share: bool, framed: bool = False):
+def _invented_pairs(nlp, memo: dict[str, Any], share: bool, framed: bool = False, siblings: bool = False):
     """unit_cols for the variants "pairs-any" / "pairs-share": the unit's word pairs (citefix.verify.pairs) with both
     words found nowhere in the sources — whether it has one, or their share of its pairs. "pairs-unframed": as
     "pairs-any", not counting a pair that hangs on a verb of saying (decompose.details.SPEECH_VERBS: "noting the
-    absence of …" frames what was said; the fact is in what hangs below)."""
+    absence of …" frames what was said; the fact is in what hangs below). "pairs-siblings": as "pairs-any", or two
+    words found nowhere that hang on the same word."""
     from citefix.decompose.details import SPEECH_VERBS
 
     def cols(f: dict[str, Any]) -> list[float]:
@@ -186,6 +188,15 @@ def _invented_pairs(nlp, memo: dict[str, Any], share: bool, framed: bool = False
             return [0.0]
         if text not in memo:
             memo[text] = nlp(text)
+        if siblings:  # … or two words that hang on the same word, both found nowhere ("Mugs are made of ceramic")
+            starts = set(inv)
+            under: dict[int, list] = {}
+            for t, h in word_pairs(memo[text]):
+                if t.idx in starts and (h.idx in starts or under.get(h.i)):
+                    return [1.0]
+                if t.idx in starts:
+                    under.setdefault(h.i, []).append(t)
+            return [0.0]
         if framed:
             starts = set(inv)
             return [float(any(t.idx in starts and h.idx in starts and h.lemma_.lower() not in SPEECH_VERBS
@@ -270,14 +281,15 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
         _with_columns(sets, [f"invented {k}" for k in WORD_KINDS], [1] * len(WORD_KINDS),
                       lambda it, f, row: cols(f), lambda it: cols(it.raw_whole))
         return lodo_summary(sets, fitter=fitter)
-    if name.split("+")[0] in ("relations", "pairs-any", "pairs-share", "pairs-unframed"):
+    if name.split("+")[0] in ("relations", "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings"):
         from citefix.nlp import load_spacy
 
         nlp, memo = load_spacy(), {}
         makers = {"relations": lambda: _relation_share(nlp, memo),
                   "pairs-any": lambda: _invented_pairs(nlp, memo, False),
                   "pairs-share": lambda: _invented_pairs(nlp, memo, True),
-                  "pairs-unframed": lambda: _invented_pairs(nlp, memo, False, framed=True)}
+                  "pairs-unframed": lambda: _invented_pairs(nlp, memo, False, framed=True),
+                  "pairs-siblings": lambda: _invented_pairs(nlp, memo, False, siblings=True)}
         parts = name.split("+")
         if any(p not in makers for p in parts):
             raise SystemExit(f"unknown variant {name!r}")
@@ -318,8 +330,8 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
 
 
 VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "relations",
-            "pairs-any", "pairs-share", "length", "no-pool", "pool-quarter", "no-planted", "pooled+invented-kinds",
-            "pooled+relations", "pooled-held+relations")
+            "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "no-pool", "pool-quarter",
+            "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)

@@ -3,6 +3,8 @@ place so that each list exists once."""
 
 from __future__ import annotations
 
+import re
+
 # function words: left out when texts are compared word by word
 STOPWORDS = frozenset(
     """a an the and or but of to in on at by for with from as is are was were be been being has have had do does did
@@ -36,3 +38,6 @@ VALUE_LABELS = {
 }
 # the value kinds that are names
 NAME_KINDS = frozenset({"person", "org", "place", "group"})
+
+# A list item's marker at the start of a line ("1.", "2)", "(3)", "a)", "-", "•"): the item's label, not its words
+LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:[-*•‣▪◦]|\d{1,3}[.)]|\(\d{1,3}\)|\(?[a-z][.)])[ \t]+(?=\S)")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence, cast
 
 from citefix.decompose.details import _SUBJ, _content, _details
+from citefix.lexicon import LIST_MARKER
 from citefix.models import Case, Unit
 from citefix.nlp import CITATION_MARK, load_spacy
 
@@ -61,19 +62,35 @@ class ClauseDecomposer:
     def units_many(self, cases: Sequence[Case]) -> list[list[Unit]]:
         """Decompose several cases with one batched spaCy pass."""
         cleaned = [_strip_marks(c.text) for c in cases]
-        docs = self.nlp.pipe([c.text for c in cleaned], batch_size=64)
-        return [self._units_for(doc, cl) for doc, cl in zip(docs, cleaned)]
+        return [self._units_for(doc, cl) for doc, cl in zip(self._parse(cleaned), cleaned)]
 
     def units_for_text(self, text: str) -> list[Unit]:
         """Units for a bare text (no case): used by tools and tests."""
         cl = _strip_marks(text)
-        return self._units_for(self.nlp(cl.text), cl)
+        return self._units_for(self._parse([cl])[0], cl)
+
+    def _parse(self, cleaned: Sequence["_Cleaned"]) -> list[Any]:
+        """The cleaned texts parsed in one batched pass, each sentence start the text's lines set (`_Cleaned.breaks`:
+        a list item, the line after a heading, a paragraph) kept: the parser respects boundaries set before it runs."""
+        docs = []
+        for cl in cleaned:
+            doc = self.nlp.make_doc(cl.text)
+            if cl.breaks:
+                for tok in doc:
+                    if tok.i and tok.idx in cl.breaks:
+                        tok.is_sent_start = True
+            docs.append(doc)
+        for _, proc in self.nlp.pipeline:
+            docs = list(proc.pipe(docs, batch_size=64))
+        return docs
 
     # --- internals ---------------------------------------------------------------------------------------------
 
     def _units_for(self, doc, cl: "_Cleaned") -> list[Unit]:
         out: list[Unit] = []
         for s_idx, sent in enumerate(doc.sents):
+            if _heading(sent):
+                continue
             for clause in self._clauses(sent):
                 details = _details(clause) if self.split_details else []
                 if not details:
@@ -228,6 +245,12 @@ class ClauseDecomposer:
             cited=cl.marks_in(fo[0].idx, fo[-1].idx + len(fo[-1].text), sent.end_char),
             meta=meta,
         )
+
+
+def _heading(sent) -> bool:
+    """A line that labels what follows ("Key points:", "Summary of the findings:"): it ends in ':' and has no verb, so it
+    states nothing to check."""
+    return sent.text.rstrip().endswith(":") and not any(t.pos_ in _VERBAL for t in sent)
 
 
 def _word_of_content(t) -> bool:
@@ -491,12 +514,13 @@ def _merge_ranges(ranges: list[tuple[int, int]], text: str) -> list[list[int]]:
 
 @dataclass
 class _Cleaned:
-    """The text with citation marks removed, and the map back to the original offsets."""
+    """The text with citation marks and list-item markers removed, and the map back to the original offsets."""
 
     text_orig: str
     text: str
     starts: list[int]  # per cleaned char: its original offset
     marks: list[tuple[int, list[str]]]  # (cleaned offset where the mark was, ids)
+    breaks: frozenset[int] = frozenset()  # cleaned offsets where a line starts a sentence of its own
 
     def orig(self, i: int) -> int:
         if i < len(self.starts):
@@ -516,20 +540,34 @@ class _Cleaned:
 
 
 def _strip_marks(text: str) -> _Cleaned:
+    """The text without its citation marks and list-item markers, each cleaned character's original offset, where the
+    marks stood, and where a line starts a sentence of its own: a list item, the line after one ending in ':' (a
+    heading or a lead-in), the first line of a paragraph."""
+    cuts = [(m.start(), m.end(), _mark_ids(m.group(0))) for m in CITATION_MARK.finditer(text)]
+    cuts += [(m.start(), m.end(), None) for m in LIST_MARKER.finditer(text)
+             if not any(a < m.end() and m.start() < b for a, b, _ in cuts)]
     starts: list[int] = []
     parts: list[str] = []
     marks: list[tuple[int, list[str]]] = []
     pos = 0
     clen = 0
-    for m in CITATION_MARK.finditer(text):
-        parts.append(text[pos : m.start()])
-        starts.extend(range(pos, m.start()))
-        clen += m.start() - pos
-        marks.append((clen, _mark_ids(m.group(0))))
-        pos = m.end()
+    items: set[int] = set()
+    for a, b, ids in sorted(cuts, key=lambda c: c[0]):
+        parts.append(text[pos:a])
+        starts.extend(range(pos, a))
+        clen += a - pos
+        if ids is None:
+            items.add(clen)
+        else:
+            marks.append((clen, ids))
+        pos = b
     parts.append(text[pos:])
     starts.extend(range(pos, len(text)))
-    return _Cleaned(text_orig=text, text="".join(parts), starts=starts, marks=marks)
+    clean = "".join(parts)
+    breaks = set(items)
+    for m in re.finditer(r"(:[ \t]*\n|\n[ \t]*\n)\s*(?=\S)", clean):
+        breaks.add(m.end())
+    return _Cleaned(text_orig=text, text=clean, starts=starts, marks=marks, breaks=frozenset(breaks))
 
 
 def _mark_ids(mark: str) -> list[str]:

@@ -163,3 +163,28 @@ def test_a_verb_conjoined_to_an_infinitive_keeps_the_verb_that_governs_it(dec, t
     units = dec.units(_case(text))
     assert second in [u.text for u in units]
     _check_alignment(units, text)
+
+
+def test_list_items_are_sentences_of_their_own_without_their_markers():
+    """An LLM summary written as a list: each item is cut on its own, its marker ("1.", "2)", "-") is no unit's word
+    (a number the sources lack otherwise), and a heading line that states nothing ("Key points:") gives no unit."""
+    text = ("Key points:\n1. Councillors voted 9 to 4 in favour of the plan.\n2) Most of the money will come from a "
+            "regional fund.\n- The depot closed in 1987.")
+    units = ClauseDecomposer().units(_case(text))
+    _check_alignment(units, text)
+    texts = [u.text for u in units]
+    assert not any(t.strip().startswith(("1", "2", "-")) or t.strip() in ("1", "2", "3") for t in texts), texts
+    assert not any("Key points" in t for t in texts), texts
+    assert any(t.startswith("Councillors voted 9 to 4") for t in texts), texts
+    assert any(t.startswith("Most of the money will come") for t in texts), texts
+    assert any("depot closed in 1987" in t for t in texts), texts
+    # no unit runs across two items
+    assert not any("plan" in t and "money" in t for t in texts), texts
+
+
+def test_a_lead_in_with_a_verb_and_numbers_inside_a_line_stay():
+    """A line ending in ':' that says something is still cut; a number inside a line is a number."""
+    text = "The council agreed on two points:\nwork starts in 2025 and 3 parks will open."
+    texts = [u.text for u in ClauseDecomposer().units(_case(text))]
+    assert any("council agreed" in t for t in texts), texts
+    assert any("2025" in t for t in texts) and any("3 parks" in t for t in texts), texts

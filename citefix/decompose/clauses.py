@@ -543,7 +543,8 @@ def _strip_marks(text: str) -> _Cleaned:
     """The text without its citation marks and list-item markers, each cleaned character's original offset, where the
     marks stood, and where a line starts a sentence of its own: a list item, the line after one ending in ':' (a
     heading or a lead-in), the first line of a paragraph."""
-    cuts = [(m.start(), m.end(), _mark_ids(m.group(0))) for m in CITATION_MARK.finditer(text)]
+    cuts: list[tuple[int, int, list[str] | None]] = [(m.start(), m.end(), _mark_ids(m.group(0)))
+                                                      for m in CITATION_MARK.finditer(text)]
     cuts += [(m.start(), m.end(), None) for m in LIST_MARKER.finditer(text)
              if not any(a < m.end() and m.start() < b for a, b, _ in cuts)]
     starts: list[int] = []

@@ -70,19 +70,16 @@ class ClauseDecomposer:
         return self._units_for(self._parse([cl])[0], cl)
 
     def _parse(self, cleaned: Sequence["_Cleaned"]) -> list[Any]:
-        """The cleaned texts parsed in one batched pass, each sentence start the text's lines set (`_Cleaned.breaks`:
-        a list item, the line after a heading, a paragraph) kept: the parser respects boundaries set before it runs."""
+        """The cleaned texts parsed in one batched pass, with a sentence starting at each of `_Cleaned.breaks` (a
+        list item, the line after a heading, a paragraph): the parser keeps sentence starts set before it runs."""
         docs = []
         for cl in cleaned:
             doc = self.nlp.make_doc(cl.text)
-            if cl.breaks:
-                for tok in doc:
-                    if tok.i and tok.idx in cl.breaks:
-                        tok.is_sent_start = True
+            for tok in doc:
+                if tok.i and tok.idx in cl.breaks:
+                    tok.is_sent_start = True
             docs.append(doc)
-        for _, proc in self.nlp.pipeline:
-            docs = list(proc.pipe(docs, batch_size=64))
-        return docs
+        return list(self.nlp.pipe(docs, batch_size=64))
 
     # --- internals ---------------------------------------------------------------------------------------------
 
@@ -552,20 +549,19 @@ def _strip_marks(text: str) -> _Cleaned:
     marks: list[tuple[int, list[str]]] = []
     pos = 0
     clen = 0
-    items: set[int] = set()
+    breaks: set[int] = set()
     for a, b, ids in sorted(cuts, key=lambda c: c[0]):
         parts.append(text[pos:a])
         starts.extend(range(pos, a))
         clen += a - pos
-        if ids is None:
-            items.add(clen)
+        if ids is None:  # a list item starts here
+            breaks.add(clen)
         else:
             marks.append((clen, ids))
         pos = b
     parts.append(text[pos:])
     starts.extend(range(pos, len(text)))
     clean = "".join(parts)
-    breaks = set(items)
     for m in re.finditer(r"(:[ \t]*\n|\n[ \t]*\n)\s*(?=\S)", clean):
         breaks.add(m.end())
     return _Cleaned(text_orig=text, text=clean, starts=starts, marks=marks, breaks=frozenset(breaks))

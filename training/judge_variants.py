@@ -16,6 +16,10 @@ whole statements and multiple-instance unit labels):
     whole-only     the logistic model trained on whole statements only (no unit labels)
     relative       the logistic model with a unit's signal relative to its text's mean, and that mean (how abstractive
                    the whole text is) as features
+    novel-relative the logistic model with the share of a unit's lemmas the sources lack above its whole text's share
+                   (a unit more novel than its text)
+    novel-discount … with the unit's invented share times its text's share of lemmas the sources lack, able only to
+                   lower the probability (words found nowhere weigh less in a text abstractive throughout)
     invented-kinds the logistic model with the words found nowhere in the sources counted by part of speech (nouns,
                    verbs, adjectives and adverbs, names), each a share of the unit's words, beside invented_share
     relations      the logistic model with the share of the unit's word pairs (a content word and the content word it
@@ -56,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from citefix.verify.judge import _share
 from citefix.verify.pairs import PAIR_POS, invented_pair_share, word_pairs
 from training import judge as J
 
@@ -321,6 +326,24 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
             return lodo_summary(sets)
         finally:
             J.TRAIN_ONLY, J._set_weight = keep_train, keep_weight
+    if name in ("novel-relative", "novel-discount"):
+        # how abstractive the whole text is: the share of its lemmas the sources lack (missing_word_frac of the
+        # whole statement). "novel-relative": a unit's share above its text's (a unit more novel than the text it
+        # was cut from); "novel-discount": the unit's invented share times its text's novelty, able only to lower
+        # the probability (words found nowhere weigh less in a text that is abstractive throughout)
+        inv = J.FEATURES.index("invented_share")
+
+        def novelty(f):
+            return _share(f, "missing_word_frac")
+
+        if name == "novel-relative":
+            _with_columns(sets, ["novel beyond the text"], [1],
+                          lambda it, f, row: [max(0.0, novelty(f) - novelty(it.raw_whole))], lambda it: [0.0])
+        else:
+            _with_columns(sets, ["invented in an abstractive text"], [-1],
+                          lambda it, f, row: [row[inv] * novelty(it.raw_whole)],
+                          lambda it: [it.whole[inv] * novelty(it.raw_whole)])
+        return lodo_summary(sets)
     if name == "relative":
         _with_columns(sets, ["unit below its text's mean", "text mean"], [-1, 0],
                       lambda it, f, row: [row[0] - it.units[:, 0].mean(), it.units[:, 0].mean()],
@@ -329,7 +352,8 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
     raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
 
 
-VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "invented-kinds", "relations",
+VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
+            "novel-discount", "invented-kinds", "relations",
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "no-pool", "pool-quarter",
             "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations")
 

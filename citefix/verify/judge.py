@@ -12,7 +12,9 @@ are fitted by ``training/judge.py`` on human-labelled development data (leave on
 Its output is the probability that a unit is *not* supported by its source; the verifier reports ``1 - p`` as the
 unit's score, so that a higher score still means better supported and every score the product shows keeps its
 direction. The verdict: ``unsupported`` at or above the ``unsupported`` probability, ``partial`` ("check this") at or
-above the ``partial`` one, ``supported`` below.
+above the ``partial`` one, ``supported`` below. A cited answer's claim, judged against the passages it cites, is
+supported by them below the ``cited`` probability (chosen on claims and their cited evidence, WiCE and
+AttributionBench), ``partial`` from there to the ``unsupported`` one.
 """
 
 from __future__ import annotations
@@ -186,8 +188,13 @@ class Judge:
         th = spec["thresholds"]
         self.unsupported_at = float(th["unsupported"])
         self.partial_at = float(th["partial"])
+        # a cited answer's claim against its cited passages: supported below this probability (a judge file without
+        # it uses the partial point)
+        self.cited_at = float(th.get("cited", self.partial_at))
         if not 0.0 < self.partial_at <= self.unsupported_at < 1.0:
             raise ValueError("judge thresholds must satisfy 0 < partial <= unsupported < 1")
+        if not 0.0 < self.cited_at <= self.unsupported_at:
+            raise ValueError("judge thresholds must satisfy 0 < cited <= unsupported")
 
     def logit(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None) -> float:
         x = vector(local, findings, f)
@@ -237,5 +244,6 @@ def markdown_table(judge: Judge | None = None) -> str:
         rows.append(f"| `{f.name}` | {f.what} | '{f.statement}' ('{src}') | {cell} | {f.correction or '–'} |")
     rows += ["", f"Intercept {j.intercept:+.2f}; a unit's logit more than its whole text's is drawn toward it by "
                  f"{j.context_shrink:g} of the difference (context share); calibration p = σ({j.cal_a:.3f}·logit "
-                 f"{j.cal_b:+.3f}); unsupported at p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}."]
+                 f"{j.cal_b:+.3f}); unsupported at p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}; a cited "
+                 f"answer's claim is supported by its citations at p < {j.cited_at:.2f}."]
     return "\n".join(rows)

@@ -364,16 +364,16 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         return self.judge.fingerprint
 
     def thresholds(self, profile: str | None, signal: str | None = None) -> dict[str, float]:
-        """The ``supported`` and ``partial`` score thresholds of a signal under a profile. For the judge's combination
-        they come from the judge: a score of 1 - p, unsupported from its ``unsupported`` probability, partial from its
-        ``partial`` one."""
+        """The ``supported`` and ``partial`` score thresholds of a signal under a profile. The judge's are 1 - its
+        ``partial`` probability (a cited answer's claim: its ``cited`` one) and 1 - its ``unsupported`` one."""
         signal = signal or self.signal
         p = self.profile_params(profile)
         table = p.get("thresholds") or {}
         if signal == "combined" and p.get("combined", {}).get("method") == "judge":
             if isinstance(table.get("judge"), dict):  # fitted on a user's own labels (meta-eval --calibrate)
                 return {k: float(v) for k, v in table["judge"].items() if isinstance(v, (int, float))}
-            return {"supported": round(1.0 - self.judge.partial_at, 6), "partial": round(1.0 - self.judge.unsupported_at, 6)}
+            below = self.judge.cited_at if profile == "cited_answer" else self.judge.partial_at
+            return {"supported": round(1.0 - below, 6), "partial": round(1.0 - self.judge.unsupported_at, 6)}
         entry = table.get(signal) or table.get("combined") or {}
         return {k: float(v) for k, v in entry.items() if isinstance(v, (int, float))}
 

@@ -47,7 +47,28 @@ def test_packaged_judge_loads_and_is_consistent():
     for k, w in zip(j.features, j.coef):
         assert w * SIGNS[FEATURES.index(k)] >= 0, (k, w)
     assert 0 < j.partial_at <= j.unsupported_at < 1
+    assert 0 < j.cited_at <= j.unsupported_at
     assert "_provenance" in j.spec and j.spec["trained_on"]
+
+
+def test_a_cited_claim_has_its_own_point_and_a_summary_unit_the_partial_one(offline_verifier):
+    """A cited answer's claim is supported by its citations below the judge's cited point; a summary's unit is
+    supported below the partial point (the "check this" band starts there); both share the unsupported point."""
+    j = offline_verifier.judge
+    assert offline_verifier.supported_at("cited_answer") == pytest.approx(1 - j.cited_at)
+    assert offline_verifier.supported_at("default") == pytest.approx(1 - j.partial_at)
+    assert offline_verifier.thresholds("cited_answer")["partial"] == offline_verifier.thresholds("default")["partial"]
+    # what a cited answer's metrics count as supported is what the verifier labels supported
+    from citefix.cited.evaluate import verifier_threshold
+
+    assert verifier_threshold(offline_verifier) == pytest.approx(1 - j.cited_at)
+
+
+def test_a_judge_file_without_a_cited_point_uses_the_partial_one():
+    spec = json.loads(json.dumps(load_judge().spec))
+    spec["thresholds"].pop("cited", None)
+    j = Judge(spec)
+    assert j.cited_at == j.partial_at
 
 
 def test_judge_rejects_a_file_it_cannot_read(tmp_path):
@@ -58,6 +79,9 @@ def test_judge_rejects_a_file_it_cannot_read(tmp_path):
     spec = json.loads(json.dumps(load_judge().spec))
     spec["thresholds"] = {"unsupported": 0.3, "partial": 0.6}
     with pytest.raises(ValueError, match="partial <= unsupported"):
+        Judge(spec)
+    spec["thresholds"] = {"unsupported": 0.6, "partial": 0.3, "cited": 0.7}
+    with pytest.raises(ValueError, match="cited <= unsupported"):
         Judge(spec)
 
 

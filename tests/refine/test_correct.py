@@ -136,13 +136,15 @@ def test_wrong_citation_moves_to_the_supporting_passage(tmp_path):
     case = json.loads(__import__("importlib.resources", fromlist=["files"]).files("citefix")
                       .joinpath("examples/cited_answer.json").read_text())
     case["id"] = "cups-wrong-mark"
-    case["text"] = "Cups can be made of glass [1] or plastic [2][3]. Mugs are usually made of ceramic [3]."
+    # passage [1] is about glass cups; [4] says stoneware and porcelain keep drinks hot
+    case["text"] = "Cups can be made of glass [1] or plastic [2][3]. Stoneware and porcelain keep drinks hot for longer [1]."
     path = tmp_path / "case.json"
     path.write_text(json.dumps(case))
     out = tmp_path / "fixed.txt"
     p = citefix_main("refine", path, "--out", out, "--db", tmp_path / "s.db")
     assert p.returncode == 0, p.stderr
-    assert out.read_text().strip() == "Cups can be made of glass [1] or plastic [2][3]. Mugs are usually made of ceramic [4]."
+    assert out.read_text().strip() == ("Cups can be made of glass [1] or plastic [2][3]. Stoneware and porcelain keep "
+                                       "drinks hot for longer [4].")
 
 
 def test_a_misparsed_conjunct_never_takes_the_verbs_place(tools):

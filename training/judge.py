@@ -614,6 +614,7 @@ def evaluate(args) -> None:
     cited_table(raw, sets, folds, shrink)
     held = load(Path(args.planted_heldout)) if args.planted_heldout else {}
     operating_points(raw, sets, sorted({0.0, *shrink.values()}), held.get("planted"))
+    share_rows(raw, sets, floor)
     if "planted" in held or "planted" in sets:
         # measured on a planted suite the judge never saw: the held-out split when given (the judge trained on every
         # set, the planted dev suite too), else the dev suite with the judge trained without it
@@ -699,6 +700,26 @@ def operating_points(raw: dict[str, OOF], sets: dict[str, list[Item]], shares: l
             print(f"| {c:g} | {name} | {np.mean(ff):.3f} | {sum(x <= FF_TARGET for x in ff)} of {len(ff)} | "
                   f"{np.mean([x['bad_flagged'] for x in r]):.3f} | {np.mean([x['partial_units'] for x in r]):.3f} | "
                   f"{low} |")
+
+
+def share_rows(raw: dict[str, OOF], sets: dict[str, list[Item]], floor: dict[float, dict[str, float]]) -> None:
+    """Every context share at the shipped decision rule (two sets in three): the mean atomic ROC-AUC the share is
+    chosen by, the LODO verdict rates, the set with the most faithful texts flagged, and whether the planted dev
+    suite's floor (choose_context) lets the share be chosen."""
+    folds = list(raw)
+    base = floor.get(0.0) or {}
+    print("\n## Each context share at the shipped decision rule (LODO; means over the sets)\n")
+    print("| context share | mean atomic ROC-AUC | faithful texts flagged | sets ≤ 15% | most faithful texts flagged | "
+          "texts with an error flagged | within the planted floor |")
+    print("|---|---|---|---|---|---|---|")
+    for c in CONTEXT_GRID:
+        r = lodo_rates({n: raw[n].in_context(c) for n in folds}, sets)
+        ff = [x["faithful_flagged"] for x in r]
+        worst = int(np.argmax(ff))
+        ok = all(floor[c].get(g, 0.0) >= v - PLANTED_SLACK for g, v in base.items())
+        print(f"| {c:g} | {_context_auc(raw, sets, folds, c):.4f} | {np.mean(ff):.3f} | "
+              f"{sum(x <= FF_TARGET for x in ff)} of {len(ff)} | {ff[worst]:.2f} ({folds[worst]}) | "
+              f"{np.mean([x['bad_flagged'] for x in r]):.3f} | {'yes' if ok else 'no'} |")
 
 
 def lodo_summary(sets: dict[str, list[Item]], drop: tuple[str, ...] = (), fitter=None,

@@ -242,7 +242,7 @@ def _bounds(drop: tuple[str, ...] | None,
 
 def fit_pooled(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None,
                least: dict[str, float] | None = None) -> Model:
-    """Measured, not shipped (training/judge_variants.py "pooled"; docs/quality.md "Tried and dropped").
+    """Measured, not shipped (training/judge_variants.py "pooled"; docs/quality-tried.md).
     Logistic regression with each weight bounded to its sign (COLUMN_SIGNS), ridge L2, on two terms of equal
     weight, each set weighing the same and its two classes balanced: every whole statement against its label, and
     every statement cut into its atomic units against its label through the units' pooled logit — a soft maximum,
@@ -474,8 +474,8 @@ def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]],
     other set's decisions out of reach; not the median, which leaves half the sets above the goal by construction;
     not three in four, which costs planted invented attributes or entity swaps below 0.80 at every context share
     (docs/quality.md). The planted suite is not consulted: held to detect every planted type at 0.85, the decision
-    point fell to 0.30 and flagged more faithful human texts than the rules did (docs/quality.md, "Tried and
-    dropped"). A cited answer's claims have their own point (choose_cited)."""
+    point fell to 0.30 and flagged more faithful human texts than the rules did (docs/quality-tried.md). A cited
+    answer's claims have their own point (choose_cited)."""
     q = SET_QUANTILE if quantile is None else quantile
     target, pq = partial or (PARTIAL_TARGET, PARTIAL_QUANTILE)
     grid = np.round(np.arange(0.20, 0.991, 0.01), 2)

@@ -594,10 +594,7 @@ def evaluate(args) -> None:
           "partial (at the former partial point) | rules: faithful flagged | rules: with an error flagged | rules: faithful units partial |")
     print("|---|---|---|---|---|---|---|---|")
     for held in folds:
-        others = [n for n in folds if n != held]
-        ctx = {n: raw[n].in_context(shrink[held]) for n in folds}
-        a, b = platt({n: ctx[n] for n in others}, sets)
-        probs = {n: [_sig(u, a, b) for u in ctx[n].units] for n in others}
+        ctx, a, b, probs = _held_out(raw, sets, folds, held, shrink[held])
         pu, pp = choose(probs, sets)
         r = rates(sets[held], [_sig(u, a, b) for u in ctx[held].units], pu, pp)
         labs = pk[held][1]
@@ -646,6 +643,16 @@ def evaluate(args) -> None:
         print("| rules (before the judge) | " + " | ".join(cells) + " |")
 
 
+def _held_out(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], held: str, share: float):
+    """One held-out set's view: every set's out-of-fold logits read in context at `share`, the Platt calibration
+    (a, b) fitted on the other sets, and the other sets' calibrated unit probabilities (what decision points are
+    chosen on)."""
+    others = [n for n in folds if n != held]
+    ctx = {n: raw[n].in_context(share) for n in folds}
+    a, b = platt({n: ctx[n] for n in others}, sets)
+    return ctx, a, b, {n: [_sig(u, a, b) for u in ctx[n].units] for n in others}
+
+
 def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], shrink: dict[str, float]) -> None:
     """A cited answer's claims, leave one dataset out: for each of the CITED_SETS, the point chosen on the other
     cited set(s) (choose_cited; calibration on every other set) and, at it and at the former shared point (the
@@ -659,13 +666,10 @@ def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[st
           "statements with an error supported (former) |")
     print("|---|---|---|---|---|")
     for held in cited:
-        others = [n for n in folds if n != held]
-        ctx = {n: raw[n].in_context(shrink[held]) for n in others}
-        a, b = platt(ctx, sets)
-        probs = {n: [_sig(u, a, b) for u in ctx[n].units] for n in others}
+        _, a, b, probs = _held_out(raw, sets, folds, held, shrink[held])
         pu, _ = choose(probs, sets)
         _, former = choose(probs, sets, partial=FORMER_PARTIAL)
-        pc = choose_cited({n: _sig(raw[n].whole, a, b) for n in others}, sets, pu)
+        pc = choose_cited({n: _sig(raw[n].whole, a, b) for n in probs}, sets, pu)
         if pc is None:
             continue
         p = _sig(raw[held].whole, a, b)

@@ -32,6 +32,9 @@ whole statements and multiple-instance unit labels):
     pairs-unframed … as pairs-any, not counting a pair that hangs on a verb of saying
     pairs-siblings … as pairs-any, or two words found nowhere that hang on the same word
     length         the logistic model with the unit's and its whole text's length in words (log; either sign)
+    graded-atomic  the words found nowhere read on atomic units only: invented_share, invented_pair and
+                   misplaced_word_frac held at 0 on a whole statement or claim, in training and in use (on a
+                   text of several sentences they measure how abstractive it is)
     no-pool        the logistic model trained without the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
     pool-quarter   … with those pairs at a quarter of a dataset's weight
     no-planted     … without the planted dev suite
@@ -48,6 +51,8 @@ Run:  .venv/bin/python -m training.judge_variants --cache out/lodo_k [--variants
                                                                 # a feature held at 0: the judge without it
       .venv/bin/python -m training.judge_variants --cache out/lodo_k --context     # what a unit is read against
       .venv/bin/python -m training.judge_variants --cache out/lodo_k --floor --planted-heldout out/lodo_ph2
+      .venv/bin/python -m training.judge_variants --cache out/lodo_k --whole-graded   # those three held at 0 on
+                                                                # whole statements in use only (the judge as fitted)
 """
 
 from __future__ import annotations
@@ -305,6 +310,16 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
 
         _with_columns(sets, parts, [1] * len(parts), lambda it, f, row: both(f), lambda it: both(it.raw_whole))
         return lodo_summary(sets, fitter=fitter)
+    if name == "graded-atomic":
+        idx = [J.FEATURES.index(k) for k in GRADED_WORDS]
+        kept = [(it, it.whole, it.units) for items in sets.values() for it in items]
+        for it, w, u in kept:
+            it.whole, it.units = _graded_off(it, w, u, idx)
+        try:
+            return lodo_summary(sets)
+        finally:
+            for it, w, u in kept:
+                it.whole, it.units = w, u
     if name == "length":
         def n(f):
             return math.log1p(max(float(f.get("n_words", 0) or 0), float(f.get("clause_words", 0) or 0)))
@@ -352,9 +367,43 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
     raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
 
 
+GRADED_WORDS = ("invented_share", "invented_pair", "misplaced_word_frac")
+
+
+def _graded_off(it, whole: np.ndarray, units: np.ndarray, idx: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The item's rows with the columns `idx` at 0 on the whole statement and on any unit that is not atomic."""
+    w, u = whole.copy(), units.copy()
+    w[idx] = 0.0
+    for i, f in enumerate(it.raw_units):
+        if not f.get("atomic"):
+            u[i, idx] = 0.0
+    return w, u
+
+
+def whole_graded_rows(sets) -> None:
+    """Whole statements ranked by the judge as fitted, and by the same models with the graded words-found-nowhere
+    features (GRADED_WORDS) held at 0 on the whole statement when it is scored: leave one dataset out, ROC-AUC per set."""
+    _reset(sets)
+    folds = [n for n in J.HUMAN if n in sets]
+    extra = [n for n in J.TRAIN_ONLY if n in sets]
+    idx = [J.FEATURES.index(k) for k in GRADED_WORDS]
+    rows: dict[str, list[float]] = {"the judge, whole statements": [], "… those three at 0 on the whole statement": []}
+    for h in folds:
+        m = J.fit(sets, [n for n in folds if n != h] + extra)
+        X = np.array([it.whole for it in sets[h]])
+        Z = X.copy()
+        Z[:, idx] = 0.0
+        rows["the judge, whole statements"].append(J.agreement(h, -m.logit(X), sets[h]))
+        rows["… those three at 0 on the whole statement"].append(J.agreement(h, -m.logit(Z), sets[h]))
+    print("| whole statements, ROC-AUC | " + " | ".join(folds) + " | mean |")
+    print("|---|" + "---|" * (len(folds) + 1))
+    for k, v in rows.items():
+        print(f"| {k} | " + " | ".join(f"{x:.3f}" for x in v) + f" | {np.mean(v):.4f} |")
+
+
 VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
             "novel-discount", "invented-kinds", "relations",
-            "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "no-pool", "pool-quarter",
+            "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
             "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
@@ -461,6 +510,8 @@ def main() -> None:
     ap.add_argument("--context", action="store_true", help="compare what a unit is read against instead")
     ap.add_argument("--floor", action="store_true", help="the pooled model with the invented-words findings held "
                     "at or above a weight, for the planted floor")
+    ap.add_argument("--whole-graded", action="store_true", help="whole statements ranked with the graded "
+                    "words-found-nowhere features held at 0 on them in use")
     ap.add_argument("--planted-heldout", default=None, help="a bench/lodo.py cache folder holding the held-out "
                     "planted split (training/judge.py eval's option)")
     ap.add_argument("--held-up", type=float, default=0.5, help="pooled-held+…: the least weight of the "
@@ -475,6 +526,9 @@ def main() -> None:
         return
     if args.context:
         context_rows(sets)
+        return
+    if args.whole_graded:
+        whole_graded_rows(sets)
         return
     folds = [n for n in J.HUMAN if n in sets]
     drop = tuple(k for k in args.drop.split(",") if k)

@@ -122,7 +122,8 @@ class ClauseDecomposer:
     def _is_head(self, tok) -> str | None:
         if tok.dep_ == "ROOT":
             return "root"
-        if self.split_conj and tok.dep_ == "conj" and tok.pos_ in _VERBAL and tok.head.pos_ in _VERBAL and not _hyphenated(tok):
+        if (self.split_conj and tok.dep_ == "conj" and tok.pos_ in _VERBAL and tok.head.pos_ in _VERBAL
+                and not _hyphenated(tok) and not _gerund_misparse(tok)):
             return "conj"
         if self.split_relcl and tok.dep_ == "relcl" and _relative_word(tok) is not None:
             # only with a relative word (who, which, that, whose, where): a bare "relcl" is often a misparse
@@ -373,6 +374,14 @@ def _shared_aux(verb) -> list:
     elif not any(a.lemma_.lower() in _BE_HAVE for a in aux):
         return []  # a participle after a bare modal ("would start and finished") is a misparse: copy nothing
     return aux
+
+
+def _gerund_misparse(tok) -> bool:
+    """An -ing form conjoined, with no subject or auxiliary of its own, to a verb of another form with no "be" to share
+    ("can limit … and earning potential"): a noun's modifier read as a verb; cut apart it read "which can earning"."""
+    own = any(c.dep_ in ("aux", "auxpass") or c.dep_ in _SUBJ for c in tok.children)
+    be = any(c.dep_ in ("aux", "auxpass") and c.lemma_.lower() == "be" for c in tok.head.children)
+    return tok.tag_ == "VBG" and tok.head.tag_ != "VBG" and not own and not be
 
 
 def _hyphenated(tok) -> bool:

@@ -165,6 +165,23 @@ def test_a_verb_conjoined_to_an_infinitive_keeps_the_verb_that_governs_it(dec, t
     _check_alignment(units, text)
 
 
+def test_an_ing_form_misread_as_a_conjoined_verb_stays_in_its_clause(dec):
+    # "earning" modifies "potential", but the parse conjoins it to "limit": cut apart, the unit read "which can
+    # earning potential"; an -ing form that shares a "be" or has its own auxiliary is still a clause of its own
+    text = "Early parenthood brings stress, which can limit future employment and earning potential."
+    units = dec.units(_case(text))
+    texts = [u.text for u in units]
+    assert not any("can earning" in t for t in texts), texts
+    assert any("earning potential" in t for t in texts), texts
+    _check_alignment(units, text)
+    text = "The FAA has completed a safety review of the rocket and is now conducting an environmental assessment."
+    texts = [u.text for u in dec.units(_case(text))]
+    assert "The FAA is now conducting an environmental assessment" in texts, texts
+    text = "The national team is known for its titles and competing against rivals like Germany."
+    texts = [u.text for u in dec.units(_case(text))]
+    assert any(t.startswith("The national team is competing against rivals") for t in texts), texts
+
+
 def test_list_items_are_sentences_of_their_own_without_their_markers():
     """An LLM summary written as a list: each item is cut on its own, its marker ("1.", "2)", "-") is no unit's word
     (a number the sources lack otherwise), and a heading line that states nothing ("Key points:") gives no unit."""

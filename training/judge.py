@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -608,6 +609,7 @@ def evaluate(args) -> None:
         print(f"| {held} | {pu:.2f} / {pp:.2f} | {r['faithful_flagged']:.2f} | {r['bad_flagged']:.2f} | "
               f"{r['partial_units']:.2f} ({r0['partial_units']:.2f} at {former:.2f}) | {pf:.2f} | {pb:.2f} | "
               f"{ppart:.2f} |")
+    document_table(raw, sets, folds, shrink)
     cited_table(raw, sets, folds, shrink)
     held = load(Path(args.planted_heldout)) if args.planted_heldout else {}
     operating_points(raw, sets, sorted({0.0, *shrink.values()}), held.get("planted"))
@@ -651,6 +653,34 @@ def _held_out(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str]
     ctx = {n: raw[n].in_context(share) for n in folds}
     a, b = platt({n: ctx[n] for n in others}, sets)
     return ctx, a, b, {n: [_sig(u, a, b) for u in ctx[n].units] for n in others}
+
+
+def _document(item_id: str) -> str:
+    """The source document of a SummEdits item: its id less the suffix "_og" (the original summary) or "_N" (an edit)."""
+    return re.sub(r"_(?:og|\d+)$", "", item_id)
+
+
+def document_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], shrink: dict[str, float]) -> None:
+    """The SummEdits domains by source document: their faithful summaries are variants of a few documents' summaries,
+    so a flag on one is mostly a flag on its variants; how many documents have a faithful summary flagged (LODO)."""
+    rows = [h for h in folds if h.startswith("summedits:")]
+    if not rows:
+        return
+    print("\n## The SummEdits domains by source document (LODO, the verdicts above)\n")
+    print("| set | source documents | with a faithful summary flagged | faithful summaries | flagged |")
+    print("|---|---|---|---|---|")
+    for held in rows:
+        ctx, a, b, probs = _held_out(raw, sets, folds, held, shrink[held])
+        pu, _ = choose(probs, sets)
+        docs: dict[str, list[int]] = {}
+        for it, u in zip(sets[held], ctx[held].units):
+            d = docs.setdefault(_document(it.id), [0, 0])
+            if not it.bad:
+                d[0] += 1
+                d[1] += int(_sig(u, a, b).max() >= pu)
+        n = sum(v[0] for v in docs.values())
+        print(f"| {held} | {len(docs)} | {sum(1 for v in docs.values() if v[1])} | {n} | "
+              f"{sum(v[1] for v in docs.values())} |")
 
 
 def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], shrink: dict[str, float]) -> None:

@@ -177,7 +177,8 @@ def features(args) -> None:
         t0 = time.time()
         rows = []
         kept: dict[str, dict[str, Any]] = {}
-        if args.recompute_where or args.recompute_text:
+        source_pattern = re.compile(args.recompute_source) if args.recompute_source else None
+        if args.recompute_where or args.recompute_text or source_pattern:
             # only the cached items where the feature fired anywhere (or whose statement matches) are computed again;
             # the others are kept as cached
             pattern = re.compile(args.recompute_text) if args.recompute_text else None
@@ -185,11 +186,13 @@ def features(args) -> None:
                 fired = bool(args.recompute_where) and any(f.get(args.recompute_where) for f in [r["whole"], *r["units"]])
                 matches = pattern is not None and bool(pattern.search(str(r["whole"].get("unit_text") or "")))
                 if not (fired or matches):
-                    kept[str(r["id"])] = r
+                    kept[str(r["id"])] = r  # with a source pattern, dropped below where the sources match
         for it in _items(name, data, args.planted, None if name == "planted" else args.limit):
-            if str(it["id"]) in kept:
+            if str(it["id"]) in kept and not (
+                    source_pattern and any(source_pattern.search(x.text) for x in it["case"].sources)):
                 rows.append(kept[str(it["id"])])
                 continue
+            kept.pop(str(it["id"]), None)
             case = it["case"]
             whole = Unit(id="u0", text=case.text, kind="sentence", decomposer="whole", start=0, end=len(case.text))
             units = [whole] + dec.units(case)
@@ -493,6 +496,9 @@ def main() -> None:
     f.add_argument("--recompute-text", default=None, metavar="REGEX",
                    help="compute again only the cached items whose statement matches REGEX (a change that can only "
                         "touch such statements, e.g. how the decomposer cuts a range)")
+    f.add_argument("--recompute-source", default=None, metavar="REGEX",
+                   help="compute again only the cached items whose sources match REGEX (a change to how the sources "
+                        "are read, e.g. numbers said in words)")
     se = sub.add_parser("sentences", help="add each multi-sentence item's sentences, judged as units, to the cache")
     se.add_argument("--sets", nargs="+", default=["summeval"], choices=list(SETS + EXTRA_SETS))
     se.add_argument("--planted", default=None)

@@ -7,6 +7,7 @@ while an invented figure ("£45m" against "£30m") does not.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -146,6 +147,10 @@ def find_numbers(text: str) -> list[Number]:
         if not any(a < n.end and n.start < b for a, b in taken):
             out.append(n)
             taken.append((n.start, n.end))
+    for n in spoken_decimals(text):
+        if not any(a < n.end and n.start < b for a, b in taken):
+            out.append(n)
+            taken.append((n.start, n.end))
     for m in _WORDNUM.finditer(text):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
@@ -167,6 +172,40 @@ def find_numbers(text: str) -> list[Number]:
             out.append(Number(s, 0.5 * s, m.group(0), m.start(), m.end()))
     out.sort(key=lambda n: n.start)
     return [_year_tail(_list_marker(_exact_day(n, text), text), text) for n in out]
+
+
+_DIGIT_WORDS = "zero|oh|one|two|three|four|five|six|seven|eight|nine"
+_WHOLE = r"(?P<a>(?:(?:" + _NUM_WORDS + r")\b[\s-]*)+?)"
+# a decimal said in words, as transcripts of speech write it: "twelve point five", "twelve dot fifty", "two point
+# one five"; and an amount in a currency with its cents said after it: "twelve euros and fifty", "ten pounds fifty"
+_SAID_POINT = re.compile(_WHOLE + r"\s*\b(?:point|dot)\s+(?P<b>(?:(?:" + _DIGIT_WORDS + r")\b[\s-]*)+|(?:"
+                         + "|".join(_TENS) + r")(?:[\s-]+(?:" + _DIGIT_WORDS + r"))?\b|(?:" + "|".join(_UNITS)
+                         + r")\b)", re.IGNORECASE)
+_SAID_CENTS = re.compile(_WHOLE + r"\s*\b(?P<cur>euros?|pounds?|dollars?)\s+(?:and\s+)?(?P<b>(?:(?:" + "|".join(_TENS)
+                         + r")(?:[\s-]+(?:" + _DIGIT_WORDS + r"))?|(?:" + "|".join(_UNITS) + r"))\b)"
+                         r"(?:\s+(?:cents?|pence|p)\b)?(?=\s*(?:[,.;:!?)]|$|and\b|or\b|so\b))", re.IGNORECASE)
+
+
+def spoken_decimals(text: str) -> list[Number]:
+    """Decimals said in words ("twelve dot fifty" → 12.50, "two point one five" → 2.15) and amounts with their cents
+    said after the currency ("twelve euros and fifty" → 12.50): what a meeting transcript writes for "12.50"."""
+    out = []
+    for pattern, cents in ((_SAID_POINT, False), (_SAID_CENTS, True)):
+        for m in pattern.finditer(text):
+            whole = _words_value(m.group("a"))
+            words = [w for w in re.split(r"[\s-]+", m.group("b").lower()) if w]
+            if whole is None or not words:
+                continue
+            if all(w in _DIGIT_WORDS.split("|") for w in words) and not cents:
+                digits = "".join(str(_UNITS.get(w, 0)) for w in words)  # "one five" → "15"; "oh" → 0
+            else:
+                part = _words_value(" ".join(words))
+                if part is None or part >= 100:
+                    continue
+                digits = f"{int(part):02d}" if cents or part >= 10 else str(int(part))
+            value = float(f"{int(whole)}.{digits}")
+            out.append(Number(value, 0.5 * 10 ** -len(digits), m.group(0).strip(), m.start(), m.end()))
+    return out
 
 
 def _fractions(text: str) -> list[Number]:
@@ -432,6 +471,11 @@ def value_tokens(s: str) -> list[str]:
     out = []
     # a unit spelt the British or the American way ("230 metres" / "230 meters")
     s = re.sub(r"\b(met|lit|kilomet|centimet|millimet)re(s?)\b", r"\1er\2", s.lower())
+    # a decimal said in words, in digits ("twelve dot fifty euros", "twelve euros and fifty" → "12.50 euros")
+    for n in sorted(spoken_decimals(s), key=lambda n: -n.start):
+        said = f"{n.value:.{round(-math.log10(2 * n.precision))}f}"
+        cur = re.search(r"\b(euros?|pounds?|dollars?)\b", n.text)
+        s = s[:n.start] + said + (f" {cur.group(1)}" if cur else "") + s[n.end:]
     # one period counted back from now, said several ways: "the previous year" / "the prior year" / "a year earlier" /
     # "a year ago" / "year-ago" are "last year"
     s = re.sub(r"\b(?:the\s+)?(?:previous|prior|preceding)\s+(year|quarter|month|week)\b", r"last \1", s)

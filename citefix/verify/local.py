@@ -536,6 +536,15 @@ def _copied_with_words(ent, lemma: str, region_docs: Sequence[Any], reach: int =
     return False
 
 
+def _said_in_words(value: str, region_docs: Sequence[Any]) -> bool:
+    """Does a region sentence say the value's number as a decimal in words ("twelve dot fifty euros" for "12.50
+    euros"), which its entity recogniser cuts short ("twelve")?"""
+    from citefix.verify.lexical import find_numbers, spoken_decimals
+
+    want = [n.value for n in find_numbers(value)]
+    return any(abs(n.value - w) <= n.precision for rd in region_docs for n in spoken_decimals(rd.text) for w in want)
+
+
 def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
     """Values of the focus that the region contradicts: the region lacks the value but holds another of the same
     kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
@@ -555,7 +564,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
         if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and one_anchor(slot_lemma(c, kind), lemma)
                for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs) or \
-                _copied_with_words(ent, lemma, region_docs):
+                _copied_with_words(ent, lemma, region_docs) or _said_in_words(ent.text, region_docs):
             continue
         for rd in region_docs:
             hit = None

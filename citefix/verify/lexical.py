@@ -472,10 +472,10 @@ def value_tokens(s: str) -> list[str]:
     # a unit spelt the British or the American way ("230 metres" / "230 meters")
     s = re.sub(r"\b(met|lit|kilomet|centimet|millimet)re(s?)\b", r"\1er\2", s.lower())
     # a decimal said in words, in digits ("twelve dot fifty euros", "twelve euros and fifty" → "12.50 euros")
-    for n in sorted(spoken_decimals(s), key=lambda n: -n.start):
-        said = f"{n.value:.{round(-math.log10(2 * n.precision))}f}"
-        cur = re.search(r"\b(euros?|pounds?|dollars?)\b", n.text)
-        s = s[:n.start] + said + (f" {cur.group(1)}" if cur else "") + s[n.end:]
+    for d in sorted(spoken_decimals(s), key=lambda x: -x.start):
+        said = f"{d.value:.{round(-math.log10(2 * d.precision))}f}"
+        cur = re.search(r"\b(euros?|pounds?|dollars?)\b", d.text)
+        s = s[:d.start] + said + (f" {cur.group(1)}" if cur else "") + s[d.end:]
     # one period counted back from now, said several ways: "the previous year" / "the prior year" / "a year earlier" /
     # "a year ago" / "year-ago" are "last year"
     s = re.sub(r"\b(?:the\s+)?(?:previous|prior|preceding)\s+(year|quarter|month|week)\b", r"last \1", s)

@@ -177,8 +177,9 @@ def find_numbers(text: str) -> list[Number]:
 _DIGIT_WORDS = "zero|oh|one|two|three|four|five|six|seven|eight|nine"
 _WHOLE = r"(?P<a>(?:(?:" + _NUM_WORDS + r")\b[\s-]*)+?)"
 # a decimal said in words, as transcripts of speech write it: "twelve point five", "twelve dot fifty", "two point
-# one five"; and an amount in a currency with its cents said after it: "twelve euros and fifty", "ten pounds fifty"
-_SAID_POINT = re.compile(_WHOLE + r"\s*\b(?:point|dot)\s+(?P<b>(?:(?:" + _DIGIT_WORDS + r")\b[\s-]*)+|(?:"
+# one five", not "at one point two men …"; and an amount in a currency with its cents said after it: "twelve euros
+# and fifty", "ten pounds fifty"
+_SAID_POINT = re.compile(r"(?<!\bat\s)" + _WHOLE + r"\s*\b(?:point|dot)\s+(?P<b>(?:(?:" + _DIGIT_WORDS + r")\b[\s-]*)+|(?:"
                          + "|".join(_TENS) + r")(?:[\s-]+(?:" + _DIGIT_WORDS + r"))?\b|(?:" + "|".join(_UNITS)
                          + r")\b)", re.IGNORECASE)
 _SAID_CENTS = re.compile(_WHOLE + r"\s*\b(?P<cur>euros?|pounds?|dollars?)\s+(?:and\s+)?(?P<b>(?:(?:" + "|".join(_TENS)

@@ -33,7 +33,15 @@ from typing import Any, Mapping, Sequence
 
 from citefix.decompose.details import SPEECH_VERBS
 from citefix.lexicon import NAME_KINDS, VALUE_LABELS
-from citefix.verify.lexical import same_length, time_grains, value_tokens
+from citefix.verify.lexical import (
+    Number,
+    currency,
+    find_numbers,
+    same_length,
+    spoken_decimals,
+    time_grains,
+    value_tokens,
+)
 from citefix.verify.negation import negated_unit, source_negated
 from citefix.verify.relations import (
     agentless,
@@ -418,8 +426,6 @@ def same_value(a: str, b: str, one_way: bool = False) -> bool:
 
 def _currencies_differ(a: str, b: str) -> bool:
     """Both values name a currency, and no currency of one is the other's (lexical.currency)."""
-    from citefix.verify.lexical import currency, find_numbers
-
     ca, cb = ({currency(x, n) for n in find_numbers(x)} - {None} for x in (a, b))
     return bool(ca) and bool(cb) and not ca & cb
 
@@ -427,8 +433,6 @@ def _currencies_differ(a: str, b: str) -> bool:
 def _one_number(a: str, b: str) -> bool:
     """Both values are one number each, and the same one in digits or words ("100" / "one hundred", "£50,000" /
     "fifty thousand pounds" is not: a currency is no word of the other)."""
-    from citefix.verify.lexical import find_numbers
-
     # a scale word alone is one of it: spaCy's entity "dozen" of "a dozen sessions"
     na, nb = (find_numbers("a " + s if s.strip().lower() in ("dozen", "hundred", "thousand") else s) for s in (a, b))
     if len(na) != 1 or len(nb) != 1:
@@ -536,19 +540,17 @@ def _copied_with_words(ent, lemma: str, region_docs: Sequence[Any], reach: int =
     return False
 
 
-def _said_in_words(value: str, region_docs: Sequence[Any]) -> bool:
-    """Does a region sentence say the value's number as a decimal in words ("twelve dot fifty euros" for "12.50
-    euros"), which its entity recogniser cuts short ("twelve")?"""
-    from citefix.verify.lexical import find_numbers, spoken_decimals
-
-    want = [n.value for n in find_numbers(value)]
-    return any(abs(n.value - w) <= n.precision for rd in region_docs for n in spoken_decimals(rd.text) for w in want)
+def _said_in_words(value: str, spoken: Sequence[Number]) -> bool:
+    """Is the value's number one of the region's decimals said in words (`spoken`: "twelve dot fifty euros" for
+    "12.50 euros"), which its entity recogniser cuts short ("twelve")?"""
+    return any(abs(n.value - w.value) <= n.precision for n in spoken for w in find_numbers(value))
 
 
 def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
     """Values of the focus that the region contradicts: the region lacks the value but holds another of the same
     kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
     whole = _norm(doc.text)
+    spoken = [n for rd in region_docs for n in spoken_decimals(rd.text)]
     out = []
     for ent in doc.ents:
         kind = VALUE_LABELS.get(ent.label_)
@@ -564,7 +566,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
         if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and one_anchor(slot_lemma(c, kind), lemma)
                for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs) or \
-                _copied_with_words(ent, lemma, region_docs) or _said_in_words(ent.text, region_docs):
+                _copied_with_words(ent, lemma, region_docs) or _said_in_words(ent.text, spoken):
             continue
         for rd in region_docs:
             hit = None

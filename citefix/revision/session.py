@@ -464,11 +464,13 @@ class RefineSession:
 
     # --- finishing ----------------------------------------------------------------------------------------------------
 
-    def result(self, stop_reason: str, status: str = "finished", message: str | None = None) -> RefineResult:
+    def result(self, stop_reason: str, status: str = "finished", message: str | None = None, *,
+               best: Round | None = None) -> RefineResult:
+        """The run's result; `best`: its best round when the caller has it already (best_round())."""
         if self.current is None:
             return RefineResult(self.run_id, self.case.id, status, stop_reason, 0, None, None, self.case.text,
                                 self.original_text, [], message)
-        best = self.best_round()
+        best = best or self.best_round()
         return RefineResult(
             run_id=self.run_id, case_id=self.case.id, status=status, stop_reason=stop_reason, best_round=best.n,
             best_score=best.score, best_judge_score=best.judge_score, best_text=best.text, original_text=self.original_text,
@@ -489,9 +491,10 @@ class RefineSession:
         run row's best round empty (a check whose only round was checked in part has no result)."""
         if status is None:
             status = "failed" if stop_reason in FAILURE_REASONS else "finished"
-        res = self.result(stop_reason, status, message)
+        best = self.best_round() if self.current is not None else None
+        res = self.result(stop_reason, status, message, best=best)
         # a partly checked round is no one's best: with no complete round the run has no result to name
-        whole = self.current is not None and not incomplete(self.best_round().evaluation)
+        whole = best is not None and not incomplete(best.evaluation)
         if self.store is not None and self.run_id is not None:
             self.store.finish_run(self.run_id, status, best_round=res.best_round if (whole and record_best) else None,
                                   stop_reason=stop_reason)

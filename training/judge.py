@@ -19,13 +19,16 @@ probe files); the pool's FEVER / Fool Me Twice / FactCG sample and a planted-err
              packaged verifier's, and the verdict rates at decision points chosen on the other sets' out-of-fold
              probabilities (faithful texts with a unit flagged unsupported, texts with an error flagged, faithful units
              marked partial); the planted suite's detection by type.
-    ablate   the same LODO figures with each feature group left out in turn (what each check is worth on human data).
+    ablate   the same LODO figures with each feature group left out in turn (what each check is worth on human data;
+             with --planted-heldout, also the held-out planted split's detection by error type without it).
     export   fit on every set, calibrate on the LODO out-of-fold logits, choose the decision points on them, and
              write citefix/data/judge.json.
 
 Run:  .venv/bin/python -m bench.lodo --cache out/lodo_j features --sets xsumfaith summeval wice attributionbench \\
           summedits probes pool   [--planted out/planted_sample.jsonl]
       .venv/bin/python -m training.judge --cache out/lodo_j eval | ablate | export
+      .venv/bin/python -m training.judge --cache out/lodo_j eval --local-floor 0.05   # the geometric mean's log
+                                                                                   # floored otherwise
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from citefix.nlp import load_spacy
-from citefix.verify.judge import FEATURES, REGISTRY, SIGNS, in_context, vector
+from citefix.verify.judge import CHECKS, FEATURES, LOCAL_FLOOR, REGISTRY, SIGNS, in_context, vector
 from citefix.verify.pairs import invented_pair_share
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,6 +62,13 @@ FORMER_PARTIAL = (0.20, 2 / 3)  # the partial point's rule before it was set apa
 # cited for them (WiCE: Wikipedia claims and their cited web pages; AttributionBench: answers' statements and their
 # cited passages), on which the point that calls a claim supported by its citations is chosen
 CITED_SETS = ("wice", "attributionbench")
+# … and their own model (citefix.verify.judge: a judge file's "profiles"): trained on whole claims against their
+# evidence (the other cited set, and as training data only the pool's claim–evidence pairs and the planted suite, whose
+# negations, role and name swaps it would otherwise read as supported), the geometric mean read on a linear scale, the
+# hard checks, and none of the graded words-found-nowhere findings (on a whole sentence they measure how abstractive it
+# is more than what it invents: docs/quality-tried.md)
+CLAIM_SETS = ("pool", "planted")
+CLAIM_FEATURES = ("local_log", "stands_in_source", *CHECKS)
 SIGNALS = ("lexical", "alignment", "similarity")
 MIL_ROUNDS = 3
 # how sharply a statement's units are pooled into one logit by fit_pooled (measured, not shipped): 1/r·log Σ exp(r·z),
@@ -326,6 +336,59 @@ def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | N
     return model
 
 
+def _claims_x(items: list[Item]) -> np.ndarray:
+    """Whole statements' rows as the claims model reads them: the geometric mean less 1 in place of its log (exact above
+    LOCAL_FLOOR, as citefix.verify.judge.vector(..., linear=True) computes it)."""
+    X = np.array([it.whole for it in items], dtype=float)
+    k = FEATURES.index("local_log")
+    X[:, k] = np.maximum(LOCAL_FLOOR, np.exp(X[:, k])) - 1.0
+    return X
+
+
+def _claims_design(items: list[Item], model: Model | None):
+    X, y = _claims_x(items), np.array([it.bad for it in items])
+    w = np.ones(len(y))
+    for c in (0, 1):
+        if (y == c).any():
+            w[y == c] /= w[y == c].sum()
+    return X, y, w
+
+
+def fit_claims(sets: dict[str, list[Item]], names: list[str]) -> Model:
+    """The model of a cited answer's claims: whole statements of `names` only, CLAIM_FEATURES only."""
+    return fit(sets, names, tuple(k for k in FEATURES if k not in CLAIM_FEATURES), design=_claims_design)
+
+
+def claims_oof(sets: dict[str, list[Item]]) -> dict[str, np.ndarray]:
+    """Out-of-fold logits of each cited set's statements: the claims model trained on the other cited set(s) and the
+    training-only CLAIM_SETS."""
+    cited = [n for n in CITED_SETS if n in sets]
+    extra = [n for n in CLAIM_SETS if n in sets]
+    return {h: fit_claims(sets, [n for n in cited if n != h] + extra).logit(_claims_x(sets[h])) for h in cited}
+
+
+def claims_platt(z: dict[str, np.ndarray], sets: dict[str, list[Item]]) -> tuple[float, float]:
+    """Platt scaling of the claims model's out-of-fold logits, each set weighing the same."""
+    from sklearn.linear_model import LogisticRegression
+
+    zs = np.concatenate([z[n] for n in z])
+    ys = np.concatenate([[it.bad for it in sets[n]] for n in z])
+    ws = np.concatenate([np.full(len(z[n]), 1.0 / len(z[n])) for n in z])
+    lr = LogisticRegression(C=1e4).fit(zs[:, None], ys, sample_weight=ws / ws.mean())
+    return float(lr.coef_[0][0]), float(lr.intercept_[0])
+
+
+def claims_points(p: dict[str, np.ndarray], sets: dict[str, list[Item]]) -> tuple[float, float]:
+    """(cited, unsupported): the point below which a claim is supported by its citations, with the best mean balanced
+    accuracy over the sets in `p` (calibrated probabilities), and the lowest point at or above it at which no set flags
+    more than FF_TARGET of its faithful claims unsupported."""
+    bad = {n: np.array([it.bad for it in sets[n]]) for n in p}
+    grid = np.round(np.arange(0.20, 0.901, 0.01), 2)
+    pc = float(grid[int(np.argmax([np.mean([balanced_accuracy(p[n], bad[n], t) for n in p]) for t in grid]))])
+    ok = [t for t in grid if t >= pc and all(np.mean(p[n][bad[n] == 0] >= t) <= FF_TARGET for n in p)]
+    return pc, float(ok[0] if ok else grid[-1])
+
+
 # --- measuring --------------------------------------------------------------------------------------------------
 
 
@@ -533,6 +596,10 @@ def _label(v, f: dict[str, Any]) -> str:
 
 
 def evaluate(args) -> None:
+    if args.local_floor is not None:  # the floor of the geometric mean's log (judge.LOCAL_FLOOR), tried otherwise
+        import citefix.verify.judge as packaged
+
+        packaged.LOCAL_FLOOR = args.local_floor
     sets = load(Path(args.cache), entail=args.entail_model)
     raw = lodo(sets)
     folds = list(raw)
@@ -610,8 +677,8 @@ def evaluate(args) -> None:
               f"{r['partial_units']:.2f} ({r0['partial_units']:.2f} at {former:.2f}) | {pf:.2f} | {pb:.2f} | "
               f"{ppart:.2f} |")
     document_table(raw, sets, folds, shrink)
-    cited_table(raw, sets, folds, shrink)
     held = load(Path(args.planted_heldout)) if args.planted_heldout else {}
+    cited_table(raw, sets, folds, shrink, held.get("planted"))
     operating_points(raw, sets, sorted({0.0, *shrink.values()}), held.get("planted"))
     share_rows(raw, sets, floor)
     if "planted" in held or "planted" in sets:
@@ -683,31 +750,71 @@ def document_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list
               f"{sum(v[1] for v in docs.values())} |")
 
 
-def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], shrink: dict[str, float]) -> None:
-    """A cited answer's claims, leave one dataset out: for each of the CITED_SETS, the point chosen on the other
-    cited set(s) (choose_cited; calibration on every other set) and, at it and at the former shared point (the
-    summaries' partial point under FORMER_PARTIAL), the balanced accuracy and the shares of statements with and
-    without an error that read supported."""
+def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], shrink: dict[str, float],
+                planted: list[Item] | None = None) -> None:
+    """A cited answer's claims, leave one dataset out, each statement judged whole against the evidence cited for it:
+    the claims model (trained on the other cited set and the pool's claim–evidence pairs; calibration and decision
+    points chosen on the other set's out-of-fold probabilities) beside the summaries' judge (the point chosen on the
+    other cited set by choose_cited, calibration on every other set), the rules and the best single signal: ROC-AUC,
+    balanced accuracy at the cited point, and the shares of statements with and without an error that read
+    supported, and of faithful ones unsupported."""
     cited = [n for n in CITED_SETS if n in folds]
     if len(cited) < 2:
         return
-    print("\n## A cited answer's claims: supported by their citations below the cited point (LODO)\n")
-    print("| set | cited point (former) | balanced accuracy (former) | faithful statements supported (former) | "
-          "statements with an error supported (former) |")
-    print("|---|---|---|---|---|")
+    zc = claims_oof(sets)
+    print("\n## A cited answer's claims, each judged whole against its cited evidence (LODO)\n")
+    print("| set | model | ROC-AUC | cited point | balanced accuracy | faithful supported | with an error supported | "
+          "faithful unsupported |")
+    print("|---|---|---|---|---|---|---|---|")
     for held in cited:
+        bad = np.array([it.bad for it in sets[held]])
+        others = [n for n in cited if n != held]
+        a, b = claims_platt({n: zc[n] for n in others}, sets)
+        pc, pu = claims_points({n: _sig(zc[n], a, b) for n in others}, sets)
+        p = _sig(zc[held], a, b)
+        print(f"| {held} | claims model | {agreement(held, -zc[held], sets[held]):.3f} | {pc:.2f} | "
+              f"{balanced_accuracy(p, bad, pc):.3f} | {np.mean(p[bad == 0] < pc):.2f} | {np.mean(p[bad == 1] < pc):.2f} | "
+              f"{np.mean(p[bad == 0] >= pu):.2f} (at {pu:.2f}) |")
         _, a, b, probs = _held_out(raw, sets, folds, held, shrink[held])
         pu, _ = choose(probs, sets)
-        _, former = choose(probs, sets, partial=FORMER_PARTIAL)
         pc = choose_cited({n: _sig(raw[n].whole, a, b) for n in probs}, sets, pu)
         if pc is None:
             continue
         p = _sig(raw[held].whole, a, b)
-        bad = np.array([it.bad for it in sets[held]])
-        print(f"| {held} | {pc:.2f} ({former:.2f}) | {balanced_accuracy(p, bad, pc):.3f} "
-              f"({balanced_accuracy(p, bad, former):.3f}) | {np.mean(p[bad == 0] < pc):.2f} "
-              f"({np.mean(p[bad == 0] < former):.2f}) | {np.mean(p[bad == 1] < pc):.2f} "
-              f"({np.mean(p[bad == 1] < former):.2f}) |")
+        print(f"| {held} | the summaries' judge | {agreement(held, -raw[held].whole, sets[held]):.3f} | {pc:.2f} | "
+              f"{balanced_accuracy(p, bad, pc):.3f} | {np.mean(p[bad == 0] < pc):.2f} | {np.mean(p[bad == 1] < pc):.2f} | "
+              f"{np.mean(p[bad == 0] >= pu):.2f} (at {pu:.2f}) |")
+        s = _packaged_scores(sets[held])[0]
+        best = max(SIGNALS, key=lambda k: agreement(held, s[k][0], sets[held]))
+        print(f"| {held} | rules / best single signal ({best}) | {agreement(held, s['combined'][0], sets[held]):.3f} / "
+              f"{agreement(held, s[best][0], sets[held]):.3f} | | | | | |")
+    if not planted:
+        return
+    # the planted statements as claims of their article: the share of each error type not supported by it (at or above
+    # the cited point) and unsupported, by the claims model as export fits it and by the summaries' judge
+    a, b = claims_platt(zc, sets)
+    pc, pu = claims_points({n: _sig(zc[n], a, b) for n in zc}, sets)
+    m = fit_claims(sets, list(cited) + [n for n in CLAIM_SETS if n in sets])
+    pm = _sig(m.logit(_claims_x(planted)), a, b)
+    share = max(set(shrink.values()), key=list(shrink.values()).count)  # the share export would choose
+    ctx = {n: raw[n].in_context(share) for n in folds}
+    a2, b2 = platt(ctx, sets)
+    pu2, _ = choose({n: [_sig(u, a2, b2) for u in ctx[n].units] for n in folds}, sets)
+    pc2 = choose_cited({n: _sig(raw[n].whole, a2, b2) for n in folds}, sets, pu2) or pu2
+    mj = fit(sets, folds + [n for n in TRAIN_ONLY if n in sets])
+    pj = _sig(mj.logit(np.array([it.whole for it in planted])), a2, b2)
+    groups = sorted({it.group or "none" for it in planted})
+
+    def flagged(p: np.ndarray, at: float, g: str) -> str:
+        return f"{np.mean([q >= at for it, q in zip(planted, p) if (it.group or 'none') == g]):.2f}"
+
+    print("\n| the held-out planted split as claims: not supported by their article / unsupported | "
+          + " | ".join(groups) + " |")
+    print("|---|" + "---|" * len(groups))
+    print(f"| claims model (p ≥ {pc:.2f} / {pu:.2f}) | " + " | ".join(f"{flagged(pm, pc, g)} / {flagged(pm, pu, g)}" for g in groups)
+          + " |")
+    print(f"| the summaries' judge (p ≥ {pc2:.2f} / {pu2:.2f}) | "
+          + " | ".join(f"{flagged(pj, pc2, g)} / {flagged(pj, pu2, g)}" for g in groups) + " |")
 
 
 def operating_points(raw: dict[str, OOF], sets: dict[str, list[Item]], shares: list[float],
@@ -786,9 +893,11 @@ def lodo_summary(sets: dict[str, list[Item]], drop: tuple[str, ...] = (), fitter
 def ablate(args) -> None:
     sets = load(Path(args.cache), entail=args.entail_model)
     folds = [n for n in HUMAN if n in sets]
+    held = load(Path(args.planted_heldout), entail=args.entail_model).get("planted") if args.planted_heldout else None
+    rows: list[tuple[str, dict[str, float]]] = []
 
     def summary(drop: tuple[str, ...]) -> dict[str, Any]:
-        return lodo_summary(sets, drop)
+        return lodo_summary(sets, drop, held=held)
 
     base_drop = tuple(k for k in EXCLUDED if not args.all_features)
     base = summary(base_drop)
@@ -801,6 +910,7 @@ def ablate(args) -> None:
     print("| (none: the judge) | " + " | ".join(f"{base['units'][n]:.3f}" for n in folds) +
           f" | {np.mean(list(base['units'].values())):.3f} | {np.mean(list(base['whole'].values())):.3f} | "
           f"{base['ff']:.3f} | {base['bf']:.3f} |")
+    rows.append(("(none: the judge)", base["planted"]))
     for g, keys in GROUPS.items():
         if set(keys) <= set(base_drop) or not set(keys) <= set(COLUMNS):
             continue
@@ -809,6 +919,15 @@ def ablate(args) -> None:
         dw = np.mean([r["whole"][n] - base["whole"][n] for n in folds])
         print(f"| {g} | " + " | ".join(f"{x:+.3f}" for x in d) + f" | {np.mean(d):+.3f} | {dw:+.3f} | "
               f"{r['ff'] - base['ff']:+.3f} | {r['bf'] - base['bf']:+.3f} |", flush=True)
+        rows.append((g, r["planted"]))
+    if held:
+        types = sorted(base["planted"])
+        print("\n## The held-out planted split: share of each error type flagged unsupported with each feature left out "
+              "(the model trained on every set, at its own context share and decision point)\n")
+        print("| left out | " + " | ".join(types) + " | lowest |")
+        print("|---|" + "---|" * (len(types) + 1))
+        for g, det in rows:
+            print(f"| {g} | " + " | ".join(f"{det[t]:.2f}" for t in types) + f" | {min(det.values()):.2f} |")
     if base_drop and not args.all_features:
         print(f"\nLeft out of the judge by this table's rule (no gain on human data): {', '.join(base_drop)}; "
               "`ablate --all-features` measures them too.")
@@ -845,6 +964,29 @@ def export(args) -> None:
         "calibration": {"a": round(a, 6), "b": round(b, 6)},
         "thresholds": {"unsupported": pu, "partial": pp, **({"cited": pc} if pc is not None else {})},
     }
+    if all(n in sets for n in CITED_SETS):
+        zc = claims_oof(sets)
+        ca, cb = claims_platt(zc, sets)
+        cpc, cpu = claims_points({n: _sig(zc[n], ca, cb) for n in zc}, sets)
+        mc = fit_claims(sets, list(CITED_SETS) + [n for n in CLAIM_SETS if n in sets])
+        spec["profiles"] = {"cited_answer": {
+            "_provenance": (
+                "A cited answer's claims: a logistic model of 'not supported' fitted on whole claims against their "
+                "cited evidence (WiCE dev, AttributionBench dev), the pool's claim–evidence pairs and the planted "
+                "suite's statements, the geometric mean on a linear scale and the hard checks; Platt calibration and "
+                "the decision points chosen on out-of-fold logits (each cited set scored by the model trained "
+                "without it)."),
+            "trained_on": {n: len(sets[n]) for n in (*CITED_SETS, *CLAIM_SETS) if n in sets},
+            "local_scale": "linear",
+            "features": list(CLAIM_FEATURES),
+            "mean": [0.0] * len(CLAIM_FEATURES),
+            "scale": [1.0] * len(CLAIM_FEATURES),
+            "coef": [round(float(mc.coef[FEATURES.index(k)]), 6) for k in CLAIM_FEATURES],
+            "intercept": round(mc.intercept, 6),
+            "context": {"shrink": 0.0},
+            "calibration": {"a": round(ca, 6), "b": round(cb, 6)},
+            "thresholds": {"unsupported": cpu, "partial": cpc, "cited": cpc},
+        }}
     out = Path(args.out)
     out.write_text(json.dumps(spec, indent=1) + "\n")
     print(f"wrote {out}: unsupported at p >= {pu}, partial at p >= {pp}, a cited claim supported below p = "
@@ -852,6 +994,12 @@ def export(args) -> None:
           f"context share {shrink:g}")
     for k, w in sorted(zip(FEATURES, m.coef), key=lambda t: -abs(t[1])):
         print(f"  {k:22s} {w:+.3f}")
+    c = (spec.get("profiles") or {}).get("cited_answer")
+    if c:
+        print(f"a cited answer's claims: supported below p = {c['thresholds']['cited']}, unsupported at p >= "
+              f"{c['thresholds']['unsupported']}; calibration a={c['calibration']['a']:.3f} b={c['calibration']['b']:.3f}")
+        for k, w in zip(c["features"], c["coef"]):
+            print(f"  {k:22s} {w:+.3f}")
 
 
 def table(args) -> None:
@@ -870,9 +1018,13 @@ def main() -> None:
                     "--out): its score of each unit against its evidence region is tried as a further feature")
     ev.add_argument("--planted-heldout", default=None, help="a bench/lodo.py cache folder holding planted.json made "
                     "from the held-out planted split (training/make_planted.py --split heldout)")
+    ev.add_argument("--local-floor", type=float, default=None, help="read the signals' geometric mean on a log scale "
+                    "floored here instead of the packaged floor (citefix.verify.judge.LOCAL_FLOOR)")
     ab = sub.add_parser("ablate")
     ab.add_argument("--all-features", action="store_true", help="start from every feature, the excluded ones too")
     ab.add_argument("--entail-model", default=None, help="as for eval")
+    ab.add_argument("--planted-heldout", default=None, help="as for eval: adds the held-out planted split's detection "
+                    "by error type with each feature left out")
     sub.add_parser("table", help="the packaged judge's features, examples and weights as a Markdown table")
     e = sub.add_parser("export")
     e.add_argument("--out", default=str(ROOT / "citefix" / "data" / "judge.json"))

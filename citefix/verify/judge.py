@@ -15,6 +15,12 @@ direction. The verdict: ``unsupported`` at or above the ``unsupported`` probabil
 above the ``partial`` one, ``supported`` below. A cited answer's claim, judged against the passages it cites, is
 supported by them below the ``cited`` probability (chosen on claims and their cited evidence, WiCE and
 AttributionBench), ``partial`` from there to the ``unsupported`` one.
+
+A judge file may hold a model of its own for a calibration profile (``profiles``): a cited answer's claims, judged
+whole against the passages they cite, are scored by a model fitted on claims and their evidence (WiCE,
+AttributionBench and the pool's claim–evidence pairs) that reads the geometric mean on a linear scale
+(``local_scale``: "linear") and the hard checks, without the graded words-found-nowhere findings, which measure how
+abstractive a whole sentence is more than what it invents (docs/quality.md, "A cited answer's claims").
 """
 
 from __future__ import annotations
@@ -135,9 +141,11 @@ def _share(f: dict[str, Any], key: str) -> float:
     return min(1.0, max(0.0, x)) if math.isfinite(x) else 0.0
 
 
-def vector(local: float, findings: dict[str, bool], f: dict[str, Any] | None = None) -> dict[str, float]:
+def vector(local: float, findings: dict[str, bool], f: dict[str, Any] | None = None,
+           linear: bool = False) -> dict[str, float]:
     """The judge's features of one unit: the log of its signals' geometric mean (the "local" combination before any
-    cap), one 0/1 feature per hard check, and the graded findings read from its raw features `f`."""
+    cap; with `linear`, the mean less 1 instead, 0 at full support either way), one 0/1 feature per hard check, and the
+    graded findings read from its raw features `f`."""
     try:
         x = float(local)
     except (TypeError, ValueError):
@@ -145,7 +153,8 @@ def vector(local: float, findings: dict[str, bool], f: dict[str, Any] | None = N
     if not math.isfinite(x):
         x = 0.0
     f = f or {}
-    out = {"local_log": math.log(max(LOCAL_FLOOR, min(1.0, x)))}
+    m = max(LOCAL_FLOOR, min(1.0, x))
+    out = {"local_log": m - 1.0 if linear else math.log(m)}
     for k in CHECKS:
         out[k] = 1.0 if findings.get(k) else 0.0
     try:
@@ -182,6 +191,11 @@ class Judge:
         self.context_shrink = float((spec.get("context") or {}).get("shrink", 0.0))
         if not 0.0 <= self.context_shrink <= 1.0:
             raise ValueError("judge context shrink must lie in [0, 1]")
+        self.linear = spec.get("local_scale", "log") == "linear"
+        if spec.get("local_scale", "log") not in ("log", "linear"):
+            raise ValueError("judge local_scale must be 'log' or 'linear'")
+        # a model of its own for a calibration profile (a cited answer's claims); none: this one
+        self.profiles = {str(k): Judge(v) for k, v in (spec.get("profiles") or {}).items()}
         cal = spec.get("calibration") or {"a": 1.0, "b": 0.0}
         self.cal_a, self.cal_b = float(cal["a"]), float(cal["b"])
         self.fingerprint = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:12]
@@ -196,8 +210,12 @@ class Judge:
         if not 0.0 < self.cited_at <= self.unsupported_at:
             raise ValueError("judge thresholds must satisfy 0 < cited <= unsupported")
 
+    def for_profile(self, profile: str | None) -> "Judge":
+        """The model that judges units under a calibration profile: its own where the file holds one, else this."""
+        return self.profiles.get(profile or "default", self)
+
     def logit(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None) -> float:
-        x = vector(local, findings, f)
+        x = vector(local, findings, f, self.linear)
         z = self.intercept
         for k, m, s, w in zip(self.features, self.mean, self.scale, self.coef):
             z += w * (x[k] - m) / s
@@ -216,7 +234,7 @@ class Judge:
     def contributions(self, local: float, findings: dict[str, bool], f: dict[str, Any] | None = None,
                       top: int = 3) -> list[tuple[str, float]]:
         """The features that push this unit most toward "not supported": (name, logit contribution), largest first."""
-        x = vector(local, findings, f)
+        x = vector(local, findings, f, self.linear)
         parts = [(k, w * (x[k] - m) / s) for k, m, s, w in zip(self.features, self.mean, self.scale, self.coef)]
         return sorted((p for p in parts if p[1] > 0), key=lambda p: -p[1])[:top]
 
@@ -236,14 +254,24 @@ def markdown_table(judge: Judge | None = None) -> str:
     points: the table of checks the README and docs/quality.md show (``python -m training.judge table`` prints it)."""
     j = judge or load_judge()
     w = dict(zip(j.features, j.coef))
-    rows = ["| feature | what it stands for | example: statement (source) | weight (logit) | what refine does |",
-            "|---|---|---|---|---|"]
+    c = j.profiles.get("cited_answer")
+    wc = dict(zip(c.features, c.coef)) if c is not None else {}
+    extra = " weight, a cited answer's claim |" if c is not None else ""
+    rows = ["| feature | what it stands for | example: statement (source) | weight (logit) |" + extra + " what refine does |",
+            "|---|---|---|---|" + ("---|" if c is not None else "") + "---|"]
     for f in REGISTRY:
         cell = f"{w[f.name]:+.2f}" if f.name in w else "left out"
+        cited = (f" {wc[f.name]:+.2f} |" if f.name in wc else " left out |") if c is not None else ""
         src = f.source if len(f.source) <= 60 else f.source[:57].rstrip() + "…"
-        rows.append(f"| `{f.name}` | {f.what} | '{f.statement}' ('{src}') | {cell} | {f.correction or '–'} |")
+        rows.append(f"| `{f.name}` | {f.what} | '{f.statement}' ('{src}') | {cell} |{cited} {f.correction or '–'} |")
     rows += ["", f"Intercept {j.intercept:+.2f}; a unit's logit more than its whole text's is drawn toward it by "
                  f"{j.context_shrink:g} of the difference (context share); calibration p = σ({j.cal_a:.3f}·logit "
-                 f"{j.cal_b:+.3f}); unsupported at p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}; a cited "
-                 f"answer's claim is supported by its citations at p < {j.cited_at:.2f}."]
+                 f"{j.cal_b:+.3f}); unsupported at p ≥ {j.unsupported_at:.2f}, partial at p ≥ {j.partial_at:.2f}."]
+    if c is not None:
+        rows[-1] += (f" A cited answer's claim has a model of its own (the column before last; the geometric mean read "
+                     f"{'as the mean less 1' if c.linear else 'on a log scale'}): intercept {c.intercept:+.2f}, "
+                     f"calibration p = σ({c.cal_a:.3f}·logit {c.cal_b:+.3f}); supported by its citations at "
+                     f"p < {c.cited_at:.2f}, unsupported at p ≥ {c.unsupported_at:.2f}.")
+    else:
+        rows[-1] += f" A cited answer's claim is supported by its citations at p < {j.cited_at:.2f}."
     return "\n".join(rows)

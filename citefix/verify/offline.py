@@ -79,9 +79,9 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
     @property
     def encoder(self):
         if self._encoder is None:
-            _quiet_transformers()
-            from citefix.encoder import load_encoder
+            from citefix.encoder import load_encoder, quiet_transformers
 
+            quiet_transformers()
             self._encoder = load_encoder(precision=self.precision)
         return self._encoder
 
@@ -130,7 +130,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         """The whole text as one unit, when the judge reads this case's units in its context (a context share above 0,
         and some unit that is not the whole text)."""
         p = self.profile_params(self.profile_for(case))
-        if p.get("combined", {}).get("method") != "judge" or self.judge.context_shrink <= 0:
+        if p.get("combined", {}).get("method") != "judge" or self.judge_for(self.profile_for(case)).context_shrink <= 0:
             return None
         text = case.text
         if not text.strip() or all(u.text.strip() == text.strip() for u in units):
@@ -168,22 +168,23 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         if "error" in f:
             return verdicts
         p = self.profile_params(f.get("profile"))
-        ctx = self.judge.logit(self._local_score(f, p), self.findings(f, p), f)
+        judge = self.judge_for(f.get("profile"))
+        ctx = judge.logit(self._local_score(f, p), self.findings(f, p), f)
         th = self.thresholds(f.get("profile"))
         for i in todo:
-            verdicts[i] = self._in_context(verdicts[i], ctx, th)
+            verdicts[i] = self._in_context(verdicts[i], ctx, th, judge)
         return verdicts
 
-    def _in_context(self, v: Verdict, ctx: float, th: dict[str, float]) -> Verdict:
+    def _in_context(self, v: Verdict, ctx: float, th: dict[str, float], judge) -> Verdict:
         from citefix.verify.judge import in_context
 
         d = dict(v.details or {})
         z = d.get("judge_logit")
         if v.error is not None or v.score is None or not isinstance(z, (int, float)):
             return v
-        p = self.judge.calibrated(in_context(float(z), ctx, self.judge.context_shrink))
+        p = judge.calibrated(in_context(float(z), ctx, judge.context_shrink))
         d["p_alone"] = d.get("p_unsupported")
-        d["context_p"] = round(self.judge.calibrated(ctx), 4)
+        d["context_p"] = round(judge.calibrated(ctx), 4)
         d["p_unsupported"] = round(p, 4)
         score = _clip01(1.0 - p)
         label = label_for(score, supported_at=th["supported"], partial_at=th.get("partial"))
@@ -317,9 +318,10 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
     @property
     def entail_model(self):
         if self._entail is None:
-            _quiet_transformers()
+            from citefix.encoder import quiet_transformers
             from citefix.verify.entail import load_entail
 
+            quiet_transformers()
             self._entail = load_entail()
         return self._entail
 
@@ -354,6 +356,10 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             self._judge = load_judge(self.params.get("combined", {}).get("judge"))
         return self._judge
 
+    def judge_for(self, profile: str | None):
+        """The judge's model for units under a calibration profile (a cited answer's claims have one of their own)."""
+        return self.judge.for_profile(profile)
+
     @property
     def judge_fingerprint(self) -> str | None:
         """What the learned judge's file holds (weights, calibration, decision points, context share), hashed: part of
@@ -372,8 +378,9 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
         if signal == "combined" and p.get("combined", {}).get("method") == "judge":
             if isinstance(table.get("judge"), dict):  # fitted on a user's own labels (meta-eval --calibrate)
                 return {k: float(v) for k, v in table["judge"].items() if isinstance(v, (int, float))}
-            below = self.judge.cited_at if profile == "cited_answer" else self.judge.partial_at
-            return {"supported": round(1.0 - below, 6), "partial": round(1.0 - self.judge.unsupported_at, 6)}
+            j = self.judge_for(profile)
+            below = j.cited_at if profile == "cited_answer" else j.partial_at
+            return {"supported": round(1.0 - below, 6), "partial": round(1.0 - j.unsupported_at, 6)}
         entry = table.get(signal) or table.get("combined") or {}
         return {k: float(v) for k, v in entry.items() if isinstance(v, (int, float))}
 
@@ -438,7 +445,8 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             s = feat["entail"]
         elif p["combined"].get("method") == "judge":
             # the checks' findings are its features, beside the signals' geometric mean: no cap after it
-            s = 1.0 - self.judge.probability(self._local_score(feat, p), self.findings(feat, p), feat)
+            s = 1.0 - self.judge_for(feat.get("profile")).probability(self._local_score(feat, p), self.findings(feat, p),
+                                                                      feat)
         elif p["combined"].get("method") == "local":
             s = self._cap(self._local_score(feat, p), feat, p)
         else:
@@ -552,8 +560,9 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             if judged:
                 # the judge's probability that the unit is not supported, and what pushed it there most
                 details["p_unsupported"] = round(1.0 - score, 4)
-                details["judge_logit"] = round(self.judge.logit(self._local_score(f, p_used), found, f), 6)
-                pushes = self.judge.contributions(self._local_score(f, p_used), found, f)
+                judge = self.judge_for(f.get("profile"))
+                details["judge_logit"] = round(judge.logit(self._local_score(f, p_used), found, f), 6)
+                pushes = judge.contributions(self._local_score(f, p_used), found, f)
                 details["judge_reasons"] = [k for k, _ in pushes]
         ev = f.get("evidence")
         return Verdict(
@@ -566,17 +575,6 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             unsupported_spans=spans,
             details=details,
         )
-
-
-def _quiet_transformers() -> None:
-    """No 'Loading weights' progress bars or load warnings from transformers."""
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except Exception:  # pragma: no cover - transformers missing is reported by load_encoder
-        pass
 
 
 PREFETCH_WINDOW = 16  # cases whose sources are analysed together (one batched spaCy and encoder pass)

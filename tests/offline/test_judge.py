@@ -51,17 +51,65 @@ def test_packaged_judge_loads_and_is_consistent():
     assert "_provenance" in j.spec and j.spec["trained_on"]
 
 
-def test_a_cited_claim_has_its_own_point_and_a_summary_unit_the_partial_one(offline_verifier):
-    """A cited answer's claim is supported by its citations below the judge's cited point; a summary's unit is
-    supported below the partial point (the "check this" band starts there); both share the unsupported point."""
+def test_a_cited_claim_is_judged_by_the_claims_model_at_its_points(offline_verifier):
+    """A cited answer's claim is scored by the judge file's own model for claims, and is supported by its citations
+    below that model's cited point; a summary's unit is supported below the summaries' partial point."""
     j = offline_verifier.judge
-    assert offline_verifier.supported_at("cited_answer") == pytest.approx(1 - j.cited_at)
+    c = j.for_profile("cited_answer")
+    assert c is not j and j.for_profile("default") is j and j.for_profile(None) is j
+    assert offline_verifier.supported_at("cited_answer") == pytest.approx(1 - c.cited_at)
     assert offline_verifier.supported_at("default") == pytest.approx(1 - j.partial_at)
-    assert offline_verifier.thresholds("cited_answer")["partial"] == offline_verifier.thresholds("default")["partial"]
+    assert offline_verifier.thresholds("cited_answer")["partial"] == pytest.approx(1 - c.unsupported_at)
     # what a cited answer's metrics count as supported is what the verifier labels supported
     from citefix.cited.evaluate import verifier_threshold
 
-    assert verifier_threshold(offline_verifier) == pytest.approx(1 - j.cited_at)
+    assert verifier_threshold(offline_verifier) == pytest.approx(1 - c.cited_at)
+
+
+def test_the_packaged_claims_model_is_consistent():
+    """Fitted on whole claims: the geometric mean on a linear scale, the hard checks, no graded words-found-nowhere
+    finding, no context share; every weight keeps its sign."""
+    c = load_judge().for_profile("cited_answer")
+    assert c.linear and c.context_shrink == 0 and not c.profiles
+    assert set(c.features) <= {"local_log", "stands_in_source", *CHECKS}
+    for k, w in zip(c.features, c.coef):
+        assert w * SIGNS[FEATURES.index(k)] >= 0, (k, w)
+    assert 0 < c.cited_at <= c.unsupported_at < 1
+    # the linear scale: the geometric mean less 1 (log for the summaries' model)
+    assert vector(0.5, {}, None, linear=True)["local_log"] == pytest.approx(-0.5)
+    assert vector(0.5, {}, None)["local_log"] == pytest.approx(-0.6931, abs=1e-4)
+
+
+def test_a_cited_claims_verdict_comes_from_the_claims_model(offline_verifier):
+    """The probability a cited claim's verdict carries is the claims model's; a claim whose figure its cited passage
+    gives otherwise is not supported by it, the faithful one is."""
+    from citefix.decompose.claims import ClaimDecomposer
+
+    src = ["The new bridge over the River Aln cost £6.3 million.", "It opened to traffic in May after two years of work."]
+    c = offline_verifier.judge.for_profile("cited_answer")
+    for text, supported in (("The bridge over the Aln cost £6.3 million [1].", True),
+                            ("The bridge over the Aln cost £9.8 million [1].", False)):
+        case = Case(id="q", kind="cited_answer", text=text,
+                    sources=[Source(id=str(i + 1), text=t) for i, t in enumerate(src)])
+        units = ClaimDecomposer().units(case)
+        targets = [list(u.cited) for u in units]
+        feats = offline_verifier.features(units, case, targets=targets)
+        verdicts = offline_verifier.verify(units, case, targets=targets)
+        for f, v in zip(feats, verdicts):
+            p = c.probability(offline_verifier._local_score(f, offline_verifier.profile_params("cited_answer")),
+                              offline_verifier.findings(f), f)
+            assert v.details["p_unsupported"] == pytest.approx(p, abs=1e-3)
+            assert (v.label == "supported") is supported, (text, v.label, p)
+
+
+def test_a_judge_file_without_a_claims_model_judges_claims_with_its_own():
+    spec = json.loads(json.dumps(load_judge().spec))
+    spec.pop("profiles", None)
+    j = Judge(spec)
+    assert j.for_profile("cited_answer") is j
+    spec["local_scale"] = "cubic"
+    with pytest.raises(ValueError, match="local_scale"):
+        Judge(spec)
 
 
 def test_a_judge_file_without_a_cited_point_uses_the_partial_one():

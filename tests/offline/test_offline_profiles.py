@@ -105,7 +105,9 @@ def test_cited_metrics_use_the_cited_answer_threshold():
     from citefix.cited import verifier_threshold
 
     judged = OfflineVerifier()
-    assert verifier_threshold(judged) == judged.supported_at("cited_answer") == pytest.approx(1 - judged.judge.cited_at)
+    # a cited answer's claims: the judge's own model for them and its cited point
+    claims = judged.judge_for("cited_answer")
+    assert verifier_threshold(judged) == judged.supported_at("cited_answer") == pytest.approx(1 - claims.cited_at)
     v = rules_verifier()
     assert verifier_threshold(v) == v.params["profiles"]["cited_answer"]["thresholds"]["combined"]["supported"]
     assert verifier_threshold(v, "default") == v.params["thresholds"]["combined"]["supported"]

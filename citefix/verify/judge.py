@@ -17,8 +17,9 @@ supported by them below the ``cited`` probability (chosen on claims and their ci
 AttributionBench), ``partial`` from there to the ``unsupported`` one.
 
 A judge file may hold a model of its own for a calibration profile (``profiles``): a cited answer's claims, judged
-whole against the passages they cite, are scored by a model fitted on claims and their evidence (WiCE,
-AttributionBench and the pool's claim–evidence pairs) that reads the geometric mean on a linear scale
+whole against the passages they cite, are scored by a model fitted on claims and their evidence (WiCE and
+AttributionBench; the pool's claim–evidence pairs and the planted suite as training data only) and read in no
+context (its context share is 0), that reads the geometric mean on a linear scale
 (``local_scale``: "linear") and the hard checks, without the graded words-found-nowhere findings, which measure how
 abstractive a whole sentence is more than what it invents (docs/quality.md, "A cited answer's claims").
 """

@@ -81,16 +81,23 @@ def in_focus(a: int, b: int, ranges: Sequence[tuple[int, int]]) -> bool:
     return any(a < e and s < b for s, e in ranges)
 
 
-def widen(piece_starts: Sequence[int], text_len: int, start: int, end: int, spread: int) -> tuple[int, int]:
-    """The window [start, end) widened to whole sentence pieces plus `spread` pieces on each side."""
+def widen(piece_starts: Sequence[int], text_len: int, start: int, end: int, spread: int,
+          min_chars: int = 0) -> tuple[int, int]:
+    """The window [start, end) widened to whole sentence pieces plus `spread` pieces on each side, and then by a piece
+    on each side at a time until it spans at least `min_chars` characters (a transcript's pieces are short turns)."""
     if not piece_starts:
         return 0, text_len
     k0 = max(0, bisect.bisect_right(piece_starts, start) - 1)
     k1 = max(0, bisect.bisect_right(piece_starts, max(start, end - 1)) - 1)
-    a = piece_starts[max(0, k0 - spread)]
-    nxt = k1 + spread + 1
-    b = piece_starts[nxt] if nxt < len(piece_starts) else text_len
-    return a, b
+    lo, hi = max(0, k0 - spread), k1 + spread + 1
+    n = len(piece_starts)
+
+    def bounds() -> tuple[int, int]:
+        return piece_starts[lo], piece_starts[hi] if hi < n else text_len
+
+    while min_chars and bounds()[1] - bounds()[0] < min_chars and (lo > 0 or hi < n):
+        lo, hi = max(0, lo - 1), min(n, hi + 1)
+    return bounds()
 
 
 def region_words(words_at: Sequence[tuple[int, str, str]], start: int, end: int) -> list[tuple[int, str, str]]:

@@ -84,12 +84,14 @@ class RegionFinder:
         best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from another
         sentence must not pull the region there). The region is that piece widened by `local.spread` pieces
         on each side (`local.speaker_spread` for a speaker's unit: quotes run on for sentences after their speaker is
-        named). A unit of several sentences gets one region per sentence (no copy is looked for). Without token
+        named), then by a piece on each side at a time until it spans `local.min_region_chars` characters (0, the
+        packaged value: no minimum). A unit of several sentences gets one region per sentence (no copy is looked for). Without token
         embeddings the similarity window stands in."""
         from citefix.verify.local import Region
 
         lp = self.params.get("local", {})
         spread = int(lp.get("speaker_spread", 3) if (unit.meta or {}).get("role") == "speaker" else lp.get("spread", 1))
+        min_chars = int(lp.get("min_region_chars", 0))
         sents = split_sentences(unit.text)
         out: list[Any] = []
         located = None
@@ -105,14 +107,14 @@ class RegionFinder:
             si, start = best
             located = located or best
             src = pool.sources[si]
-            a, b = widen(src.piece_starts, len(src.text), start, start + 1, spread)
+            a, b = widen(src.piece_starts, len(src.text), start, start + 1, spread, min_chars)
             if not any(r.source == si and r.start <= a and b <= r.end for r in out):
                 out.append(Region(si, a, b))
         if not out and pick is not None:
             si, wi = pool.win_owner[pick]
             src = pool.sources[si]
             span = src.windows[wi]
-            a, b = widen(src.piece_starts, len(src.text), span.start, span.end, spread)
+            a, b = widen(src.piece_starts, len(src.text), span.start, span.end, spread, min_chars)
             out.append(Region(si, a, b))
         return out, located
 

@@ -306,7 +306,8 @@ def fit_pooled(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, .
     return Model(v[1:].copy(), float(v[0]))
 
 
-def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None, design=None) -> Model:
+def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | None = None, design=None,
+        rounds: int = MIL_ROUNDS) -> Model:
     """Logistic regression with each weight bounded to its sign (COLUMN_SIGNS), ridge L2, features in `drop` held at
     0: every whole statement against its label, and each unit labelled on its own — a faithful statement's units
     supported, of a statement with an error the unit the model finds most suspect taken as the unsupported one
@@ -316,7 +317,7 @@ def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | N
     bounds = _bounds(drop)
     w = np.zeros(len(COLUMNS) + 1)
     model: Model | None = None
-    for _ in range(MIL_ROUNDS):
+    for _ in range(rounds):
         parts = [(design or _design)(sets[n], model) for n in names]
         X = np.concatenate([p[0] for p in parts])
         y = np.concatenate([p[1] for p in parts])
@@ -356,7 +357,8 @@ def _claims_design(items: list[Item], model: Model | None):
 
 def fit_claims(sets: dict[str, list[Item]], names: list[str]) -> Model:
     """The model of a cited answer's claims: whole statements of `names` only, CLAIM_FEATURES only."""
-    return fit(sets, names, tuple(k for k in FEATURES if k not in CLAIM_FEATURES), design=_claims_design)
+    # whole claims only: no unit to pick, so one fit (the multiple-instance rounds would refit the same rows)
+    return fit(sets, names, tuple(k for k in FEATURES if k not in CLAIM_FEATURES), design=_claims_design, rounds=1)
 
 
 def claims_oof(sets: dict[str, list[Item]]) -> dict[str, np.ndarray]:
@@ -678,7 +680,7 @@ def evaluate(args) -> None:
               f"{ppart:.2f} |")
     document_table(raw, sets, folds, shrink)
     held = load(Path(args.planted_heldout)) if args.planted_heldout else {}
-    cited_table(raw, sets, folds, shrink, held.get("planted"))
+    cited_table(raw, sets, folds, shrink, pk, held.get("planted"))
     operating_points(raw, sets, sorted({0.0, *shrink.values()}), held.get("planted"))
     share_rows(raw, sets, floor)
     if "planted" in held or "planted" in sets:
@@ -751,7 +753,7 @@ def document_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list
 
 
 def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], shrink: dict[str, float],
-                planted: list[Item] | None = None) -> None:
+                pk: dict[str, Any], planted: list[Item] | None = None) -> None:
     """A cited answer's claims, leave one dataset out, each statement judged whole against the evidence cited for it:
     the claims model (trained on the other cited set and the pool's claim–evidence pairs; calibration and decision
     points chosen on the other set's out-of-fold probabilities) beside the summaries' judge (the point chosen on the
@@ -784,10 +786,11 @@ def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[st
         print(f"| {held} | the summaries' judge | {agreement(held, -raw[held].whole, sets[held]):.3f} | {pc:.2f} | "
               f"{balanced_accuracy(p, bad, pc):.3f} | {np.mean(p[bad == 0] < pc):.2f} | {np.mean(p[bad == 1] < pc):.2f} | "
               f"{np.mean(p[bad == 0] >= pu):.2f} (at {pu:.2f}) |")
-        s = _packaged_scores(sets[held])[0]
-        best = max(SIGNALS, key=lambda k: agreement(held, s[k][0], sets[held]))
+        s = pk[held][0]  # the rules' and the single signals' scores (_packaged_scores)
+        by_signal = {k: agreement(held, s[k][0], sets[held]) for k in SIGNALS}
+        best = max(by_signal, key=lambda k: by_signal[k])
         print(f"| {held} | rules / best single signal ({best}) | {agreement(held, s['combined'][0], sets[held]):.3f} / "
-              f"{agreement(held, s[best][0], sets[held]):.3f} | | | | | |")
+              f"{by_signal[best]:.3f} | | | | | |")
     if not planted:
         return
     # the planted statements as claims of their article: the share of each error type not supported by it (at or above

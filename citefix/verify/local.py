@@ -89,15 +89,12 @@ def widen(piece_starts: Sequence[int], text_len: int, start: int, end: int, spre
         return 0, text_len
     k0 = max(0, bisect.bisect_right(piece_starts, start) - 1)
     k1 = max(0, bisect.bisect_right(piece_starts, max(start, end - 1)) - 1)
-    lo, hi = max(0, k0 - spread), k1 + spread + 1
     n = len(piece_starts)
-
-    def bounds() -> tuple[int, int]:
-        return piece_starts[lo], piece_starts[hi] if hi < n else text_len
-
-    while min_chars and bounds()[1] - bounds()[0] < min_chars and (lo > 0 or hi < n):
+    lo, hi = max(0, k0 - spread), min(n, k1 + spread + 1)  # pieces lo … hi - 1
+    end_at = lambda k: piece_starts[k] if k < n else text_len  # noqa: E731
+    while end_at(hi) - piece_starts[lo] < min_chars and (lo > 0 or hi < n):
         lo, hi = max(0, lo - 1), min(n, hi + 1)
-    return bounds()
+    return piece_starts[lo], end_at(hi)
 
 
 def region_words(words_at: Sequence[tuple[int, str, str]], start: int, end: int) -> list[tuple[int, str, str]]:

@@ -32,13 +32,16 @@ whole statements and multiple-instance unit labels):
     pairs-unframed … as pairs-any, not counting a pair that hangs on a verb of saying
     pairs-siblings … as pairs-any, or two words found nowhere that hang on the same word
     length         the logistic model with the unit's and its whole text's length in words (log; either sign)
+    attribute-invented   the logistic model with the share of words found nowhere in the sources on an attribute
+                   unit (a relative clause or apposition cut out as a unit of its own) as a column of its own, so that
+                   a described thing's invented attribute can weigh otherwise than a paraphrase's new words
     graded-atomic  the words found nowhere read on atomic units only: invented_share, invented_pair and
                    misplaced_word_frac held at 0 on a whole statement or claim, in training and in use (on a
                    text of several sentences they measure how abstractive it is)
     no-pool        the logistic model trained without the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
     pool-quarter   … with those pairs at a quarter of a dataset's weight
     no-planted     … without the planted dev suite
-    pooled+invented-kinds, pooled+relations   the pooled model with those columns
+    pooled+invented-kinds, pooled+relations, pooled+attribute-invented   the pooled model with those columns
     pooled-held+relations   … with the words-found-nowhere findings held at or above 0.5 (--held-up; as --floor)
     A variant may join "relations" and the "pairs-…" variants with "+" (relations+pairs-share), each a column,
     after "pooled+" or "pooled-held+" or alone.
@@ -291,6 +294,11 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
         _with_columns(sets, [f"invented {k}" for k in WORD_KINDS], [1] * len(WORD_KINDS),
                       lambda it, f, row: cols(f), lambda it: cols(it.raw_whole))
         return lodo_summary(sets, fitter=fitter)
+    if name == "attribute-invented":
+        inv = J.FEATURES.index("invented_share")
+        _with_columns(sets, ["invented on an attribute unit"], [1],
+                      lambda it, f, row: [row[inv] if f.get("attribute") else 0.0], lambda it: [0.0])
+        return lodo_summary(sets, fitter=fitter)
     if name.split("+")[0] in ("relations", "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings"):
         from citefix.nlp import load_spacy
 
@@ -404,7 +412,8 @@ def whole_graded_rows(sets) -> None:
 VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
             "novel-discount", "invented-kinds", "relations",
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
-            "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations")
+            "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations", "attribute-invented",
+            "pooled+attribute-invented")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)

@@ -106,8 +106,10 @@ REGISTRY: tuple[Feature, ...] = (
             "the share of the unit's words the sources hold only away from its evidence "
             "(graded)", "The depot closed after residents complained about noise from the quarry.",
             "The council approved a plan on Monday to turn the old railway depot into a park. The depot closed in "
-            "1987. Most of the money will come from a regional fund. Several residents complained about noise from "
-            "the nearby quarry.",
+            "1987. Most of the money will come from a regional fund, and work is due to start in the spring. The "
+            "park will have a playground, a pond and a cycle path along the old tracks. A cafe run by a local "
+            "charity is planned for the former ticket office. Several residents complained about noise from the "
+            "nearby quarry.",
             correction="its words are cut"),
 )
 # Removing a check is removing its line above (then refit: python -m training.judge export); the model reads these,

@@ -84,9 +84,10 @@ class RegionFinder:
         best, leaving out the names, numbers and dates of the unit's own words (a name swapped in from another
         sentence must not pull the region there). The region is that piece widened by `local.spread` pieces
         on each side (`local.speaker_spread` for a speaker's unit: quotes run on for sentences after their speaker is
-        named), then by a piece on each side at a time until it spans `local.min_region_chars` characters (0, the
-        packaged value: no minimum). A unit of several sentences gets one region per sentence (no copy is looked for). Without token
-        embeddings the similarity window stands in."""
+        named), then by a piece on each side at a time until it spans `local.min_region_chars` characters (200 as
+        packaged: a transcript's turns or a list's lines are pieces of a few words, and three of them say too little;
+        prose regions are longer already). A unit of several sentences gets one region per sentence (no copy is looked
+        for). Without token embeddings the similarity window stands in."""
         from citefix.verify.local import Region
 
         lp = self.params.get("local", {})

@@ -225,12 +225,17 @@ def _design(items: list[Item], model: Model | None):
                 xs.append(u)
                 ys.append(0)
                 ws.append(1.0 / math.sqrt(n))
-    X, y, w = np.array(xs), np.array(ys), np.array(ws, dtype=float)
+    X, y = np.array(xs), np.array(ys)
+    return X, y, _balanced(y, np.array(ws, dtype=float))
+
+
+def _balanced(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """`w` scaled so that each class of `y` sums to weight 1."""
     for c in (0, 1):
         m = y == c
         if m.any():
             w[m] /= w[m].sum()
-    return X, y, w
+    return w
 
 
 def _set_weight(name: str) -> float:
@@ -347,12 +352,8 @@ def _claims_x(items: list[Item]) -> np.ndarray:
 
 
 def _claims_design(items: list[Item], model: Model | None):
-    X, y = _claims_x(items), np.array([it.bad for it in items])
-    w = np.ones(len(y))
-    for c in (0, 1):
-        if (y == c).any():
-            w[y == c] /= w[y == c].sum()
-    return X, y, w
+    y = np.array([it.bad for it in items])
+    return _claims_x(items), y, _balanced(y, np.ones(len(y)))
 
 
 def fit_claims(sets: dict[str, list[Item]], names: list[str]) -> Model:
@@ -367,6 +368,17 @@ def claims_oof(sets: dict[str, list[Item]]) -> dict[str, np.ndarray]:
     cited = [n for n in CITED_SETS if n in sets]
     extra = [n for n in CLAIM_SETS if n in sets]
     return {h: fit_claims(sets, [n for n in cited if n != h] + extra).logit(_claims_x(sets[h])) for h in cited}
+
+
+def claims_model(sets: dict[str, list[Item]], zc: dict[str, np.ndarray] | None = None
+                 ) -> tuple[Model, float, float, float, float]:
+    """The claims model as export packages it: fitted on every cited set and CLAIM_SETS, calibrated on the out-of-fold
+    logits `zc` (claims_oof), its decision points chosen on them: (model, a, b, cited point, unsupported point)."""
+    zc = claims_oof(sets) if zc is None else zc
+    a, b = claims_platt(zc, sets)
+    pc, pu = claims_points({n: _sig(zc[n], a, b) for n in zc}, sets)
+    cited = [n for n in CITED_SETS if n in sets]
+    return fit_claims(sets, cited + [n for n in CLAIM_SETS if n in sets]), a, b, pc, pu
 
 
 def claims_platt(z: dict[str, np.ndarray], sets: dict[str, list[Item]]) -> tuple[float, float]:
@@ -795,9 +807,7 @@ def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[st
         return
     # the planted statements as claims of their article: the share of each error type not supported by it (at or above
     # the cited point) and unsupported, by the claims model as export fits it and by the summaries' judge
-    a, b = claims_platt(zc, sets)
-    pc, pu = claims_points({n: _sig(zc[n], a, b) for n in zc}, sets)
-    m = fit_claims(sets, list(cited) + [n for n in CLAIM_SETS if n in sets])
+    m, a, b, pc, pu = claims_model(sets, zc)
     pm = _sig(m.logit(_claims_x(planted)), a, b)
     share = max(set(shrink.values()), key=list(shrink.values()).count)  # the share export would choose
     ctx = {n: raw[n].in_context(share) for n in folds}
@@ -968,10 +978,7 @@ def export(args) -> None:
         "thresholds": {"unsupported": pu, "partial": pp, **({"cited": pc} if pc is not None else {})},
     }
     if all(n in sets for n in CITED_SETS):
-        zc = claims_oof(sets)
-        ca, cb = claims_platt(zc, sets)
-        cpc, cpu = claims_points({n: _sig(zc[n], ca, cb) for n in zc}, sets)
-        mc = fit_claims(sets, list(CITED_SETS) + [n for n in CLAIM_SETS if n in sets])
+        mc, ca, cb, cpc, cpu = claims_model(sets)
         spec["profiles"] = {"cited_answer": {
             "_provenance": (
                 "A cited answer's claims: a logistic model of 'not supported' fitted on whole claims against their "

@@ -194,9 +194,10 @@ class Judge:
         self.context_shrink = float((spec.get("context") or {}).get("shrink", 0.0))
         if not 0.0 <= self.context_shrink <= 1.0:
             raise ValueError("judge context shrink must lie in [0, 1]")
-        self.linear = spec.get("local_scale", "log") == "linear"
-        if spec.get("local_scale", "log") not in ("log", "linear"):
+        scale = spec.get("local_scale", "log")
+        if scale not in ("log", "linear"):
             raise ValueError("judge local_scale must be 'log' or 'linear'")
+        self.linear = scale == "linear"
         # a model of its own for a calibration profile (a cited answer's claims); none: this one
         self.profiles = {str(k): Judge(v) for k, v in (spec.get("profiles") or {}).items()}
         cal = spec.get("calibration") or {"a": 1.0, "b": 0.0}

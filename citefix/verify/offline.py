@@ -129,8 +129,9 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
     def _context_unit(self, units: Sequence[Unit], case: Case) -> Unit | None:
         """The whole text as one unit, when the judge reads this case's units in its context (a context share above 0,
         and some unit that is not the whole text)."""
-        p = self.profile_params(self.profile_for(case))
-        if p.get("combined", {}).get("method") != "judge" or self.judge_for(self.profile_for(case)).context_shrink <= 0:
+        profile = self.profile_for(case)
+        if self.profile_params(profile).get("combined", {}).get("method") != "judge" or \
+                self.judge_for(profile).context_shrink <= 0:
             return None
         text = case.text
         if not text.strip() or all(u.text.strip() == text.strip() for u in units):

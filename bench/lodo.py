@@ -178,14 +178,16 @@ def features(args) -> None:
         rows = []
         kept: dict[str, dict[str, Any]] = {}
         source_pattern = re.compile(args.recompute_source) if args.recompute_source else None
-        if args.recompute_where or args.recompute_text or source_pattern:
-            # only the cached items where the feature fired anywhere (or whose statement matches) are computed again;
-            # the others are kept as cached
+        ids = set(Path(args.recompute_ids).read_text().split()) if args.recompute_ids else None
+        if args.recompute_where or args.recompute_text or source_pattern or ids is not None:
+            # only the cached items where the feature fired anywhere (or whose statement matches, or that the ids file
+            # names) are computed again; the others are kept as cached
             pattern = re.compile(args.recompute_text) if args.recompute_text else None
             for r in json.loads((CACHE / f"{name}.json").read_text()):
                 fired = bool(args.recompute_where) and any(f.get(args.recompute_where) for f in [r["whole"], *r["units"]])
                 matches = pattern is not None and bool(pattern.search(str(r["whole"].get("unit_text") or "")))
-                if not (fired or matches):
+                named = ids is not None and str(r["id"]) in ids
+                if not (fired or matches or named):
                     kept[str(r["id"])] = r  # with a source pattern, dropped below where the sources match
         for it in _items(name, data, args.planted, None if name == "planted" else args.limit):
             if str(it["id"]) in kept and not (
@@ -499,6 +501,9 @@ def main() -> None:
     f.add_argument("--recompute-source", default=None, metavar="REGEX",
                    help="compute again only the cached items whose sources match REGEX (a change to how the sources "
                         "are read, e.g. numbers said in words)")
+    f.add_argument("--recompute-ids", default=None, metavar="FILE",
+                   help="compute again only the cached items whose ids FILE lists, one a line (those a screen of the "
+                        "cached units and regions found a change could touch)")
     se = sub.add_parser("sentences", help="add each multi-sentence item's sentences, judged as units, to the cache")
     se.add_argument("--sets", nargs="+", default=["summeval"], choices=list(SETS + EXTRA_SETS))
     se.add_argument("--planted", default=None)

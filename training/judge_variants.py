@@ -56,6 +56,8 @@ Run:  .venv/bin/python -m training.judge_variants --cache out/lodo_k [--variants
       .venv/bin/python -m training.judge_variants --cache out/lodo_k --floor --planted-heldout out/lodo_ph2
       .venv/bin/python -m training.judge_variants --cache out/lodo_k --whole-graded   # those three held at 0 on
                                                                 # whole statements in use only (the judge as fitted)
+      .venv/bin/python -m training.judge_variants --cache out/lodo_w --whole-own   # … or given weights of their
+                                                                # own on whole statements, fitted
 """
 
 from __future__ import annotations
@@ -409,6 +411,34 @@ def whole_graded_rows(sets) -> None:
         print(f"| {k} | " + " | ".join(f"{x:.3f}" for x in v) + f" | {np.mean(v):.4f} |")
 
 
+def whole_own_rows(sets) -> None:
+    """Whole statements with weights of their own for the graded words-found-nowhere features (GRADED_WORDS): on a
+    whole statement those features move to columns of their own (each bounded to its sign, as the judge's), so that
+    the fit, not a rule, says how much a whole text's new words weigh; leave one dataset out, ROC-AUC per set, and the
+    weights each fold gave the two copies."""
+    idx = [J.FEATURES.index(k) for k in GRADED_WORDS]
+    _with_columns(sets, [f"{k} (whole)" for k in GRADED_WORDS], [1] * len(idx),
+                  lambda it, f, row: [0.0] * len(idx), lambda it: it.whole[idx].copy())
+    for items in sets.values():
+        for it in items:
+            it.whole[idx] = 0.0
+    folds = [n for n in J.HUMAN if n in sets]
+    extra = [n for n in J.TRAIN_ONLY if n in sets]
+    aucs, weights = [], []
+    for h in folds:
+        m = J.fit(sets, [n for n in folds if n != h] + extra)
+        aucs.append(J.agreement(h, -m.logit(np.array([it.whole for it in sets[h]])), sets[h]))
+        weights.append((m.coef[-len(idx):], m.coef[idx]))
+    _reset(sets)
+    print("| whole statements, ROC-AUC | " + " | ".join(folds) + " | mean |")
+    print("|---|" + "---|" * (len(folds) + 1))
+    print("| own weights on whole statements | " + " | ".join(f"{x:.3f}" for x in aucs) + f" | {np.mean(aucs):.4f} |")
+    print("\n| held-out set | " + " | ".join(f"{k}: whole / units" for k in GRADED_WORDS) + " |")
+    print("|---|" + "---|" * len(idx))
+    for h, (w, u) in zip(folds, weights):
+        print(f"| {h} | " + " | ".join(f"{a:+.2f} / {b:+.2f}" for a, b in zip(w, u)) + " |")
+
+
 VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
             "novel-discount", "invented-kinds", "relations",
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
@@ -521,6 +551,8 @@ def main() -> None:
                     "at or above a weight, for the planted floor")
     ap.add_argument("--whole-graded", action="store_true", help="whole statements ranked with the graded "
                     "words-found-nowhere features held at 0 on them in use")
+    ap.add_argument("--whole-own", action="store_true", help="whole statements with weights of their own for the "
+                    "graded words-found-nowhere features")
     ap.add_argument("--planted-heldout", default=None, help="a bench/lodo.py cache folder holding the held-out "
                     "planted split (training/judge.py eval's option)")
     ap.add_argument("--held-up", type=float, default=0.5, help="pooled-held+…: the least weight of the "
@@ -538,6 +570,9 @@ def main() -> None:
         return
     if args.whole_graded:
         whole_graded_rows(sets)
+        return
+    if args.whole_own:
+        whole_own_rows(sets)
         return
     folds = [n for n in J.HUMAN if n in sets]
     drop = tuple(k for k in args.drop.split(",") if k)

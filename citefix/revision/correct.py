@@ -39,12 +39,13 @@ from citefix.verify.local import (
     NOT_ARG,
     anchor_lemma,
     name_slot,
-    opposite_in,
     same_value,
 )
 from citefix.verify.local import anchor as _anchor
 from citefix.verify.local import arg_role as _role
 from citefix.verify.names import name_substitutions, value_substitutions
+from citefix.verify.predicates import opposite_in
+from citefix.verify.relations import cross_flip
 from citefix.verify.slots import speaker_conflicts, speaker_phrase
 
 _NEG = {"not", "n't", "never", "no"}
@@ -300,16 +301,27 @@ class Corrector:
 
     def _antonyms(self, u: Unit, v: Verdict, toks: list, rdoc, sid: str, off: int) -> list[Correction]:
         """An antonym predicate put back: the evidence's word in place of the unit's, when both have the same form
-        ("lost" → "won", "ended" → "began"); a different form would need a word neither text nor source has."""
+        ("lost" → "won", "ended" → "began", a noun: "a 37% decrease" → "a 37% increase", "a decrease" → "an
+        increase", its article with it); a different form would need a word neither text nor source has."""
         flagged = _flagged(v, "antonym")
         out = []
-        for t in toks:
-            cand = opposite_in(t, rdoc) if t.text in flagged else None
+        # the changed word may stand in the context a detail unit carries ("[a fall] in the quarterly dividend": the
+        # unit states what fell): it is looked for in the unit's sentence too
+        near = [t for t in (toks[0].sent if toks else []) if t.text in flagged and t not in toks]
+        for t in list(toks) + near:
+            cand = (opposite_in(t, rdoc) or cross_flip(t, [rdoc])) if t.text in flagged else None
             if cand is None or cand.tag_ != t.tag_:
                 continue
             new = cand.text.lower() if t.text[:1].islower() else cand.text
-            out.append(Correction(u.id, "negation", t.idx, t.idx + len(t.text), t.text, new,
-                                  _ev(sid, off, cand.idx, cand.idx + len(cand.text), cand.text)))
+            start = t.idx
+            if t.i > 0 and t.doc[t.i - 1].lower_ in ("a", "an") and t.doc[t.i - 1].head.i == t.i:
+                # the article right before the noun follows its first sound ("a decrease" → "an increase")
+                art = t.doc[t.i - 1]
+                said = "an" if new[:1].lower() in "aeiou" else "a"
+                if said != art.lower_:
+                    start, new = art.idx, (said.capitalize() if art.text[:1].isupper() else said) + " " + new
+            out.append(Correction(u.id, "negation", start, t.idx + len(t.text), t.doc.text[start:t.idx + len(t.text)],
+                                  new, _ev(sid, off, cand.idx, cand.idx + len(cand.text), cand.text)))
         return out
 
     # --- roles ------------------------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from citefix.verify.local import in_focus, object_lemma
+from citefix.verify.local import in_focus
+from citefix.verify.predicates import object_lemma
 
 HEDGE_MODALS = frozenset({"may", "might", "could"})
 HEDGE_ADVERBS = frozenset({"possibly", "perhaps", "potentially", "probably", "maybe", "likely"})

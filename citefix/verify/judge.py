@@ -73,7 +73,8 @@ REGISTRY: tuple[Feature, ...] = (
             "Work is expected to begin next spring and to take about eighteen months.",
             correction="the evidence's value (or speaker) put in its place"),
     Feature("polarity_mismatch", "check", "the evidence says the opposite: a negation or an antonym of the same verb, "
-            "adjective, relation word or comparative", "The council approved the budget on Monday.",
+            "adjective, relation word or comparative, or of the same thing in another part of speech ('a decrease in "
+            "sales' / 'sales increased')", "The council approved the budget on Monday.",
             "The council did not approve the budget on Monday, after a long debate.",
             correction="the evidence's negation or word put back"),
     Feature("role_swap", "check", "who did what to whom is reversed", "Chelsea beat Arsenal 2-1 on Saturday.",

@@ -12,7 +12,8 @@ not the context copied in to make it checkable) must be found there:
 * a verb or predicative adjective the region does not say of its subject, where the region says its WordNet antonym
   of that subject (and object) ("The SNP lost 56 seats" / "The SNP won 56 seats"), is an *antonym predicate*; so is a
   relation word said the other way round of the same thing ("below the zone" / "above the zone";
-  citefix.verify.relations);
+  citefix.verify.relations), and a change the region says the other way in the other part of speech ("a decrease in
+  sales" / "sales increased"; `local.cross_antonyms`);
 * a verb whose subject and object the region holds the other way round ("A beat B" / "B beat A", passives read as
   such) is a *role swap*;
 * a number, date or name of the unit that the region does not hold, where the region holds a *different* value of the
@@ -43,17 +44,6 @@ from citefix.verify.lexical import (
     value_tokens,
 )
 from citefix.verify.negation import negated_unit, source_negated
-from citefix.verify.relations import (
-    agentless,
-    antonyms,
-    modifier_flip,
-    opposite_relation,
-    opposites,
-    passive_voice,
-    patient_lemma,
-    relation_flip,
-    wordnet_lemma,
-)
 from citefix.verify.slots import same_predicate, same_slot
 
 _AGENT = {"nsubj", "csubj"}
@@ -188,94 +178,6 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
         if all(n != u_neg for n in src_neg):
             out.append({"kind": "polarity", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
                         "unit_negated": u_neg})
-    return out
-
-
-def pos_class(tok) -> str | None:
-    if tok.pos_ == "VERB" or (tok.pos_ == "AUX" and tok.dep_ not in ("aux", "auxpass")):
-        return "verb"
-    if tok.pos_ == "ADJ":
-        return "adj"
-    return None
-
-
-def bearer(tok) -> str | None:
-    """The lemma of what a predicate is said of: a verb's subject (a conjoined verb's shared one), else its object; an
-    adjective's noun, or the subject of its copula."""
-    if pos_class(tok) == "adj" and tok.dep_ == "amod":
-        return tok.head.lemma_.lower()
-    verb = tok.head if pos_class(tok) == "adj" else tok
-    while True:
-        for deps in (("nsubj", "nsubjpass"), ("dobj",)):
-            arg = next((c for c in verb.children if c.dep_ in deps), None)
-            if arg is not None:
-                return arg.lemma_.lower()
-        if verb.dep_ == "conj" and verb.head.i != verb.i:
-            verb = verb.head
-            continue
-        return None
-
-
-_PREDICATIVE = {"acomp", "attr", "oprd"}  # "the plan was cheap", "it seemed easy"
-
-
-def object_lemma(tok) -> str | None:
-    """The lemma of a verb's direct object: "lack flexibility" and "have difficulty" are not opposites."""
-    obj = next((c for c in tok.children if c.dep_ == "dobj"), None)
-    return obj.lemma_.lower() if obj is not None else None
-
-
-def opposite_in(tok, region_doc) -> Any | None:
-    """The first word of `region_doc` that says a WordNet antonym of `tok` (a verb or adjective) of the same subject,
-    and of the same object where both verbs have one; None if there is none. A relation word ("below", "against",
-    "after") is read by citefix.verify.relations: its opposite, of the same thing."""
-    if opposites(tok):
-        found = opposite_relation(tok, region_doc)
-        if found is not None or pos_class(tok) is None:
-            return found
-    pos = pos_class(tok)
-    if pos is None:
-        return None
-    opposite = antonyms()[pos].get(wordnet_lemma(tok.lemma_.lower(), pos))
-    if not opposite:
-        return None
-    who, what, undergoer = bearer(tok), object_lemma(tok), patient_lemma(tok)
-    return next((x for x in region_doc if pos_class(x) == pos and wordnet_lemma(x.lemma_.lower(), pos) in opposite
-                 and ((bearer(x) == who and (what is None or object_lemma(x) in (what, None)))
-                      or (undergoer is not None and patient_lemma(x) == undergoer and (agentless(x) or agentless(tok)
-                          or (passive_voice(x) != passive_voice(tok) and roles(x)[0] & roles(tok)[0]))))), None)
-
-
-def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
-                       align: Sequence[Sequence[int]] | None = None) -> list[dict]:
-    """Verbs and predicative adjectives of the unit's focus that the region does not say of their subject while it
-    says one of their WordNet antonyms of it (of the same object too, where both verbs have one): "lost" where the
-    region says the same party "won"."""
-    out = []
-    for t in doc:
-        pos = pos_class(t)
-        if opposites(t) and in_focus(t.idx, t.idx + len(t.text), focus):
-            # "three points below the zone" where the region says "above the zone" (citefix.verify.relations)
-            r = relation_flip(t, region_docs)
-            if r is not None:
-                out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
-                            "evidence": r.text, "unit_negated": False})
-                continue
-        m = modifier_flip(t, region_docs) if in_focus(t.idx, t.idx + len(t.text), focus) else None
-        if m is not None:  # "a slow recovery" / "a fast recovery", "flying strongly" / "weakly" (same noun or verb)
-            out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
-                        "evidence": m.text, "unit_negated": negated_unit(t, align)})
-            continue
-        if pos is None or not in_focus(t.idx, t.idx + len(t.text), focus) or (pos == "adj" and t.dep_ not in _PREDICATIVE):
-            continue  # (an attributive adjective is read above, against a modifier of the same noun only)
-        lemma, who = t.lemma_.lower(), bearer(t)
-        if who is None or any(x.lemma_.lower() == lemma and pos_class(x) == pos and bearer(x) in (who, None)
-                              for rd in region_docs for x in rd):
-            continue  # the region says it too (of the same subject, or of one it does not name; "the end" says nothing)
-        r = next((r for r in (opposite_in(t, rd) for rd in region_docs) if r is not None), None)
-        if r is not None:
-            out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
-                        "evidence": r.text, "unit_negated": negated_unit(t, align)})
     return out
 
 

@@ -27,7 +27,6 @@ from citefix.verify.lexical import (
     time_phrases,
 )
 from citefix.verify.local import (
-    antonym_predicates,
     focus_ranges,
     in_focus,
     name_slot,
@@ -40,6 +39,7 @@ from citefix.verify.names import name_said_in_slot, name_substitutions, value_su
 from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.pairs import invented_pair_share
+from citefix.verify.predicates import antonym_predicates
 from citefix.verify.regions import RegionFinder, hedged_where_cut, in_host, located_evidence, value_evidence
 from citefix.verify.slots import speaker_conflicts
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
@@ -326,8 +326,9 @@ class UnitSignals(RegionFinder):
         rdocs = self._parse_regions(texts)
         # a predicate whose antonym the region says of the same subject, unless some source sentence states the
         # unit's own word with its other content words (the same guard as polarity)
-        opposed = [c for c in antonym_predicates(doc, focus, rdocs, align) if not polarity_elsewhere(doc, c, pool)
-                   ] if self.params.get("local", {}).get("antonyms", True) and not same_polarity else []
+        local = self.params.get("local", {})
+        opposed = [c for c in antonym_predicates(doc, focus, rdocs, align, cross=local.get("cross_antonyms", False))
+                   if not polarity_elsewhere(doc, c, pool)] if local.get("antonyms", True) and not same_polarity else []
         structure += opposed
         n_pol += len(opposed)
         # a hedged predicate stated as certain, a part stated as the whole (citefix.verify.certainty)

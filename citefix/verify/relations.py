@@ -17,6 +17,10 @@ object ("above the old station" → station), the object of its "of" ("ahead of 
 carries with what that is said of ("shares were down 6%" → share, 6), what it is compared with ("than expected" →
 expect), the clause it opens ("after the company cut …" → cut), the thing a compass word picks a part of ("northern
 Kenya" → kenya). Pure functions over spaCy docs.
+
+A change said in the other part of speech is read here too (``cross_flip``): a verb or noun whose WordNet antonym the
+evidence says as a noun or verb of the same thing ("a decrease in sales" / "sales increased", "is decreasing its
+dividend" / "an increase in the dividend").
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ import json
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+from citefix.verify.negation import negated_unit
+from citefix.verify.synonyms import derived_words
 
 
 @lru_cache(maxsize=1)
@@ -258,3 +265,70 @@ def modifier_flip(tok, region_docs) -> Any | None:
     if not opposite or any(_describes(x, pos, frozenset({lemma}), hl) for rd in region_docs for x in rd):
         return None
     return next((x for rd in region_docs for x in rd if _describes(x, pos, opposite, hl)), None)
+
+
+# --- an antonym said in another part of speech -------------------------------------------------------------------------
+
+_ABOUT = {"of", "in", "for", "to", "by"}  # "a rise in sales", "the increase of 207%", "a cut to the budget"
+
+
+def _verb_forms(tok) -> frozenset[str]:
+    """The verbs of WordNet's antonym table that a word says: a verb's own lemma; a noun's lemma said as a verb ("an
+    increase", "a fall") or a verb of its WordNet family ("reduction": reduce, "growth": grow). Empty for any other
+    word."""
+    table = antonyms()["verb"]
+    lemma = tok.lemma_.lower()
+    if tok.pos_ == "VERB":
+        w = wordnet_lemma(lemma, "verb")
+        return frozenset({w}) if w in table else frozenset()
+    if tok.pos_ != "NOUN":
+        return frozenset()
+    return frozenset(w for w in {lemma} | derived_words(lemma) if w in table)
+
+
+def thing_tokens(x) -> list[Any]:
+    """The words naming what a change is said of: a verb's subject and object (a verb conjoined or a complement
+    without a subject of its own: its head's), a noun's object after of/in/for/to/by, its compound or possessor (not
+    the subject of a verb a noun is the object of: "the side played in the 2-0 win" says nothing of what was won).
+    Nouns and names only (a pronoun says nothing here); dates and times left out."""
+    def words(toks) -> list[Any]:
+        return [t for t in toks if t.pos_ in ("NOUN", "PROPN") and t.ent_type_ not in ("DATE", "TIME")]
+
+    kids = list(x.children)
+    out: list[Any] = []
+    if x.pos_ == "VERB":
+        out += words(c for c in kids if c.dep_ in ("nsubj", "nsubjpass", "dobj"))
+        if x.dep_ in ("xcomp", "conj") and not any(c.dep_ in ("nsubj", "nsubjpass") for c in kids):
+            out += words(c for c in x.head.children if c.dep_ in ("nsubj", "nsubjpass"))
+    else:
+        out += words(c for c in kids if c.dep_ in ("compound", "poss"))
+    for c in kids:
+        if c.dep_ == "prep" and c.lower_ in _ABOUT:
+            out += words(g for g in c.children if g.dep_ == "pobj")
+    return out
+
+
+def _thing_words(x) -> frozenset[str]:
+    """The lemmas of ``thing_tokens``."""
+    return frozenset(t.lemma_.lower() for t in thing_tokens(x))
+
+
+def cross_flip(tok, region_docs) -> Any | None:
+    """The word of a region doc that says a WordNet antonym of `tok` in another part of speech, of the same thing,
+    when no region word says `tok`'s own verb of it: "a 37% decrease in online sales" where the region says online
+    sales increased 37%, "the company is decreasing its dividend" where it says "an increase in the dividend". One of
+    the two words is a noun (two verbs are read by their subject and object, ``citefix.verify.predicates.opposite_in``),
+    and the region's word is not negated ("it has no digits" does not oppose "the lack of digits"). None otherwise."""
+    forms = _verb_forms(tok)
+    if not forms:
+        return None
+    table = antonyms()["verb"]
+    opposite = frozenset().union(*(table.get(f, frozenset()) for f in forms))
+    about = _thing_words(tok)
+    if not opposite or not about:
+        return None
+    words = [x for rd in region_docs for x in rd]
+    if any(_verb_forms(x) & forms and _thing_words(x) & about for x in words):
+        return None
+    return next((x for x in words if "NOUN" in (tok.pos_, x.pos_) and _verb_forms(x) & opposite
+                 and _thing_words(x) & about and not negated_unit(x)), None)

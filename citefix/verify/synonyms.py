@@ -74,6 +74,11 @@ def _derived() -> dict[str, frozenset[str]]:
     return {w: frozenset(x) for w, x in out.items()}
 
 
+def derived_words(word: str) -> frozenset[str]:
+    """The words of `word`'s WordNet family ("reduction" → {"reduce", …}); empty for a word with none."""
+    return _derived().get(word, frozenset())
+
+
 def load_tables() -> None:
     """Read and index the table now (each part is read once per process)."""
     _table()

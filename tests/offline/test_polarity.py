@@ -124,7 +124,7 @@ def test_the_antonym_table_is_wordnets_with_its_licence():
     import json
     from importlib import resources
 
-    from citefix.verify.local import antonyms
+    from citefix.verify.relations import antonyms
 
     raw = json.loads(resources.files("citefix").joinpath("data/antonyms.json").read_text(encoding="utf-8"))
     assert "WordNet 3.0 Copyright 2006 by Princeton University" in raw["license"]

@@ -194,6 +194,23 @@ def test_an_antonym_predicate_is_caught_and_put_back(tools):
     _only_known_words(case, r.text)
 
 
+@pytest.mark.parametrize("source, text, fixed, pair", [
+    # a noun put back in the same form, its article with it where the first sound changes
+    ("The board announced a rise in the quarterly dividend on Tuesday. Shares closed higher.",
+     "The board announced a fall in the quarterly dividend on Tuesday.",
+     "The board announced a rise in the quarterly dividend on Tuesday.", ("fall", "rise")),
+    ("The board announced an increase in the quarterly dividend on Tuesday. Shares closed higher.",
+     "The board announced a decrease in the quarterly dividend on Tuesday.",
+     "The board announced an increase in the quarterly dividend on Tuesday.", ("a decrease", "an increase")),
+])
+def test_an_antonym_noun_is_put_back(tools, source, text, fixed, pair):
+    case, r = _revise(tools, source, text)
+    assert r.text == fixed, r.edits
+    e = next(e for e in r.edits if e["kind"] == "correction (negation)")
+    assert (e["text"], e["new"]) == pair
+    _only_known_words(case, r.text)
+
+
 @pytest.mark.parametrize("source, text, fixed", [
     # a copula's "not" the evidence lacks is cut, not the clause
     ("Ms Okafor is head of the planning department at the county council. She joined the council in 2009.",

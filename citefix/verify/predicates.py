@@ -87,7 +87,7 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     says one of their WordNet antonyms of it (of the same object too, where both verbs have one): "lost" where the
     region says the same party "won". With `cross`, also a verb or noun whose antonym the region says of the same
     thing in another part of speech ("a decrease in sales" / "sales increased"; citefix.verify.relations.cross_flip)."""
-    out = []
+    out: list[dict] = []
     for t in doc:
         n = len(out)
         _antonym_of(t, focus, region_docs, align, out)

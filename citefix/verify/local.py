@@ -13,7 +13,7 @@ not the context copied in to make it checkable) must be found there:
   of that subject (and object) ("The SNP lost 56 seats" / "The SNP won 56 seats"), is an *antonym predicate*; so is a
   relation word said the other way round of the same thing ("below the zone" / "above the zone";
   citefix.verify.relations), and a change the region says the other way in the other part of speech ("a decrease in
-  sales" / "sales increased"; `local.cross_antonyms`);
+  sales" / "sales increased"; `local.cross_antonyms`) — read in citefix.verify.predicates;
 * a verb whose subject and object the region holds the other way round ("A beat B" / "B beat A", passives read as
   such) is a *role swap*;
 * a number, date or name of the unit that the region does not hold, where the region holds a *different* value of the

@@ -482,6 +482,36 @@ def paired(args) -> None:
           f"[{lo:+.3f}, {hi:+.3f}] ({valid} resamples of {len(members)} groups)")
 
 
+def antonym_ids(args) -> None:
+    """The ids of the cached items where the antonym check's reading across parts of speech could fire: some unit (or
+    the whole statement) holds a noun or verb of the antonym table whose antonym a word of its evidence region says,
+    one of the two a noun (citefix.verify.relations.cross_flip asks more: the same thing, no negation). A superset,
+    for `features --recompute-ids`: computing these again is computing every item where the reading can change."""
+    from citefix.nlp import load_spacy
+    from citefix.verify.relations import antonyms, verb_forms
+
+    nlp, table, memo = load_spacy(), antonyms()["verb"], {}
+
+    def forms(text: str) -> list[tuple[str, frozenset[str]]]:
+        if text not in memo:
+            memo[text] = [(t.pos_, f) for t in nlp(text) if (f := verb_forms(t))]
+        return memo[text]
+
+    ids = []
+    for path in sorted(CACHE.glob("*.json")):
+        for r in json.loads(path.read_text()):
+            for f in [r["whole"], *r["units"]]:
+                if not f.get("unit_text") or not f.get("region_text"):
+                    continue
+                theirs = forms(f["region_text"])
+                if any(fr & frozenset().union(*(table.get(x, ()) for x in fu)) and "NOUN" in (pu, pr)
+                       for pu, fu in forms(f["unit_text"]) for pr, fr in theirs):
+                    ids.append(str(r["id"]))
+                    break
+    Path(args.out).write_text("".join(i + "\n" for i in ids))
+    print(f"{len(ids)} items written to {args.out}")
+
+
 def main() -> None:
     global CACHE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -509,6 +539,9 @@ def main() -> None:
     se.add_argument("--planted", default=None)
     se.add_argument("--data-dir", default=None)
     sub.add_parser("eval")
+    ai = sub.add_parser("antonym-ids", help="the cached items where the antonym check's reading across parts of "
+                        "speech could fire, for features --recompute-ids")
+    ai.add_argument("--out", required=True)
     sub.add_parser("caps", help="how often each hard check fires on supported / unsupported items")
     sub.add_parser("plateau", help="balanced accuracy by supported threshold (how flat the LODO choice is)")
     sub.add_parser("simplex", help="can any weighting of the three signals beat the best single one on every set?")
@@ -520,7 +553,7 @@ def main() -> None:
     if args.cache:
         CACHE = Path(args.cache)
     {"features": features, "sentences": sentences, "eval": evaluate, "caps": caps, "plateau": plateau, "simplex": simplex,
-     "paired": paired}[args.cmd](args)
+     "paired": paired, "antonym-ids": antonym_ids}[args.cmd](args)
 
 
 if __name__ == "__main__":

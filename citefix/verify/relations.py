@@ -272,7 +272,7 @@ def modifier_flip(tok, region_docs) -> Any | None:
 _ABOUT = {"of", "in", "for", "to", "by"}  # "a rise in sales", "the increase of 207%", "a cut to the budget"
 
 
-def _verb_forms(tok) -> frozenset[str]:
+def verb_forms(tok) -> frozenset[str]:
     """The verbs of WordNet's antonym table that a word says: a verb's own lemma; a noun's lemma said as a verb ("an
     increase", "a fall") or a verb of its WordNet family ("reduction": reduce, "growth": grow). Empty for any other
     word."""
@@ -319,7 +319,7 @@ def cross_flip(tok, region_docs) -> Any | None:
     sales increased 37%, "the company is decreasing its dividend" where it says "an increase in the dividend". One of
     the two words is a noun (two verbs are read by their subject and object, ``citefix.verify.predicates.opposite_in``),
     and the region's word is not negated ("it has no digits" does not oppose "the lack of digits"). None otherwise."""
-    forms = _verb_forms(tok)
+    forms = verb_forms(tok)
     if not forms:
         return None
     table = antonyms()["verb"]
@@ -328,7 +328,7 @@ def cross_flip(tok, region_docs) -> Any | None:
     if not opposite or not about:
         return None
     words = [x for rd in region_docs for x in rd]
-    if any(_verb_forms(x) & forms and _thing_words(x) & about for x in words):
+    if any(verb_forms(x) & forms and _thing_words(x) & about for x in words):
         return None
-    return next((x for x in words if "NOUN" in (tok.pos_, x.pos_) and _verb_forms(x) & opposite
+    return next((x for x in words if "NOUN" in (tok.pos_, x.pos_) and verb_forms(x) & opposite
                  and _thing_words(x) & about and not negated_unit(x)), None)

@@ -89,42 +89,41 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
     thing in another part of speech ("a decrease in sales" / "sales increased"; citefix.verify.relations.cross_flip)."""
     out: list[dict] = []
     for t in doc:
-        n = len(out)
-        _antonym_of(t, focus, region_docs, align, out)
+        found = _antonym_of(t, focus, region_docs, align)
         # the changed word in the unit's own words, or what it is said of ("a fall [in the dividend]": the detail
         # states what fell)
-        if cross and len(out) == n and t.pos_ in ("VERB", "NOUN") and not negated_unit(t, align) and any(
+        if found is None and cross and t.pos_ in ("VERB", "NOUN") and not negated_unit(t, align) and any(
                 in_focus(w.idx, w.idx + len(w.text), focus) for w in [t, *thing_tokens(t)]):
             c = cross_flip(t, region_docs)
-            if c is not None:
-                out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
-                            "evidence": c.text, "unit_negated": False})
+            found = _finding(t, c, False) if c is not None else None
+        if found is not None:
+            out.append(found)
     return out
 
 
+def _finding(t, evidence, unit_negated: bool) -> dict:
+    """An antonym finding: the unit's word `t`, the region's word that says the opposite."""
+    return {"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text), "evidence": evidence.text,
+            "unit_negated": unit_negated}
+
+
 def _antonym_of(t, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
-                align: Sequence[Sequence[int]] | None, out: list[dict]) -> None:
-    """antonym_predicates for one word of the unit: its finding appended to `out`, if any."""
+                align: Sequence[Sequence[int]] | None) -> dict | None:
+    """antonym_predicates for one word of the unit: its finding, if any."""
     pos = pos_class(t)
     if opposites(t) and in_focus(t.idx, t.idx + len(t.text), focus):
         # "three points below the zone" where the region says "above the zone" (citefix.verify.relations)
         r = relation_flip(t, region_docs)
         if r is not None:
-            out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
-                        "evidence": r.text, "unit_negated": False})
-            return
+            return _finding(t, r, False)
     m = modifier_flip(t, region_docs) if in_focus(t.idx, t.idx + len(t.text), focus) else None
     if m is not None:  # "a slow recovery" / "a fast recovery", "flying strongly" / "weakly" (same noun or verb)
-        out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
-                    "evidence": m.text, "unit_negated": negated_unit(t, align)})
-        return
+        return _finding(t, m, negated_unit(t, align))
     if pos is None or not in_focus(t.idx, t.idx + len(t.text), focus) or (pos == "adj" and t.dep_ not in _PREDICATIVE):
-        return  # (an attributive adjective is read above, against a modifier of the same noun only)
+        return None  # (an attributive adjective is read above, against a modifier of the same noun only)
     lemma, who = t.lemma_.lower(), bearer(t)
     if who is None or any(x.lemma_.lower() == lemma and pos_class(x) == pos and bearer(x) in (who, None)
                           for rd in region_docs for x in rd):
-        return  # the region says it too (of the same subject, or of one it does not name; "the end" says nothing)
+        return None  # the region says it too (of the same subject, or of one it does not name; "the end" says nothing)
     r = next((r for r in (opposite_in(t, rd) for rd in region_docs) if r is not None), None)
-    if r is not None:
-        out.append({"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
-                    "evidence": r.text, "unit_negated": negated_unit(t, align)})
+    return _finding(t, r, negated_unit(t, align)) if r is not None else None

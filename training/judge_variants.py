@@ -35,6 +35,12 @@ whole statements and multiple-instance unit labels):
     attribute-invented   the logistic model with the share of words found nowhere in the sources on an attribute
                    unit (a relative clause or apposition cut out as a unit of its own) as a column of its own, so that
                    a described thing's invented attribute can weigh otherwise than a paraphrase's new words
+    names-partial  the logistic model with the share of a name's words the sources lack where it falls short of a
+                   whole name (the judge's `partial_name` as a share; on a judge that has it, read it with --drop
+                   partial_name); names-partial-any: whether there is such a name (the judge's own reading)
+    names-misplaced   … with the share of the unit's names the sources hold only away from its evidence region
+    raw:KEY        any cached feature of a unit (bench/lodo.py features), clipped to [0, 1], as one more column that
+                   may only raise the probability (a first look at a finding before it is made a feature)
     graded-atomic  the words found nowhere read on atomic units only: invented_share, invented_pair and
                    misplaced_word_frac held at 0 on a whole statement or claim, in training and in use (on a
                    text of several sentences they measure how abstractive it is)
@@ -296,6 +302,36 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
         _with_columns(sets, [f"invented {k}" for k in WORD_KINDS], [1] * len(WORD_KINDS),
                       lambda it, f, row: cols(f), lambda it: cols(it.raw_whole))
         return lodo_summary(sets, fitter=fitter)
+    if name.startswith("raw:"):
+        # any cached feature of a unit, clipped to [0, 1], as one more column that may only raise the probability
+        key = name.removeprefix("raw:")
+        _with_columns(sets, [key], [1], lambda it, f, row: [_share(f, key)], lambda it: [_share(it.raw_whole, key)])
+        return lodo_summary(sets, fitter=fitter)
+    if name in ("names-partial", "names-partial-any", "names-misplaced", "names-partial+misplaced"):
+        # a name some of whose words the sources lack ("liam bennett" where the source has "Bob Bennett": the share
+        # of its words missing, below the whole name the missing_entities finding needs), and the share of the unit's
+        # names the sources hold only away from its evidence region
+        def partial(f):
+            x = _share(f, "missing_entities") if float(f.get("missing_entities", 0) or 0) < 1 else 0.0
+            return [x]
+
+        def partial_any(f):
+            return [1.0 if partial(f)[0] > 0 else 0.0]
+
+        def misplaced(f):
+            return [_share(f, "misplaced_entities")]
+
+        makers = {"names-partial": [partial], "names-partial-any": [partial_any], "names-misplaced": [misplaced],
+                  "names-partial+misplaced": [partial, misplaced]}[name]
+        cols = {"names-partial": ["name partly missing"], "names-partial-any": ["name partly missing"],
+                "names-misplaced": ["names held away from the evidence"],
+                "names-partial+misplaced": ["name partly missing", "names held away from the evidence"]}[name]
+
+        def both(f):
+            return [x for m in makers for x in m(f)]
+
+        _with_columns(sets, cols, [1] * len(cols), lambda it, f, row: both(f), lambda it: both(it.raw_whole))
+        return lodo_summary(sets, fitter=fitter)
     if name == "attribute-invented":
         inv = J.FEATURES.index("invented_share")
         _with_columns(sets, ["invented on an attribute unit"], [1],
@@ -374,7 +410,7 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
                       lambda it, f, row: [row[0] - it.units[:, 0].mean(), it.units[:, 0].mean()],
                       lambda it: [0.0, it.units[:, 0].mean()])
         return lodo_summary(sets)
-    raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}")
+    raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}, or raw:KEY")
 
 
 GRADED_WORDS = ("invented_share", "invented_pair", "misplaced_word_frac")
@@ -443,7 +479,8 @@ VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "r
             "novel-discount", "invented-kinds", "relations",
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
             "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations", "attribute-invented",
-            "pooled+attribute-invented")
+            "pooled+attribute-invented", "names-partial", "names-partial-any", "names-misplaced",
+            "names-partial+misplaced")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)

@@ -2,8 +2,8 @@
 
 Its features are the geometric mean of the three signals (lexical coverage, MiniLM token alignment to the evidence,
 sentence similarity: the parameter-free "local" combination, on a log scale) and the findings of the hard checks
-(invented numbers, dates and names, contradicted values, polarity and roles, a name put in another's place, invented
-words); none of them decides a verdict alone. Each finding may only raise the probability, the mean only lower it: on
+(invented numbers, dates and names, a name only partly found, contradicted values, polarity and roles, a name put in
+another's place, words found nowhere in the sources); none of them decides a verdict alone. Each finding may only raise the probability, the mean only lower it: on
 held-out datasets a free weighting of the signals ranked worse than their plain geometric mean, so the signals are not
 re-weighted, and the checks' weights are what is learned. Its weights, its calibration and its two decision points
 are fitted by ``training/judge.py`` on human-labelled development data (leave one dataset out) and ship as
@@ -68,6 +68,12 @@ REGISTRY: tuple[Feature, ...] = (
             "Mayor John Smith was delighted with the decision.",
             "Mayor Anna Lee said she was delighted with the decision.",
             correction="the evidence's name in the same slot put in its place, else its words are cut"),
+    Feature("partial_name", "graded",
+            "a name some of whose words the sources hold and some not: a first name the source does not give for "
+            "the surname it names ('Liam Bennett' where it has 'Bob Bennett'), a title or a place name half invented",
+            "Coach Liam Bennett praised the players after the win.",
+            "Coach Bob Bennett praised the players after the 3-1 win on Saturday.",
+            correction="the evidence's name in the same slot put in its place, else its words are cut"),
     Feature("value_conflict", "check", "the evidence sentence holds another value in the same slot",
             "Work would start next spring and take two years.",
             "Work is expected to begin next spring and to take about eighteen months.",
@@ -85,11 +91,6 @@ REGISTRY: tuple[Feature, ...] = (
             "The soldier was attacked on a night out in Brecon. CCTV footage showed the soldier being punched, going "
             "to the ground and being beaten.",
             correction="the evidence's name put in its place"),
-    Feature("invented_words", "check",
-            "an atomic unit with two or more content words, a third of its words or more, that "
-            "match no source word in form or meaning", "Opposition councillor Tom Leary chairs the housing committee.",
-            "Opposition councillor Tom Leary voted against the plan.",
-            correction="its words are cut"),
     Feature("unsourced_negation", "graded", "the unit says 'not', 'no' or 'never' where its evidence has no negation",
             "The bridge did not open to traffic in May.", _BRIDGE,
             correction="its words are cut"),
@@ -174,6 +175,13 @@ def vector(local: float, findings: dict[str, bool], f: dict[str, Any] | None = N
     graded["stands_in_source"] = 1.0 if f.get("stands_in_source") is True else 0.0
     graded["unsourced_negation"] = 1.0 if _share(f, "neg_unit_only") > 0 else 0.0
     graded["invented_pair"] = 1.0 if _share(f, "invented_pairs") > 0 else 0.0
+    # a name partly found: some of its words missing from the sources, short of the whole name missing_entities needs
+    # (its value is the sum over the unit's names of each one's share of words the sources lack)
+    try:
+        named = float(f.get("missing_entities", 0) or 0)
+    except (TypeError, ValueError):
+        named = 0.0
+    graded["partial_name"] = 1.0 if math.isfinite(named) and 0.0 < named < 1.0 else 0.0
     out.update({k: graded[k] for k in FEATURES if k not in out})
     return out
 

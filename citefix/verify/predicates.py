@@ -95,16 +95,17 @@ def antonym_predicates(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
         if found is None and cross and t.pos_ in ("VERB", "NOUN") and not negated_unit(t, align) and any(
                 in_focus(w.idx, w.idx + len(w.text), focus) for w in [t, *thing_tokens(t)]):
             c = cross_flip(t, region_docs)
-            found = _finding(t, c, False) if c is not None else None
+            found = _finding(t, c) if c is not None else None
         if found is not None:
             out.append(found)
     return out
 
 
-def _finding(t, evidence, unit_negated: bool) -> dict:
-    """An antonym finding: the unit's word `t`, the region's word that says the opposite."""
+def _finding(t, evidence) -> dict:
+    """An antonym finding: the unit's word `t`, the region's word that says the opposite (neither negated:
+    ``_either_negated``)."""
     return {"kind": "antonym", "text": t.text, "start": t.idx, "end": t.idx + len(t.text), "evidence": evidence.text,
-            "unit_negated": unit_negated}
+            "unit_negated": False}
 
 
 def _antonym_of(t, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
@@ -115,10 +116,12 @@ def _antonym_of(t, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
         # "three points below the zone" where the region says "above the zone" (citefix.verify.relations)
         r = relation_flip(t, region_docs)
         if r is not None:
-            return _finding(t, r, False)
+            return _finding(t, r)
     m = modifier_flip(t, region_docs) if in_focus(t.idx, t.idx + len(t.text), focus) else None
     if m is not None:  # "a slow recovery" / "a fast recovery", "flying strongly" / "weakly" (same noun or verb)
-        return _finding(t, m, negated_unit(t, align))
+        # a modifier's negation is its phrase's: "without implicit supervision" still differs from "without explicit
+        # supervision", while "not a fast recovery" may be the slow one
+        return _finding(t, m) if negated_unit(t, align) == negated_unit(m) else None
     if pos is None or not in_focus(t.idx, t.idx + len(t.text), focus) or (pos == "adj" and t.dep_ not in _PREDICATIVE):
         return None  # (an attributive adjective is read above, against a modifier of the same noun only)
     lemma, who = t.lemma_.lower(), bearer(t)
@@ -126,4 +129,10 @@ def _antonym_of(t, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any],
                           for rd in region_docs for x in rd):
         return None  # the region says it too (of the same subject, or of one it does not name; "the end" says nothing)
     r = next((r for r in (opposite_in(t, rd) for rd in region_docs) if r is not None), None)
-    return _finding(t, r, negated_unit(t, align)) if r is not None else None
+    return _finding(t, r) if r is not None and not _either_negated(t, r, align) else None
+
+
+def _either_negated(t, opposite, align: Sequence[Sequence[int]] | None) -> bool:
+    """A predicate and its antonym oppose each other only where neither is negated: "will not change" says what "will
+    remain" says, "did not win" what "lost" says, and "won" is no contradiction of "did not lose" (a draw)."""
+    return negated_unit(t, align) or negated_unit(opposite)

@@ -141,6 +141,12 @@ def test_the_antonym_table_is_wordnets_with_its_licence():
     # an attributive adjective picks a thing out ("other" / "the same"); it states nothing about it
     ("The list of leading causes of death worldwide shares many of the same causes with the U.S. list.",
      "Other leading causes of death worldwide include strokes."),
+    # a negated word says what its antonym says: "will not change" is "will remain", "did not lose" no "won" denied
+    ("Tax rates: the current rates will remain in effect for the next two years.",
+     "Tax rates will not change for the next two years."),
+    ("Chelsea won the match against Arsenal on Saturday.", "Chelsea did not lose the match against Arsenal."),
+    # … and a negated antonym in the source contradicts nothing (not losing may be a draw)
+    ("Chelsea did not lose the match against Arsenal on Saturday.", "Chelsea won the match against Arsenal."),
 ])
 def test_what_is_not_an_antonym_contradiction(tools, source, text):
     out = _check(tools, source, text)
@@ -373,3 +379,12 @@ def test_an_antonym_spelt_the_british_way(tools):
                  "Aid agencies praised the government's decision to cut the aid budget.")
     assert any(s.startswith("antonym: praised") for v in out.values() for s in v.details["structure"]), \
         {u: v.details["structure"] for u, v in out.items()}
+
+
+def test_a_modifiers_antonym_under_the_same_negation_still_contradicts(tools):
+    """A modifier's negation is its phrase's: "without implicit supervision" is not what "without explicit
+    supervision" says, though a negated predicate and its antonym agree ("will not change" / "will remain")."""
+    out = _check(tools, "The model learns visual concepts without explicit supervision on any of them.",
+                 "The model learns visual concepts without implicit supervision on any of them.")
+    assert any(s.startswith("antonym: implicit") for v in out.values() for s in v.details["structure"]), \
+        {k: v.details["structure"] for k, v in out.items()}

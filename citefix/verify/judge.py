@@ -3,11 +3,11 @@
 Its features are the geometric mean of the three signals (lexical coverage, MiniLM token alignment to the evidence,
 sentence similarity: the parameter-free "local" combination, on a log scale) and the findings of the hard checks
 (invented numbers, dates and names, a name only partly found, contradicted values, polarity and roles, a name put in
-another's place, words found nowhere in the sources); none of them decides a verdict alone. Each finding may only raise the probability, the mean only lower it: on
-held-out datasets a free weighting of the signals ranked worse than their plain geometric mean, so the signals are not
-re-weighted, and the checks' weights are what is learned. Its weights, its calibration and its two decision points
-are fitted by ``training/judge.py`` on human-labelled development data (leave one dataset out) and ship as
-``citefix/data/judge.json``.
+another's place, words found nowhere in the sources); none of them decides a verdict alone. Each finding may only
+raise the probability, the mean only lower it: on held-out datasets a free weighting of the signals ranked worse than
+their plain geometric mean, so the signals are not re-weighted, and the checks' weights are what is learned. Its
+weights, its calibration and its two decision points are fitted by ``training/judge.py`` on human-labelled
+development data (leave one dataset out) and ship as ``citefix/data/judge.json``.
 
 Its output is the probability that a unit is *not* supported by its source; the verifier reports ``1 - p`` as the
 unit's score, so that a higher score still means better supported and every score the product shows keeps its

@@ -104,11 +104,15 @@ def reason(f: dict[str, Any], findings: dict[str, bool], label: str) -> str:
     # a figure the sources lack where the evidence gives another of its kind: said with that figure
     given = [m for m in f.get("missing", []) if m.get("kind") == "number" and m.get("evidence")]
     why += [f"the source has no figure '{m['text']}' (it gives '{m['evidence']}')" for m in given]
-    missing = {k: [m["text"] for m in f.get("missing", []) + shared if m.get("kind") == k and m not in given]
-               for k in ("number", "date", "entity")}
+    # a name some of whose words the sources hold ("Liam Bennett" where they say "Bob Bennett"): said as such
+    part = [m["text"] for m in f.get("missing", []) if m.get("kind") == "entity" and 0 < m.get("weight", 1) < 1]
+    missing = {k: [m["text"] for m in f.get("missing", []) + shared if m.get("kind") == k and m not in given
+                   and m["text"] not in part] for k in ("number", "date", "entity")}
     for k, name in (("number", "figure"), ("date", "date"), ("entity", "name")):
         if missing[k]:
             why.append(f"the source has no {name} {_quote(missing[k])}")
+    if part:
+        why.append(f"the source has only part of the name {_quote(part)}")
     # (a word pair found nowhere, citefix.verify.pairs, is told by the same words)
     if (findings.get("invented_words") or f.get("invented_pairs")) and f.get("invented"):
         why.append(f"words found nowhere in the source: {_quote([m['text'] for m in f['invented']])}")

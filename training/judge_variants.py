@@ -76,7 +76,7 @@ from typing import Any
 
 import numpy as np
 
-from citefix.verify.judge import _share
+from citefix.verify.judge import _share, partly_named
 from citefix.verify.pairs import PAIR_POS, invented_pair_share, word_pairs
 from training import judge as J
 
@@ -307,30 +307,20 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
         key = name.removeprefix("raw:")
         _with_columns(sets, [key], [1], lambda it, f, row: [_share(f, key)], lambda it: [_share(it.raw_whole, key)])
         return lodo_summary(sets, fitter=fitter)
-    if name in ("names-partial", "names-partial-any", "names-misplaced", "names-partial+misplaced"):
+    if name in NAME_COLUMNS:
         # a name some of whose words the sources lack ("liam bennett" where the source has "Bob Bennett": the share
-        # of its words missing, below the whole name the missing_entities finding needs), and the share of the unit's
-        # names the sources hold only away from its evidence region
-        def partial(f):
-            x = _share(f, "missing_entities") if float(f.get("missing_entities", 0) or 0) < 1 else 0.0
-            return [x]
+        # of its words missing, below the whole name the missing_entities finding needs, or whether there is one, as
+        # the judge's partial_name reads it), and the share of the unit's names the sources hold only away from its
+        # evidence region
+        readers = {"name partly missing": lambda f: _share(f, "missing_entities") if partly_named(f) else 0.0,
+                   "a name partly missing": partly_named,
+                   "names held away from the evidence": lambda f: _share(f, "misplaced_entities")}
+        cols = NAME_COLUMNS[name]
 
-        def partial_any(f):
-            return [1.0 if partial(f)[0] > 0 else 0.0]
+        def read(f):
+            return [readers[c](f) for c in cols]
 
-        def misplaced(f):
-            return [_share(f, "misplaced_entities")]
-
-        makers = {"names-partial": [partial], "names-partial-any": [partial_any], "names-misplaced": [misplaced],
-                  "names-partial+misplaced": [partial, misplaced]}[name]
-        cols = {"names-partial": ["name partly missing"], "names-partial-any": ["name partly missing"],
-                "names-misplaced": ["names held away from the evidence"],
-                "names-partial+misplaced": ["name partly missing", "names held away from the evidence"]}[name]
-
-        def both(f):
-            return [x for m in makers for x in m(f)]
-
-        _with_columns(sets, cols, [1] * len(cols), lambda it, f, row: both(f), lambda it: both(it.raw_whole))
+        _with_columns(sets, list(cols), [1] * len(cols), lambda it, f, row: read(f), lambda it: read(it.raw_whole))
         return lodo_summary(sets, fitter=fitter)
     if name == "attribute-invented":
         inv = J.FEATURES.index("invented_share")
@@ -475,6 +465,10 @@ def whole_own_rows(sets) -> None:
         print(f"| {h} | " + " | ".join(f"{a:+.2f} / {b:+.2f}" for a, b in zip(w, u)) + " |")
 
 
+# the names-… variants' columns (run_variant)
+NAME_COLUMNS = {"names-partial": ("name partly missing",), "names-partial-any": ("a name partly missing",),
+                "names-misplaced": ("names held away from the evidence",),
+                "names-partial+misplaced": ("name partly missing", "names held away from the evidence")}
 VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
             "novel-discount", "invented-kinds", "relations",
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",

@@ -175,15 +175,20 @@ def vector(local: float, findings: dict[str, bool], f: dict[str, Any] | None = N
     graded["stands_in_source"] = 1.0 if f.get("stands_in_source") is True else 0.0
     graded["unsourced_negation"] = 1.0 if _share(f, "neg_unit_only") > 0 else 0.0
     graded["invented_pair"] = 1.0 if _share(f, "invented_pairs") > 0 else 0.0
-    # a name partly found: some of its words missing from the sources, short of the whole name missing_entities needs
-    # (its value is the sum over the unit's names of each one's share of words the sources lack)
+    graded["partial_name"] = partly_named(f)
+    out.update({k: graded[k] for k in FEATURES if k not in out})
+    return out
+
+
+def partly_named(f: dict[str, Any]) -> float:
+    """1.0 where a name of the unit is partly found: some of its words missing from the sources, short of the whole
+    name the missing_entities finding needs (its raw value is the sum over the unit's names of each one's share of
+    words the sources lack); else 0.0."""
     try:
         named = float(f.get("missing_entities", 0) or 0)
     except (TypeError, ValueError):
-        named = 0.0
-    graded["partial_name"] = 1.0 if math.isfinite(named) and 0.0 < named < 1.0 else 0.0
-    out.update({k: graded[k] for k in FEATURES if k not in out})
-    return out
+        return 0.0
+    return 1.0 if math.isfinite(named) and 0.0 < named < 1.0 else 0.0
 
 
 class Judge:

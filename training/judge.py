@@ -55,7 +55,7 @@ TRAIN_ONLY = ("pool", "planted")
 # what the decision points aim at over the training sets: faithful texts with a unit unsupported, faithful units marked
 # partial (the goals: at most 15% and 25% on every set)
 FF_TARGET, PARTIAL_TARGET = 0.15, 0.25
-SET_QUANTILE = 2 / 3  # the unsupported point: … on two sets in three (np.quantile over the training sets)
+SET_SPARED = 1  # the unsupported point: … on every training set but this many
 PARTIAL_QUANTILE = 1.0  # the partial point: … on every set
 FORMER_PARTIAL = (0.20, 2 / 3)  # the partial point's rule before it was set apart from the cited point (reported)
 # a cited answer's claim against its cited passages: the human-labelled sets of claims judged against the evidence
@@ -470,7 +470,8 @@ def planted_by_context(sets: dict[str, list[Item]], oof: dict[str, OOF], drop: t
     return out
 
 
-def lodo_rates(oof: dict[str, OOF], sets: dict[str, list[Item]], quantile: float | None = None) -> list[dict[str, float]]:
+def lodo_rates(oof: dict[str, OOF], sets: dict[str, list[Item]],
+               quantile: float | None = None) -> list[dict[str, float]]:
     """Each held-out set's verdict rates at the decision points chosen on the other sets' out-of-fold logits."""
     out = []
     for h in oof:
@@ -543,23 +544,32 @@ def rates(items: list[Item], units: list[np.ndarray], p_uns: float, p_part: floa
     }
 
 
+def _within(flagged: list[float], quantile: float | None) -> bool:
+    """Do the training sets' faithful-flagged rates meet the unsupported point's rule: every set but SET_SPARED at
+    most FF_TARGET, or (`quantile`, the rules the docs compare it with) their np.quantile at most FF_TARGET?"""
+    if quantile is not None:
+        return float(np.quantile(flagged, quantile)) <= FF_TARGET
+    kept = sorted(flagged)[:max(1, len(flagged) - SET_SPARED)]
+    return kept[-1] <= FF_TARGET
+
+
 def choose(probs: dict[str, list[np.ndarray]], sets: dict[str, list[Item]],
            quantile: float | None = None, partial: tuple[float, float] | None = None) -> tuple[float, float]:
-    """The decision points: `unsupported` the lowest probability at which two sets in three (SET_QUANTILE) flag at
-    most FF_TARGET of their faithful texts; `partial` the lowest at which every set (PARTIAL_QUANTILE) marks at most
-    PARTIAL_TARGET of its faithful units partial (`partial`: another (target, quantile)). Not every set for
-    `unsupported`: one set whose faithful texts no threshold clears (long meeting transcripts) must not push every
-    other set's decisions out of reach; not the median, which leaves half the sets above the goal by construction;
-    not three in four, which costs planted invented attributes or entity swaps below 0.80 at every context share
-    (docs/quality.md). The planted suite is not consulted: held to detect every planted type at 0.85, the decision
-    point fell to 0.30 and flagged more faithful human texts than the rules did (docs/quality-tried.md). A cited
-    answer's claims have their own point (choose_cited)."""
-    q = SET_QUANTILE if quantile is None else quantile
+    """The decision points: `unsupported` the lowest probability at which every training set but one (SET_SPARED)
+    flags at most FF_TARGET of its faithful texts (`quantile`: instead, a quantile of the sets' rates, as the docs
+    compare); `partial` the lowest at which every set (PARTIAL_QUANTILE) marks at most PARTIAL_TARGET of its faithful
+    units partial (`partial`: another (target, quantile)). Not every set for `unsupported`: one set whose faithful
+    texts no threshold clears (long meeting transcripts) must not push every other set's decisions out of reach; not
+    a quantile such as two sets in three, which lets the point fall as the easy sets get easier until the hardest
+    ones flag a third of their faithful texts (docs/quality.md, "Context share and decision rule"). The planted suite
+    is not consulted: held to detect every planted type at 0.85, the decision point fell to 0.30 and flagged more
+    faithful human texts than the rules did (docs/quality-tried.md). A cited answer's claims have their own point
+    (choose_cited)."""
     target, pq = partial or (PARTIAL_TARGET, PARTIAL_QUANTILE)
     grid = np.round(np.arange(0.20, 0.991, 0.01), 2)
     p_uns = float(grid[-1])
     for t in grid:
-        if np.quantile([rates(sets[n], probs[n], t, t)["faithful_flagged"] for n in probs], q) <= FF_TARGET:
+        if _within([rates(sets[n], probs[n], t, t)["faithful_flagged"] for n in probs], quantile):
             p_uns = float(t)
             break
     p_part = p_uns
@@ -833,7 +843,7 @@ def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[st
 def operating_points(raw: dict[str, OOF], sets: dict[str, list[Item]], shares: list[float],
                      planted: list[Item] | None = None) -> None:
     """What the context share and the decision rule each do: the LODO verdict rates (decision points chosen on the
-    other sets) at each share in `shares` under three rules — the median, two sets in three, three in four — and,
+    other sets) at each share in `shares` under four rules — the median, two sets in three, three in four, and every set but one (shipped) — and,
     with `planted` (the held-out split), its lowest detection over the error types."""
     folds = list(raw)
     print("\n## Context share and decision rule (LODO; means over the sets)\n")
@@ -843,7 +853,8 @@ def operating_points(raw: dict[str, OOF], sets: dict[str, list[Item]], shares: l
     m = fit(sets, folds + [n for n in TRAIN_ONLY if n in sets]) if planted else None
     for c in shares:
         ctx = {n: raw[n].in_context(c) for n in folds}
-        for q, name in ((0.5, "half (median)"), (2 / 3, "two in three"), (0.75, "three in four")):
+        for q, name in ((0.5, "half (median)"), (2 / 3, "two in three"), (0.75, "three in four"),
+                        (None, "every set but one")):
             r = lodo_rates(ctx, sets, q)
             ff = [x["faithful_flagged"] for x in r]
             low = "–"
@@ -857,7 +868,7 @@ def operating_points(raw: dict[str, OOF], sets: dict[str, list[Item]], shares: l
 
 
 def share_rows(raw: dict[str, OOF], sets: dict[str, list[Item]], floor: dict[float, dict[str, float]]) -> None:
-    """Every context share at the shipped decision rule (two sets in three): the mean atomic ROC-AUC the share is
+    """Every context share at the shipped decision rule (every set but one): the mean atomic ROC-AUC the share is
     chosen by, the LODO verdict rates, the set with the most faithful texts flagged, and whether the planted dev
     suite's floor (choose_context) lets the share be chosen."""
     folds = list(raw)

@@ -39,6 +39,7 @@ from citefix.verify.local import (
     NOT_ARG,
     anchor_lemma,
     name_slot,
+    other_end,
     same_value,
 )
 from citefix.verify.local import anchor as _anchor
@@ -169,6 +170,8 @@ class Corrector:
                     continue
                 if _norm(cand.text) in _norm(doc.text):
                     continue  # already said elsewhere in the text: not this slot's value
+                if other_end(ent, cand):
+                    continue  # where a change started is not where it ended ("from $3.41" for "to $3.69")
                 ca = _anchor(cand)
                 score = 0.0
                 if anchor is not None and ca is not None and (ca.lemma_.lower() == anchor.lemma_.lower()

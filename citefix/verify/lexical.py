@@ -261,14 +261,19 @@ def _year_tail(n: Number, text: str) -> Number:
     return Number(float(year), 0.5, n.text, n.start, n.end, n.soft)
 
 
-_MARKER_AFTER = re.compile(r"[.)](?:\s|$)")
+_MARKER_AFTER = re.compile(r"[.)](?:\s|$)|[ \t]*(?:\n|$)")
+# "Passage ID 3", "source [2]", "document no. 4": the number names one of the texts an answer cites
+_REFERENCE_BEFORE = re.compile(r"\b(?:passages?|sources?|documents?|references?|citations?)\s+(?:id\s*|no\.?\s*|number\s+|#\s*)?\[?$",
+                               re.IGNORECASE)
 
 
 def _list_marker(n: Number, text: str) -> Number:
-    """A list item's number ("1." or "2)" opening a line) counts no quantity: soft, as "one" is."""
+    """A list item's number ("1." or "2)" opening a line, or alone on its line) counts no quantity, nor does the
+    number of a cited text ("the authors of Passage ID 3"): soft, as "one" is."""
     line_start = text.rfind("\n", 0, n.start) + 1
     if (n.text.isdigit() and len(n.text) <= 2 and not text[line_start:n.start].strip()
-            and _MARKER_AFTER.match(text, n.end)):
+            and _MARKER_AFTER.match(text, n.end)) or (
+            n.text.isdigit() and _REFERENCE_BEFORE.search(text, max(0, n.start - 24), n.start)):
         return Number(n.value, n.precision, n.text, n.start, n.end, True)
     return n
 
@@ -361,6 +366,36 @@ def time_phrases(text: str) -> list[tuple[str, int, int]]:
     """Relative times ("last week", "three weeks ago", "two years earlier") and parts of named days ("Tuesday
     morning"): (lower-cased phrase, start, end)."""
     return [(re.sub(r"\s+", " ", m.group(0).lower()), m.start(), m.end()) for m in _TIME_PHRASE.finditer(text)]
+
+
+# A relative time as the step it counts from now: "last year", "the prior year" and "a year ago" are one time (one
+# year back), "three weeks ago" and "three weeks earlier" another; "next month" and "a month later" one step on.
+_BACK, _ON, _NOW = ("last", "previous", "prior", "preceding", "past"), ("next", "coming", "following"), ("this", "current")
+_STEP_UNIT = r"(?P<u>day|week|weekend|month|quarter|year|decade|season|century)s?"
+_STEP = re.compile(
+    r"\b(?:(?P<dir>" + "|".join(_BACK + _ON + _NOW) + r")\s+" + _STEP_UNIT + r"|"
+    r"(?P<n>\d+|an?|(?:" + _NUM_WORDS + r"))\s+" + _STEP_UNIT.replace("?P<u>", "?P<u2>")
+    + r"\s+(?P<way>ago|earlier|before|later|after))\b",
+    re.IGNORECASE,
+)
+
+
+def time_steps(text: str) -> list[tuple[int, str, int, int]]:
+    """The relative times of `text` as steps from now: (count, unit, start, end), the count negative for a time
+    back ("last year", "a year ago": -1, "year"), 0 for the current one ("this quarter")."""
+    out = []
+    for m in _STEP.finditer(text):
+        if m.group("dir"):
+            d = m.group("dir").lower()
+            n, unit = (-1 if d in _BACK else 1 if d in _ON else 0), m.group("u").lower()
+        else:
+            raw = m.group("n").lower()
+            count = 1.0 if raw in ("a", "an") else float(raw) if raw.isdigit() else _words_value(raw) or 0.0
+            n = int(count) * (-1 if m.group("way").lower() in ("ago", "earlier", "before") else 1)
+            unit = m.group("u2").lower()
+        if n or m.group("dir"):
+            out.append((n, unit, m.start(), m.end()))
+    return out
 
 
 def negations(text: str) -> int:

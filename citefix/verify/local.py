@@ -262,14 +262,24 @@ def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]
     return out
 
 
-_ACTORS = {"person", "org"}  # told apart by NER, often wrongly ("built by Westline Rail" read as a person)
+_ACTORS = {"person", "org"}
+_AMOUNT_TYPES = {"MONEY", "PERCENT", "CARDINAL", "QUANTITY"}  # told apart by NER, often wrongly ("built by Westline Rail" read as a person)
 
 
 def anchor(span) -> Any:
-    """The content word a span hangs on: its head outside the span, past prepositions and auxiliaries."""
+    """The content word a span hangs on: its head outside the span, past prepositions and auxiliaries — not past a
+    copula that opens a clause of its own ("… improved to $3.69 and net income was $971 million": the amount is said
+    on "was", not on "improved")."""
     inside = {t.i for t in span}
     head = next((t.head for t in span if t.head.i not in inside), None)
-    while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i:
+    # a value joined to another value hangs where that one does ("a net profit of $8.2 million or $0.19 per share":
+    # both on "profit")
+    while head is not None and span.root.dep_ == "conj" and head.head.i != head.i \
+            and head.i not in inside and (head.like_num or head.ent_type_ in _AMOUNT_TYPES):
+        inside |= {t.i for t in head.subtree if t.i <= head.i}
+        head = head.head
+    while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i \
+            and not (head.pos_ == "AUX" and head.dep_ == "conj"):
         head = head.head
     return None if head is None or head.i in inside else head
 
@@ -277,6 +287,38 @@ def anchor(span) -> Any:
 def anchor_lemma(span) -> str | None:
     a = anchor(span)
     return a.lemma_.lower() if a is not None else None
+
+
+# the prepositions that tell a change's three values apart: where it ends ("rose to $3.69"), where it started ("up from
+# $3.41") and by how much ("cut by 5%")
+CHANGE_PREPS = frozenset({"to", "from", "by"})
+
+
+def change_prep(span) -> str | None:
+    """The preposition of CHANGE_PREPS that a value hangs on its word through ("improved to $3.69": "to"), else None.
+    Values listed after one preposition share it: a conjunct takes the preposition of the value it is joined to, or,
+    joined to the word itself (as the parser reads "improved from $3.41 … and $2.75"), the last such preposition of
+    that word before it."""
+    tok = span.root
+    while tok.dep_ == "conj" and tok.head.i != tok.i:
+        if tok.head.pos_ in ("VERB", "AUX", "ADJ"):
+            preps = [c for c in tok.head.children if c.dep_ == "prep" and c.lower_ in CHANGE_PREPS and c.i < tok.i]
+            return preps[-1].lower_ if preps else None
+        tok = tok.head
+    inside = {t.i for t in span}
+    head = next((t.head for t in span if t.head.i not in inside), None) if tok.i in inside else tok.head
+    while head is not None and head.pos_ in ("ADP", "AUX", "DET", "PART") and head.head.i != head.i:
+        if head.pos_ == "ADP" and head.lower_ in CHANGE_PREPS:
+            return head.lower_
+        head = head.head
+    return None
+
+
+def other_end(a, b) -> bool:
+    """Do two values on one word stand at different ends of a change: one where it ends, the other where it started or
+    by how much ("improved to $3.69" / "improved from $3.41")? Then neither contradicts the other."""
+    pa, pb = change_prep(a), change_prep(b)
+    return pa is not None and pb is not None and pa != pb
 
 
 def arg_role(span) -> str | None:
@@ -446,6 +488,36 @@ def _copied_with_words(ent, lemma: str, region_docs: Sequence[Any], reach: int =
     return False
 
 
+def copied_between(doc, start: int, end: int, region_docs: Sequence[Any], content: bool = True) -> bool:
+    """Does a region doc write the unit's tokens doc[start:end] (a value) between the unit's own next words on both
+    sides, word for word ("accelerate 12 737 MAX 9 aircraft deliveries" / "the delivery of 12 737 MAX 9")? With
+    `content`, one of the two must be a content word or a number. Then it is the unit's value in the unit's place,
+    whatever either parse hangs it on."""
+    if start == 0 or end >= len(doc):
+        return False
+    before, after = doc[start - 1], doc[end]
+    if content and not any((t.is_alpha and not t.is_stop) or t.like_num for t in (before, after)):
+        return False
+    needle = [before.lower_, *(t.lower_ for t in doc[start:end]), after.lower_]
+    for rd in region_docs:
+        seq = [t.lower_ for t in rd if not t.is_space]
+        if any(seq[i:i + len(needle)] == needle for i in range(len(seq) - len(needle) + 1)):
+            return True
+    return False
+
+
+def _said_shorter(value: str, other: str) -> bool:
+    """Is a time the region gives (`other`) the unit's time without words that fix no further grain ("the first
+    quarter" for "the first quarter of the year"; not "May" for "10 May", nor for "May 2019")?"""
+    short, long_ = value_tokens(other), value_tokens(value)
+    if not short or len(short) >= len(long_):
+        return False
+    for k in range(len(long_) - len(short) + 1):
+        if long_[k:k + len(short)] == short:
+            return not time_grains(" ".join(long_[:k] + long_[k + len(short):]))
+    return False
+
+
 def _said_in_words(value: str, spoken: Sequence[Number]) -> bool:
     """Is the value's number one of the region's decimals said in words (`spoken`: "twelve dot fifty euros" for
     "12.50 euros"), which its entity recogniser cuts short ("twelve")?"""
@@ -467,12 +539,18 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
             continue
         lemma = a.lemma_.lower()
         grains = time_grains(ent.text) if kind == "time" else set()
+        # a time may hang on a noun or on the verb that noun hangs on with one meaning ("their revenue for the first
+        # quarter is expected" / "for the first quarter, our revenue is expected")
+        on = {lemma, a.head.lemma_.lower()} if kind == "time" and a.pos_ == "NOUN" else {lemma}
         # the region states the value on the same word (or on none): no conflict. The value on another word of the
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
         # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
-        if any(same_value(ent.text, c.text, one_way=kind not in NAME_KINDS) and one_anchor(slot_lemma(c, kind), lemma)
+        if any((same_value(ent.text, c.text, one_way=kind not in NAME_KINDS)
+                or (kind == "time" and _said_shorter(ent.text, c.text)))
+               and any(one_anchor(slot_lemma(c, kind), w) for w in on)
                for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs) or \
-                _copied_with_words(ent, lemma, region_docs) or _said_in_words(ent.text, spoken):
+                _copied_with_words(ent, lemma, region_docs) or copied_between(ent.doc, ent.start, ent.end, region_docs) or \
+                _said_in_words(ent.text, spoken):
             continue
         for rd in region_docs:
             hit = None
@@ -484,7 +562,8 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
                 if kind == "time" and not grains & time_grains(cand.text):
                     continue  # "fall 2016" / "this year", "2018" / "Thursday": times that cannot be told apart
                 # a name on the same predicate or a synonym, in the same role across voice; a value on the same word
-                if not (same_slot(ent, cand, name_slot) if kind in NAME_KINDS else anchor_lemma(cand) == lemma):
+                if not (same_slot(ent, cand, name_slot) if kind in NAME_KINDS
+                        else anchor_lemma(cand) == lemma and not other_end(ent, cand)):
                     continue
                 hit = cand
                 break

@@ -11,7 +11,7 @@ from typing import Any, Container, Sequence
 
 from citefix.lexicon import NAME_LABELS
 from citefix.verify.lexical import date_words
-from citefix.verify.local import copies, in_focus, name_slot, one_anchor, same_value
+from citefix.verify.local import copied_between, copies, in_focus, name_slot, one_anchor, same_value
 
 SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together (a sentence edge counts as a side)
 _MAX_NAME_WORDS = 6
@@ -282,6 +282,8 @@ def value_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequ
         old, new = doc.text[start:end], b[0].doc.text[es:ee]
         if start in seen or not in_focus(start, end, focus) or same_value(old, new):
             continue
+        if copied_between(doc, a[0].i, a[-1].i + 1, region_docs, content=False):
+            continue  # the region also writes the unit's value in the unit's words ("or $0.19 per share")
         seen.add(start)
         out.append({"kind": "conflict", "value_kind": kind, "text": old, "start": start, "end": end,
                     "evidence": new, "evidence_start": es, "evidence_end": ee})

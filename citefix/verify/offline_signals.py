@@ -25,6 +25,7 @@ from citefix.verify.lexical import (
     negations,
     number_supported,
     time_phrases,
+    time_steps,
 )
 from citefix.verify.local import (
     focus_ranges,
@@ -427,7 +428,10 @@ class UnitSignals(RegionFinder):
         times = _times(unit, focus)
         if times:
             src_lower = pool.lower_text()
-            miss_date += [x for x in times if x[0] not in src_lower]
+            # … or the same step from now written otherwise ("compared to last year" / "versus … a year ago")
+            steps = pool.time_steps()
+            miss_date += [x for x in times if x[0] not in src_lower
+                          and not {(n, u) for n, u, _, _ in time_steps(x[0])} & steps]
             dates += times
         missing += [{"kind": "date", "text": text[s:e], "start": s, "end": e} for _, s, e in miss_date]
         ent_tokens, ent_groups, n_ent, ent_missing = self._entities(doc, pool, text, focus, num_spans, missing)
@@ -513,7 +517,7 @@ class UnitSignals(RegionFinder):
                 continue
             ent_groups.append(toks)
             n_ent += 1
-            found = [self._known(t, pool) for t in toks]
+            found = [self._known(t, pool) or _spelt_out(t.text, pool) for t in toks]
             frac_missing = 1 - sum(found) / len(found)
             if frac_missing > 0:
                 ent_missing += frac_missing
@@ -540,6 +544,15 @@ _DATE_WORDS = set(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()
 )
+
+
+def _spelt_out(word: str, pool: _Pool) -> bool:
+    """Is a name word of three to six letters, not all lower case, the initials of words the sources write in a row
+    ("YoY" / "year-over-year", "EPS" / "earnings per share")? Then the sources name it in full."""
+    if not (3 <= len(word) <= 6 and word.isalpha() and not word.islower()):
+        return False
+    pattern = r"[\s-]+".join(re.escape(c) + r"[a-z']*" for c in word.lower())
+    return re.search(r"\b" + pattern + r"\b", pool.lower_text()) is not None
 
 
 def _times(unit: Unit, focus) -> list[tuple[str, int, int]]:

@@ -134,6 +134,7 @@ class _Pool:
     tok_si: Any = None  # per row of tok_emb: index in sources
     tok_pos: Any = None  # per row of tok_emb: character offset in that source
     _lower: str | None = None
+    _steps: set[tuple[int, str]] | None = None
     _capitalised: frozenset[str] | None = None
     _senses: frozenset[int] | None = None
     # where each sentence of the checked text stands in these sources, word for word or with words left out
@@ -159,6 +160,14 @@ class _Pool:
             self._senses = senses_of(self.words | self.lemmas).union(
                 *(source_phrases(s.words_at, s.text, s.preps) for s in self.sources))
         return self._senses
+
+    def time_steps(self) -> set[tuple[int, str]]:
+        """The relative times the sources name, as steps from now (lexical.time_steps: (count, unit))."""
+        if self._steps is None:
+            from citefix.verify.lexical import time_steps
+
+            self._steps = {(n, u) for s in self.sources for n, u, _, _ in time_steps(s.text)}
+        return self._steps
 
     def lower_text(self) -> str:
         """The sources' texts, lower-cased, whitespace collapsed (for phrase look-ups)."""

@@ -262,8 +262,8 @@ def role_swaps(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]
     return out
 
 
-_ACTORS = {"person", "org"}
-_AMOUNT_TYPES = {"MONEY", "PERCENT", "CARDINAL", "QUANTITY"}  # told apart by NER, often wrongly ("built by Westline Rail" read as a person)
+_ACTORS = {"person", "org"}  # told apart by NER, often wrongly ("built by Westline Rail" read as a person)
+_AMOUNT_TYPES = {"MONEY", "PERCENT", "CARDINAL", "QUANTITY"}  # entity types of a value another value may be joined to
 
 
 def anchor(span) -> Any:

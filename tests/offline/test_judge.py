@@ -222,3 +222,20 @@ def test_the_readme_table_of_checks_is_the_generated_one():
     for page in ("README.md", "docs/quality.md"):
         assert table in (root / page).read_text(encoding="utf-8"), \
             f"{page}: run python -m training.judge table and paste it"
+
+
+def test_the_decision_points_the_docs_state_are_the_packaged_ones():
+    """The prose of README and docs/quality.md states the summaries' decision points ("**unsupported** at p ≥ …,
+    **partial** … at p ≥ …"); they are judge.json's."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    th = json.loads((root / "citefix" / "data" / "judge.json").read_text(encoding="utf-8"))["thresholds"]
+    for page in ("README.md", "docs/quality.md"):
+        text = " ".join((root / page).read_text(encoding="utf-8").split())
+        found = re.findall(r"\*\*unsupported\*\* at p ≥ (\d\.\d+),? \*\*partial\*\* [^≥]*≥ (\d\.\d+)", text)
+        assert found, f"{page}: states no decision points"
+        for uns, part in found:
+            assert (float(uns), float(part)) == (th["unsupported"], th["partial"]), \
+                f"{page}: says unsupported at {uns}, partial at {part}; judge.json has {th}"

@@ -267,13 +267,19 @@ _REFERENCE_BEFORE = re.compile(r"\b(?:passages?|sources?|documents?|references?|
                                re.IGNORECASE)
 
 
+# a number joined by a hyphen to a capitalised word is part of a name ("COVID-19", "F-16", "Windows-10"), not a
+# quantity; "mid-19" and "a 3-2 win" are not names
+_NAME_BEFORE = re.compile(r"\b[A-Z][A-Za-z]*-$")
+
+
 def _list_marker(n: Number, text: str) -> Number:
     """A list item's number ("1." or "2)" opening a line, or alone on its line) counts no quantity, nor does the
-    number of a cited text ("the authors of Passage ID 3"): soft, as "one" is."""
+    number of a cited text ("the authors of Passage ID 3") or a name's number ("COVID-19"): soft, as "one" is."""
     line_start = text.rfind("\n", 0, n.start) + 1
     if (n.text.isdigit() and len(n.text) <= 2 and not text[line_start:n.start].strip()
             and _MARKER_AFTER.match(text, n.end)) or (
-            n.text.isdigit() and _REFERENCE_BEFORE.search(text, max(0, n.start - 24), n.start)):
+            n.text.isdigit() and _REFERENCE_BEFORE.search(text, max(0, n.start - 24), n.start)) or (
+            n.text.isdigit() and _NAME_BEFORE.search(text, max(0, n.start - 24), n.start)):
         return Number(n.value, n.precision, n.text, n.start, n.end, True)
     return n
 

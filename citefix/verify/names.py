@@ -85,6 +85,18 @@ def _letters(toks: Sequence[Any]) -> str:
     return "".join(c for t in toks for c in t.lower_ if c.isalnum())
 
 
+def _one_spelling(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    """Two names written one way: the same letters and digits ("u.s." / "U.S."), or one the other with a number
+    joined on after its last letter ("COVID-19" / "COVID"). Two numbered names ("F-16" / "F-15", "F-16" / "F-1")
+    stay two names: the shorter must end in a letter."""
+    la, lb = _letters(a), _letters(b)
+    if la == lb:
+        return True
+    short, long_ = sorted((la, lb), key=len)
+    return (bool(short) and short[-1].isalpha() and long_.startswith(short)
+            and long_[len(short):].isdigit())
+
+
 def _name_head(toks: Sequence[Any]) -> str | None:
     """A name's last name word (the surname, the noun a proper name ends on), None when it has none."""
     for t in reversed(toks):
@@ -227,8 +239,8 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
         a, b = utoks[i1:i2], stoks[j1:j2]
         if _in_parentheses(stoks, j1):
             continue  # the evidence's slot is an aside in brackets the unit left out ("Verve Records (Richie …)")
-        if not (_is_name(a, names_known) and _is_name(b)) or _letters(a) == _letters(b):
-            continue  # not two names, or one name written two ways ("u.s." / "U.S.")
+        if not (_is_name(a, names_known) and _is_name(b)) or _one_spelling(a, b):
+            continue  # not two names, or one name written two ways ("u.s." / "U.S.", "COVID-19" / "COVID")
         # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")
         wa, wb = _whole_name(utoks, i1, i2), _whole_name(stoks, j1, j2)
         if _same_name(wa, wb):

@@ -31,6 +31,10 @@ whole statements and multiple-instance unit labels):
     pairs-share    … with those pairs' share of the unit's pairs instead
     pairs-unframed … as pairs-any, not counting a pair that hangs on a verb of saying
     pairs-siblings … as pairs-any, or two words found nowhere that hang on the same word
+    unframed       the judge's own words-found-nowhere findings (invented_share, invented_pair) without the words
+                   that frame a report: a verb of saying or of discussing ("discussed", "mentioned", "agreed") and
+                   the common noun that is its subject ("the group", "the team"); a summary of a meeting or a call
+                   tells who said what in words the transcript never uses (replaces the two columns; no new one)
     length         the logistic model with the unit's and its whole text's length in words (log; either sign)
     attribute-invented   the logistic model with the share of words found nowhere in the sources on an attribute
                    unit (a relative clause or apposition cut out as a unit of its own) as a column of its own, so that
@@ -227,6 +231,57 @@ def _invented_pairs(nlp, memo: dict[str, Any], share: bool, framed: bool = False
 
     return cols
 
+# verbs that report what was said or decided in the source, besides decompose.details.SPEECH_VERBS (variant "unframed")
+REPORT_VERBS = frozenset(
+    "discuss mention talk agree disagree propose decide conclude realize realise express raise recommend ask answer "
+    "respond reply emphasize emphasise highlight point outline present acknowledge feel debate consider share".split())
+
+
+def _frame_starts(doc) -> set[int]:
+    """Start offsets of the words of `doc` that frame a report: a verb of saying or discussing, and the common nouns
+    heading its subject ("The group discussed the costs": "group", "discussed")."""
+    from citefix.decompose.details import SPEECH_VERBS
+
+    out: set[int] = set()
+    for t in doc:
+        if t.pos_ in ("VERB", "AUX") and t.lemma_.lower() in SPEECH_VERBS | REPORT_VERBS:
+            out.add(t.idx)
+            out |= {c.idx for c in t.children if c.dep_ in ("nsubj", "nsubjpass") and c.pos_ == "NOUN"}
+    return out
+
+
+def _unframed_rows(sets, nlp) -> list[tuple[Any, np.ndarray, np.ndarray]]:
+    """Each item's rows with invented_share and invented_pair read without the words that frame a report; returns
+    the rows as they were, to put back."""
+    share, pair = J.FEATURES.index("invented_share"), J.FEATURES.index("invented_pair")
+    memo: dict[str, Any] = {}
+
+    def fix(row: np.ndarray, f: dict[str, Any]) -> np.ndarray:
+        inv = [int(w.get("start", -1)) for w in (f.get("invented") or [])]
+        text = str(f.get("unit_text") or "")
+        if not inv or not text.strip():
+            return row
+        if text not in memo:
+            memo[text] = nlp(text)
+        frame = _frame_starts(memo[text])
+        kept = [s for s in inv if s not in frame]
+        if len(kept) == len(inv):
+            return row
+        out = row.copy()
+        words = max(float(f.get("n_words", 0) or 0), float(f.get("clause_words", 0) or 0))
+        out[share] = min(1.0, len(kept) / words) if words > 0 else 0.0
+        out[pair] = float(invented_pair_share(memo[text], kept) > 0)
+        return out
+
+    kept_rows = []
+    for items in sets.values():
+        for it in items:
+            kept_rows.append((it, it.whole, it.units))
+            it.whole = fix(it.whole, it.raw_whole)
+            it.units = np.array([fix(r, f) for r, f in zip(it.units, it.raw_units)]) if len(it.raw_units) == len(
+                it.units) else it.units
+    return kept_rows
+
 
 def _arcs(x, y) -> int:
     """How many arcs apart two tokens of one sentence stand in its parse."""
@@ -346,6 +401,15 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
 
         _with_columns(sets, parts, [1] * len(parts), lambda it, f, row: both(f), lambda it: both(it.raw_whole))
         return lodo_summary(sets, fitter=fitter)
+    if name == "unframed":
+        from citefix.nlp import load_spacy
+
+        kept_rows = _unframed_rows(sets, load_spacy())
+        try:
+            return lodo_summary(sets)
+        finally:
+            for it, w, u in kept_rows:
+                it.whole, it.units = w, u
     if name == "graded-atomic":
         idx = [J.FEATURES.index(k) for k in GRADED_WORDS]
         kept = [(it, it.whole, it.units) for items in sets.values() for it in items]
@@ -474,7 +538,7 @@ VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "r
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
             "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations", "attribute-invented",
             "pooled+attribute-invented", "names-partial", "names-partial-any", "names-misplaced",
-            "names-partial+misplaced")
+            "names-partial+misplaced", "unframed")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)

@@ -29,6 +29,7 @@ Pure functions over spaCy docs and the verifier's per-source word lists; no mode
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -460,6 +461,12 @@ def copies(value: str, doc) -> list[Any]:
     return out
 
 
+def _runs(seq: Sequence[str], needle: Sequence[str]) -> Iterator[int]:
+    """Where `needle` stands in `seq` word for word: each start index."""
+    n = len(needle)
+    return (i for i in range(len(seq) - n + 1) if seq[i:i + n] == needle)
+
+
 def _copied_with_words(ent, lemma: str, region_docs: Sequence[Any], reach: int = 3) -> bool:
     """Does a region doc write the value with the unit's `reach` words right before it, or right after it, a content
     word among them, word for word, and the word the unit hangs the value on (`lemma`) within 2 × `reach` words of it
@@ -478,9 +485,7 @@ def _copied_with_words(ent, lemma: str, region_docs: Sequence[Any], reach: int =
         toks = [t for t in rd if not t.is_space]
         seq = [t.lower_ for t in toks]
         for needle, lead in needles:
-            for i in range(len(seq) - len(needle) + 1):
-                if seq[i:i + len(needle)] != needle:
-                    continue
+            for i in _runs(seq, needle):
                 a, b = i + lead, i + lead + len(words)  # the value's own tokens in the region
                 near = toks[max(0, a - 2 * reach):a] + toks[b:b + 2 * reach]  # "(5 km) away": a bracket between
                 if any(t.lemma_.lower() == lemma or t.lower_ == lemma for t in near):
@@ -501,7 +506,7 @@ def copied_between(doc, start: int, end: int, region_docs: Sequence[Any], conten
     needle = [before.lower_, *(t.lower_ for t in doc[start:end]), after.lower_]
     for rd in region_docs:
         seq = [t.lower_ for t in rd if not t.is_space]
-        if any(seq[i:i + len(needle)] == needle for i in range(len(seq) - len(needle) + 1)):
+        if next(_runs(seq, needle), None) is not None:
             return True
     return False
 

@@ -231,11 +231,12 @@ def test_the_decision_points_the_docs_state_are_the_packaged_ones():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    th = json.loads((root / "citefix" / "data" / "judge.json").read_text(encoding="utf-8"))["thresholds"]
+    judge = load_judge()
+    packaged = (judge.unsupported_at, judge.partial_at)
     for page in ("README.md", "docs/quality.md"):
         text = " ".join((root / page).read_text(encoding="utf-8").split())
         found = re.findall(r"\*\*unsupported\*\* at p ≥ (\d\.\d+),? \*\*partial\*\* [^≥]*≥ (\d\.\d+)", text)
         assert found, f"{page}: states no decision points"
         for uns, part in found:
-            assert (float(uns), float(part)) == (th["unsupported"], th["partial"]), \
-                f"{page}: says unsupported at {uns}, partial at {part}; judge.json has {th}"
+            assert (float(uns), float(part)) == packaged, \
+                f"{page}: says unsupported at {uns}, partial at {part}; the packaged judge has {packaged}"

@@ -14,6 +14,12 @@ STOPWORDS = frozenset(
 )
 # the verbs of reporting, which a paraphrase adds or drops freely
 SAYING = frozenset({"said", "says", "say"})
+# verbs that tell what was said, discussed or decided in a source, beyond the verbs of speech
+# (decompose.details.SPEECH_VERBS): a summary of a meeting or a call frames its facts with them ("the group discussed
+# the costs") though the transcript never uses them
+REPORT_VERBS = frozenset(
+    "discuss mention talk agree disagree propose decide conclude realize realise express raise recommend ask answer "
+    "respond reply emphasize emphasise highlight point outline present acknowledge feel debate consider share".split())
 
 # month names and their abbreviations → one key per month; weekdays
 MONTHS = {

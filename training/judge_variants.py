@@ -81,7 +81,7 @@ from typing import Any
 import numpy as np
 
 from citefix.verify.judge import _share, partly_named
-from citefix.verify.pairs import PAIR_POS, invented_pair_share, word_pairs
+from citefix.verify.pairs import PAIR_POS, frames_report, invented_pair_share, word_pairs
 from training import judge as J
 
 
@@ -231,25 +231,6 @@ def _invented_pairs(nlp, memo: dict[str, Any], share: bool, framed: bool = False
 
     return cols
 
-# verbs that report what was said or decided in the source, besides decompose.details.SPEECH_VERBS (variant "unframed")
-REPORT_VERBS = frozenset(
-    "discuss mention talk agree disagree propose decide conclude realize realise express raise recommend ask answer "
-    "respond reply emphasize emphasise highlight point outline present acknowledge feel debate consider share".split())
-
-
-def _frame_starts(doc) -> set[int]:
-    """Start offsets of the words of `doc` that frame a report: a verb of saying or discussing, and the common nouns
-    heading its subject ("The group discussed the costs": "group", "discussed")."""
-    from citefix.decompose.details import SPEECH_VERBS
-
-    out: set[int] = set()
-    for t in doc:
-        if t.pos_ in ("VERB", "AUX") and t.lemma_.lower() in SPEECH_VERBS | REPORT_VERBS:
-            out.add(t.idx)
-            out |= {c.idx for c in t.children if c.dep_ in ("nsubj", "nsubjpass") and c.pos_ == "NOUN"}
-    return out
-
-
 def _unframed_rows(sets, nlp) -> list[tuple[Any, np.ndarray, np.ndarray]]:
     """Each item's rows with invented_share and invented_pair read without the words that frame a report; returns
     the rows as they were, to put back."""
@@ -263,7 +244,7 @@ def _unframed_rows(sets, nlp) -> list[tuple[Any, np.ndarray, np.ndarray]]:
             return row
         if text not in memo:
             memo[text] = nlp(text)
-        frame = _frame_starts(memo[text])
+        frame = {t.idx for t in memo[text] if frames_report(t)}
         kept = [s for s in inv if s not in frame]
         if len(kept) == len(inv):
             return row

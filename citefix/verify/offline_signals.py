@@ -39,7 +39,7 @@ from citefix.verify.local import (
 from citefix.verify.names import name_said_in_slot, name_substitutions, value_substitutions
 from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
-from citefix.verify.pairs import invented_pair_share
+from citefix.verify.pairs import frames_report, invented_pair_share
 from citefix.verify.predicates import antonym_predicates
 from citefix.verify.regions import RegionFinder, hedged_where_cut, in_host, located_evidence, value_evidence
 from citefix.verify.slots import speaker_conflicts
@@ -218,9 +218,10 @@ class UnitSignals(RegionFinder):
         source token is near it does not)."""
         th = self.params["alignment"]["token_threshold"]
         synonyms = bool(self.params.get("synonyms", {}).get("invented", True))
+        frames = bool(self.params.get("local", {}).get("report_frames", True))
         out = []
         for t in content:
-            if self._known(t, pool) or (synonyms and said_otherwise(t, pool)):
+            if self._known(t, pool) or (synonyms and said_otherwise(t, pool)) or (frames and frames_report(t)):
                 continue
             a, b = t.idx, t.idx + len(t.text)
             cs = [c for (s, e), c in zip(offsets, best_cos) if e > s and s < b and e > a]

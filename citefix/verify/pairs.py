@@ -14,6 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from citefix.decompose.details import SPEECH_VERBS
+from citefix.lexicon import REPORT_VERBS
+
+_REPORTING = SPEECH_VERBS | REPORT_VERBS
 # the parts of speech a pair is made of (function words and adverbs carry no fact of their own)
 PAIR_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "NUM"})
 
@@ -52,3 +56,16 @@ def invented_pair_share(doc: Iterable[Any], invented: Iterable[int]) -> float:
         pairs += 1
         both += t.idx in starts and h.idx in starts
     return both / pairs if pairs else 0.0
+
+
+def frames_report(t: Any) -> bool:
+    """Does the word frame a report rather than state a fact: a verb of saying or discussing (lexicon.REPORT_VERBS,
+    decompose.details.SPEECH_VERBS), or the common noun that is its subject ("The group discussed the costs": "group",
+    "discussed")? A summary of a meeting or a call tells who said what in words its transcript never uses; the fact is
+    in what hangs below the verb."""
+    def reports(v: Any) -> bool:
+        return v.pos_ in ("VERB", "AUX") and v.lemma_.lower() in _REPORTING
+
+    if reports(t):
+        return True
+    return t.pos_ == "NOUN" and t.dep_ in ("nsubj", "nsubjpass") and reports(t.head)

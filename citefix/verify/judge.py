@@ -94,7 +94,9 @@ REGISTRY: tuple[Feature, ...] = (
     Feature("unsourced_negation", "graded", "the unit says 'not', 'no' or 'never' where its evidence has no negation",
             "The bridge did not open to traffic in May.", _BRIDGE,
             correction="its words are cut"),
-    Feature("invented_share", "graded", "the share of the unit's content words that match no source word (graded)",
+    Feature("invented_share", "graded",
+            "the share of the unit's content words that match no source word (graded); the words that frame a report "
+            "('the team discussed', 'the group agreed that') are not counted",
             "Opposition councillor Tom Leary chairs the housing committee.",
             "Opposition councillor Tom Leary voted against the plan.",
             correction="its words are cut"),

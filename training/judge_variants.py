@@ -80,7 +80,7 @@ from typing import Any
 
 import numpy as np
 
-from citefix.verify.judge import _share, partly_named
+from citefix.verify.judge import _share, partly_named, vector
 from citefix.verify.pairs import PAIR_POS, frames_report, invented_pair_share, word_pairs
 from training import judge as J
 
@@ -231,6 +231,7 @@ def _invented_pairs(nlp, memo: dict[str, Any], share: bool, framed: bool = False
 
     return cols
 
+
 def _unframed_rows(sets, nlp) -> list[tuple[Any, np.ndarray, np.ndarray]]:
     """Each item's rows with invented_share and invented_pair read without the words that frame a report; returns
     the rows as they were, to put back."""
@@ -248,10 +249,10 @@ def _unframed_rows(sets, nlp) -> list[tuple[Any, np.ndarray, np.ndarray]]:
         kept = [s for s in inv if s not in frame]
         if len(kept) == len(inv):
             return row
+        # the judge's own reading of the two findings (citefix.verify.judge.vector), from the words left
+        x = vector(1.0, {}, dict(f, invented_words=len(kept), invented_pairs=invented_pair_share(memo[text], kept)))
         out = row.copy()
-        words = max(float(f.get("n_words", 0) or 0), float(f.get("clause_words", 0) or 0))
-        out[share] = min(1.0, len(kept) / words) if words > 0 else 0.0
-        out[pair] = float(invented_pair_share(memo[text], kept) > 0)
+        out[share], out[pair] = x["invented_share"], x["invented_pair"]
         return out
 
     kept_rows = []

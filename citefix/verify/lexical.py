@@ -278,8 +278,8 @@ def _list_marker(n: Number, text: str) -> Number:
     line_start = text.rfind("\n", 0, n.start) + 1
     if (n.text.isdigit() and len(n.text) <= 2 and not text[line_start:n.start].strip()
             and _MARKER_AFTER.match(text, n.end)) or (
-            n.text.isdigit() and _REFERENCE_BEFORE.search(text, max(0, n.start - 24), n.start)) or (
-            n.text.isdigit() and _NAME_BEFORE.search(text, max(0, n.start - 24), n.start)):
+            n.text.isdigit() and any(p.search(text, max(0, n.start - 24), n.start)
+                                     for p in (_REFERENCE_BEFORE, _NAME_BEFORE))):
         return Number(n.value, n.precision, n.text, n.start, n.end, True)
     return n
 

@@ -12,7 +12,8 @@ _FINDING_MARKS = {
     "missing_numbers": ("missing", ("number",)), "missing_dates": ("missing", ("date",)),
     "missing_entities": ("missing", ("entity",)), "value_conflict": ("structure", ("conflict",)),
     "name_substitution": ("structure", ("substitution",)), "polarity_mismatch": ("structure", ("polarity", "antonym")),
-    "role_swap": ("structure", ("role",)),
+    "polarity_negation": ("structure", ("polarity",)), "polarity_antonym": ("structure", ("antonym",)),
+    "polarity_certainty": ("structure", ("certainty",)), "role_swap": ("structure", ("role",)),
 }
 
 

@@ -235,8 +235,8 @@ class UnitSignals(RegionFinder):
         polarity or roles the region contradicts."""
         if not regions:
             return {"misplaced": [], "misplaced_numbers": 0, "misplaced_dates": 0, "misplaced_entities": 0.0,
-                    "misplaced_word_frac": 0.0, "polarity_mismatch": 0, "role_swap": 0, "value_conflict": 0,
-                    "name_substitution": 0, "structure": []}
+                    "misplaced_word_frac": 0.0, "polarity_mismatch": 0, **dict.fromkeys(POLARITY_READINGS, 0),
+                    "role_swap": 0, "value_conflict": 0, "name_substitution": 0, "structure": []}
         seq: list[tuple[int, str, str]] = []
         # indices of seq with punctuation before them → whether it ends a sentence (each region starts one)
         pauses: dict[int, bool] = {}
@@ -300,6 +300,8 @@ class UnitSignals(RegionFinder):
             "misplaced_entities": round(n_ent, 4),
             "misplaced_word_frac": round(len(misplaced_words) / len(content), 4) if content else 0.0,
             "polarity_mismatch": n_pol,
+            # the polarity finding by its reading, each counted apart (so that each can be weighed on its own)
+            **{k: sum(1 for c in structure if c.get("kind") == kind) for k, kind in POLARITY_READINGS.items()},
             "role_swap": len(swaps),
             "value_conflict": len(conflicts),
             "name_substitution": len(subs),
@@ -539,8 +541,12 @@ _FEATURE_KEYS = (
     "n_numbers", "missing_numbers", "n_dates", "missing_dates", "n_entities", "missing_entities", "n_words",
     "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",
 )
+# the polarity finding's three readings, each counted apart (raw key → the structure records' kind): a negation of
+# the same verb, an antonym of the same word, a hedged or partial statement stated as certain or whole
+POLARITY_READINGS = {"polarity_negation": "polarity", "polarity_antonym": "antonym", "polarity_certainty": "certainty"}
 _LOCAL_KEYS = ("misplaced_numbers", "misplaced_dates", "misplaced_entities", "misplaced_word_frac",
-               "polarity_mismatch", "role_swap", "value_conflict", "invented_words", "name_substitution", "copied")
+               "polarity_mismatch", *POLARITY_READINGS, "role_swap", "value_conflict", "invented_words",
+               "name_substitution", "copied")
 _DATE_WORDS = set(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()

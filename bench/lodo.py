@@ -382,13 +382,18 @@ def _refit_table(sets: dict[str, list]) -> None:
 
 
 def caps(args) -> None:
-    """How often each hard check fires on items labelled supported / unsupported, per set (whole text and units)."""
-    sets = {n: json.loads((CACHE / f"{n}.json").read_text()) for n in SETS if (CACHE / f"{n}.json").exists()}
+    """How often each hard check fires on items labelled supported / unsupported, per set (whole text and units):
+    the share of each, and how many items."""
+    from citefix.verify.offline_signals import POLARITY_READINGS
+
+    names = [n for n in SETS + EXTRA_SETS if n != "pool"]  # the pool is training data only
+    sets = {n: json.loads((CACHE / f"{n}.json").read_text()) for n in names if (CACHE / f"{n}.json").exists()}
     need = int(_verifier(None).params["cap"].get("invented_words") or 0)
     checks = ("missing_numbers", "missing_dates", "missing_entities", "value_conflict", "polarity_mismatch",
-              "role_swap", "name_substitution", "invented_words", "misplaced_numbers", "misplaced_dates", "misplaced_entities")
+              *POLARITY_READINGS, "role_swap", "name_substitution", "invented_words", "misplaced_numbers",
+              "misplaced_dates", "misplaced_entities")
     for mode in ("whole", "units"):
-        print(f"\n## {mode}: share of supported / unsupported items on which the check fires\n")
+        print(f"\n## {mode}: share (and number) of supported / unsupported items on which the check fires\n")
         print("| check | " + " | ".join(sets) + " |")
         print("|---|" + "---|" * len(sets))
         for c in checks:
@@ -399,7 +404,7 @@ def caps(args) -> None:
                     fs = [r["whole"]] if mode == "whole" else (r["units"] or [r["whole"]])
                     fire = any(_fires(f, c, need) for f in fs if "error" not in f)
                     (pos if r["label"] >= (2 if n == "wice" else 1) else neg).append(fire)
-                cells.append(f"{np.mean(pos):.2f} / {np.mean(neg):.2f}")
+                cells.append(f"{np.mean(pos):.2f} ({sum(pos)}) / {np.mean(neg):.2f} ({sum(neg)})")
             print(f"| {c} | " + " | ".join(cells) + " |")
 
 

@@ -78,11 +78,21 @@ REGISTRY: tuple[Feature, ...] = (
             "Work would start next spring and take two years.",
             "Work is expected to begin next spring and to take about eighteen months.",
             correction="the evidence's value (or speaker) put in its place"),
-    Feature("polarity_mismatch", "check", "the evidence says the opposite: a negation or an antonym of the same verb, "
-            "adjective, relation word or comparative, or of the same thing in another part of speech ('a decrease in "
-            "sales' / 'sales increased')", "The council approved the budget on Monday.",
+    # the polarity finding by its reading (citefix.verify.offline_signals.POLARITY_READINGS): each reading is wrong on
+    # faithful text at its own rate, so each has a weight of its own
+    Feature("polarity_negation", "check", "the evidence negates the unit's verb, or the unit negates the evidence's "
+            "(the same verb, with its other words, stated the other way)", "The council approved the budget on Monday.",
             "The council did not approve the budget on Monday, after a long debate.",
-            correction="the evidence's negation or word put back"),
+            correction="the evidence's negation put back"),
+    Feature("polarity_antonym", "check", "the evidence says the opposite word: an antonym of the same verb, "
+            "adjective, relation word or comparative, or of the same thing in another part of speech ('a decrease in "
+            "sales' / 'sales increased')", "Sales rose sharply in May.",
+            "Sales fell sharply in May, the company said, after a wet spring.",
+            correction="the evidence's word put back"),
+    Feature("polarity_certainty", "check", "the unit states as certain, or as the whole, what the evidence hedges or "
+            "says of a part ('will resign' where the evidence has 'may resign')", "The mayor will resign next year.",
+            "The mayor may resign next year, her office said on Friday.",
+            correction="the evidence's hedge put back"),
     Feature("role_swap", "check", "who did what to whom is reversed", "Chelsea beat Arsenal 2-1 on Saturday.",
             "Arsenal beat Chelsea 2-1 on Saturday at the Emirates.",
             correction="the two sides swapped back"),

@@ -45,6 +45,7 @@ from citefix.verify.lexical import (
     value_tokens,
 )
 from citefix.verify.negation import negated_unit, source_negated
+from citefix.verify.predication import _clause_tokens, _words_of, same_predication
 from citefix.verify.slots import same_predicate, same_slot
 
 _AGENT = {"nsubj", "csubj"}
@@ -98,20 +99,9 @@ CLAUSE_REACH = 10  # words on each side of a verb that count as its clause when 
 SENTENCE_REACH = 60  # words on each side that still count as the verb's sentence, when its clause holds none of them
 
 
-_CLAUSAL = {"ccomp", "advcl", "conj", "parataxis", "relcl", "acl", "csubj", "xcomp"}
-
-
 def _content_words(doc, verb) -> set[str]:
-    """The content words of `verb`'s own clause in the unit, besides the verb (forms and lemmas, lower-cased): its
-    dependents' subtrees, not the clauses hanging on it ("… not be powerful enough: the pieces will be less …")."""
-    out: set[str] = set()
-    stack = [c for c in verb.children if c.dep_ not in _CLAUSAL]
-    while stack:
-        t = stack.pop()
-        if t.is_alpha and not t.is_stop and t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "ADV", "NUM"):
-            out |= {t.lower_, t.lemma_.lower()}
-        stack.extend(c for c in t.children if c.dep_ not in _CLAUSAL)
-    return out
+    """The content words of `verb`'s own clause in the unit, besides the verb (forms and lemmas, lower-cased)."""
+    return _words_of(_clause_tokens(verb))
 
 
 def _aligned_hits(hits: list[int], seq: Sequence[tuple[int, str, str]], words: set[str],
@@ -156,10 +146,14 @@ def _both_ways(tok) -> bool:
 
 
 def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tuple[int, str, str]],
-                        align: Sequence[Sequence[int]] | None = None, pauses: Mapping[int, bool] | None = None) -> list[dict]:
+                        align: Sequence[Sequence[int]] | None = None, pauses: Mapping[int, bool] | None = None,
+                        parsed: Sequence[Any] | None = None) -> list[dict]:
     """Verbs of the unit's focus whose every occurrence (by lemma) in the region that stands among the most of the
     verb's clause words in the unit has the other polarity. `align` maps the unit's text to the text it was cut from
-    (meta["align"]), so that a gap is not read across; `pauses` marks punctuation in `seq` (``word_pauses``)."""
+    (meta["align"]), so that a gap is not read across; `pauses` marks punctuation in `seq` (``word_pauses``).
+    `parsed`, where given, holds for each word of `seq` its token in the region's parse (or None): an occurrence is
+    then matched to the unit's verb by the words of its own predication (``same_predication``), not by the words
+    standing near it."""
     out = []
     pauses = pauses or {}
     for t in doc:
@@ -170,8 +164,11 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
         if _both_ways(t):
             continue
         lemma = t.lemma_.lower()
-        hits = _aligned_hits([k for k, (_, _, lem) in enumerate(seq) if lem == lemma], seq, _content_words(doc, t),
-                             pauses)
+        found = [k for k, (_, _, lem) in enumerate(seq) if lem == lemma]
+        if parsed and found and all(parsed[k] is not None for k in found):
+            hits = same_predication(t, [parsed[k] for k in found], found)
+        else:
+            hits = _aligned_hits(found, seq, _content_words(doc, t), pauses)
         if not hits:
             continue
         src_neg = [source_negated(seq, k, pauses) for k in hits]

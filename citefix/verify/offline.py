@@ -31,7 +31,7 @@ from citefix.models import Case, Evidence, Source, Unit, Verdict
 from citefix.verify.base import Verifier, Wrapping, label_for
 from citefix.verify.findings import _to_case_spans, reason, share_findings, weak_reason
 from citefix.verify.offline_params import _PROFILE_KEYS, _overlay, load_idf, load_params
-from citefix.verify.offline_signals import _FEATURE_KEYS, _LOCAL_KEYS, UnitSignals, _clip01, _finite
+from citefix.verify.offline_signals import _FEATURE_KEYS, _LOCAL_KEYS, POLARITY_READINGS, UnitSignals, _clip01, _finite
 from citefix.verify.offline_sources import SourceAnalysis, _cache_budget, _Pool, _Source
 
 SIGNALS = ("combined", "lexical", "alignment", "similarity", "entail")
@@ -405,7 +405,7 @@ class OfflineVerifier(SourceAnalysis, UnitSignals):
             "missing_entities": feat.get("missing_entities", 0) >= 1,
         }
         local = p.get("combined", {}).get("method") in ("local", "judge") and cap.get("local", True)
-        for k in ("value_conflict", "polarity_mismatch", "role_swap"):
+        for k in ("value_conflict", "polarity_mismatch", *POLARITY_READINGS, "role_swap"):
             out[k] = bool(local and feat.get(k, 0) >= 1)
         out["name_substitution"] = bool(local and cap.get("substitution", True) and feat.get("name_substitution", 0) >= 1)
         # an atomic fact (an ACU or a clause unit, not a whole sentence or claim) with `invented_words` or more content

@@ -11,7 +11,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from citefix.lexicon import ENTITY_LABELS, MONTHS, NAME_KINDS, WEEKDAYS
 from citefix.models import Case, Unit
@@ -41,6 +41,7 @@ from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.pairs import frames_report, invented_pair_share
 from citefix.verify.predicates import antonym_predicates
+from citefix.verify.predication import parsed_words
 from citefix.verify.regions import RegionFinder, hedged_where_cut, in_host, located_evidence, value_evidence
 from citefix.verify.slots import speaker_conflicts
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
@@ -241,9 +242,11 @@ class UnitSignals(RegionFinder):
         # indices of seq with punctuation before them → whether it ends a sentence (each region starts one)
         pauses: dict[int, bool] = {}
         texts: list[str] = []
+        places: list[tuple[int, int]] = []  # each word of seq: (its region, its offset in the region's text)
         for r in regions:
             src = pool.sources[r.source]
             got = region_words(src.words_at, r.start, r.end)
+            places += [(len(texts), at - r.start) for at, _, _ in got]
             pauses.update({len(seq) + i: end for i, end in word_pauses(got, src.text).items()})
             pauses[len(seq)] = True
             seq += got
@@ -292,7 +295,7 @@ class UnitSignals(RegionFinder):
             out.append({"kind": "word", "text": t.text, "start": t.idx, "end": t.idx + len(t.text)})
         structure, n_pol, swaps, conflicts, subs = self._structure(unit, doc, pool, focus, (seq, pauses), texts,
                                                                    anchored, pinned, bool(host and host.keeps_negations),
-                                                                   case_text)
+                                                                   case_text, places)
         return {
             "misplaced": out,
             "misplaced_numbers": n_num,
@@ -310,7 +313,8 @@ class UnitSignals(RegionFinder):
 
     def _structure(self, unit: Unit, doc, pool: _Pool, focus, seq_pauses: tuple[list[tuple[int, str, str]], dict[int, bool]],
                    texts: list[str],
-                   anchored, pinned, kept_negations: bool = False, case_text: str = "") -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
+                   anchored, pinned, kept_negations: bool = False, case_text: str = "",
+                   places: Sequence[tuple[int, int]] = ()) -> tuple[list[dict[str, Any]], int, list[dict[str, Any]], list[dict[str, Any]],
                                       list[dict[str, Any]]]:
         """What the evidence region contradicts: verb polarity, roles, values on the same word, names in a copy.
         Returns (all of them, the polarity count, role swaps, value conflicts, name substitutions)."""
@@ -324,13 +328,16 @@ class UnitSignals(RegionFinder):
         # nor is a unit cut from a text sentence that copies or compresses one source sentence keeping all its
         # negations (RegionFinder._host): every "not" of the text is that sentence's, and none of its was left out
         same_polarity = verbatim or kept_negations
-        structure = [c for c in polarity_mismatches(doc, focus, seq, align, pauses)
-                     if not polarity_elsewhere(doc, c, pool)] if not same_polarity else []
-        n_pol = len(structure)
         rdocs = self._parse_regions(texts)
+        local = self.params.get("local", {})
+        # a verb's occurrences matched by their predication on the region's parse (citefix.verify.predication)
+        parsed = parsed_words(rdocs, places) if local.get("predication", True) and len(rdocs) == len(texts) else None
+        structure = [c for c in polarity_mismatches(doc, focus, seq, align, pauses, parsed)
+                     if not polarity_elsewhere(doc, c, pool, self._parse_regions if parsed is not None else None)
+                     ] if not same_polarity else []
+        n_pol = len(structure)
         # a predicate whose antonym the region says of the same subject, unless some source sentence states the
         # unit's own word with its other content words (the same guard as polarity)
-        local = self.params.get("local", {})
         opposed = [c for c in antonym_predicates(doc, focus, rdocs, align, cross=local.get("cross_antonyms", False))
                    if not polarity_elsewhere(doc, c, pool)] if local.get("antonyms", True) and not same_polarity else []
         structure += opposed
@@ -541,8 +548,7 @@ _FEATURE_KEYS = (
     "n_numbers", "missing_numbers", "n_dates", "missing_dates", "n_entities", "missing_entities", "n_words",
     "missing_word_frac", "neg_unit_only", "neg_source_only", "lexical_log",
 )
-# the polarity finding's three readings, each counted apart (raw key → the structure records' kind): a negation of
-# the same verb, an antonym of the same word, a hedged or partial statement stated as certain or whole
+# the polarity finding's readings, counted apart (raw key → structure kind): a negation, an antonym, a hedge or part
 POLARITY_READINGS = {"polarity_negation": "polarity", "polarity_antonym": "antonym", "polarity_certainty": "certainty"}
 _LOCAL_KEYS = ("misplaced_numbers", "misplaced_dates", "misplaced_entities", "misplaced_word_frac",
                "polarity_mismatch", *POLARITY_READINGS, "role_swap", "value_conflict", "invented_words",

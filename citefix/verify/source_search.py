@@ -11,6 +11,7 @@ from citefix.verify.lexical import find_numbers
 from citefix.verify.local import CLAUSE_REACH, region_words
 from citefix.verify.negation import NEG_WORDS, source_negated, word_pauses
 from citefix.verify.offline_sources import Host, _Pool
+from citefix.verify.predication import predication_tokens, states_predication
 
 # Heads too common to anchor a name or number to a sentence (light verbs and verbs of saying).
 _LIGHT_HEADS = set(
@@ -32,10 +33,12 @@ def _piece_at(src: Any, pos: int) -> list[tuple[int, str, str]]:
     return region_words(src.words_at, ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text))
 
 
-def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
+def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool, parse=None) -> bool:
     """Does some source sentence piece hold the mismatched verb (by lemma) with the unit's polarity, together with
     every other content word of the unit (by form or lemma) within CLAUSE_REACH words of it? The same negation
-    cues as the region check."""
+    cues as the region check. With `parse` (texts → their spaCy docs), where the unit's verb has a predication of
+    its own, the piece's verb must state that predication's words in its own (citefix.verify.predication
+    ``states_predication``), as the region's occurrences are matched (``same_predication``)."""
     verb = next((t for t in doc if t.idx == mismatch["start"]), None)
     if verb is None:
         return False
@@ -49,6 +52,12 @@ def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
         for k, (pos, _w, lem) in enumerate(words):
             if lem != lemma or source_negated(words, k, word_pauses(words, src.text, k - 2, k + 1)) != u_neg:
                 continue
+            if parse is not None and predication_tokens(verb):
+                said = _said_on_parse(verb, src, pos, parse)
+                if said is not None:
+                    if said:
+                        return True
+                    continue
             piece = _piece_at(src, pos)
             # the verb's own clause: the unit's other words near it, not anywhere in a long sentence
             at = next((j for j, w in enumerate(piece) if w[0] == pos), 0)
@@ -57,6 +66,17 @@ def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool) -> bool:
             if all(w in forms or lm in forms for w, lm in need):
                 return True
     return False
+
+
+def _said_on_parse(verb, src: Any, pos: int, parse) -> bool | None:
+    """Does the source's word at `pos`, read on the parse of its sentence piece, state the unit verb's predication?
+    None where the parse splits the piece otherwise (no token starts at `pos`)."""
+    ps = src.piece_starts or [0]
+    p = max(0, bisect.bisect_right(ps, pos) - 1)
+    a, b = ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text)
+    docs = parse([src.text[a:b]])
+    tok = next((t for t in docs[0] if t.idx == pos - a), None) if docs else None
+    return None if tok is None else states_predication(verb, tok)
 
 
 def said_with_name(doc, sub: dict[str, Any], pool: _Pool) -> bool:

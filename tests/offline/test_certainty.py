@@ -1,11 +1,13 @@
 """Claims made surer or wider than the source says them (citefix.verify.certainty), on real spaCy parses: a hedged
-predicate stated as certain and a part stated as the whole are unsupported and put back by the offline reviser; saying
-as much as the source, or less, is not flagged."""
+predicate stated as certain and a part stated as the whole are found, flagged, and put back by the offline reviser where
+a unit is unsupported; saying as much as the source, or less, is not flagged. The judge weighs this reading less than
+a negation or an antonym (on the human-labelled sets it fires on faithful text more often), so found alone it makes a
+unit at least partial ("check this")."""
 
 from __future__ import annotations
 
 import pytest
-from helpers import offline_revision, units_verdicts
+from helpers import offline_revision, rules_verifier, units_verdicts
 
 from citefix.decompose.clauses import ClauseDecomposer
 from citefix.verify.certainty import hedged
@@ -34,10 +36,15 @@ def _surer(out) -> set[str]:
     ("St Catherine's Hospital postponed all of its planned operations to free up beds.", "operations"),  # some → all
     ("St Catherine's Hospital postponed all planned operations on Monday.", "operations"),
 ])
-def test_a_claim_surer_or_wider_than_the_source_is_unsupported(tools, text, word):
+def test_a_claim_surer_or_wider_than_the_source_is_flagged(tools, text, word):
     out = units_verdicts(tools, SOURCE, text)
     assert f"certainty: {word}" in _surer(out), {u: v.details["structure"] for u, v in out.items()}
-    assert any(v.label == "unsupported" for v in out.values()), {u: (v.label, v.score) for u, v in out.items()}
+    assert any(v.label in ("partial", "unsupported") for v in out.values()), {
+        u: (v.label, v.score) for u, v in out.items()}
+    # the finding is its own feature of the judge: the same unit without it reads supported
+    holds = units_verdicts(tools, SOURCE, text.replace(" will ", " could ").replace(" all ", " some "))
+    assert not _surer(holds) and all(v.label == "supported" for v in holds.values()), {
+        u: (v.label, v.score) for u, v in holds.items()}
 
 
 @pytest.mark.parametrize("text", [
@@ -70,7 +77,8 @@ def test_hedges_read_from_the_parse():
      "St Catherine's Hospital postponed some of its planned operations to free up beds."),
 ])
 def test_the_reviser_puts_the_hedge_back(tools, text, fixed):
-    r = offline_revision(tools, SOURCE, text)
+    # the rules mark the unit unsupported, which is what the reviser corrects
+    r = offline_revision((tools[0], rules_verifier()), SOURCE, text)
     assert r.text == fixed, r.edits
     assert {e["kind"] for e in r.edits} == {"correction (certainty)"}, r.edits
 

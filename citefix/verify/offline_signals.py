@@ -331,7 +331,8 @@ class UnitSignals(RegionFinder):
         rdocs = self._parse_regions(texts)
         local = self.params.get("local", {})
         # a verb's occurrences matched by their predication on the region's parse (citefix.verify.predication)
-        parsed = parsed_words(rdocs, places) if local.get("predication", True) and len(rdocs) == len(texts) else None
+        on_parse = local.get("predication", True) and places and len(rdocs) == len(texts)
+        parsed = parsed_words(rdocs, places) if on_parse else None
         structure = [c for c in polarity_mismatches(doc, focus, seq, align, pauses, parsed)
                      if not polarity_elsewhere(doc, c, pool, self._parse_regions if parsed is not None else None)
                      ] if not same_polarity else []

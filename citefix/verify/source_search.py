@@ -28,9 +28,14 @@ COMPRESSION_RUNS = 3
 
 def _piece_at(src: Any, pos: int) -> list[tuple[int, str, str]]:
     """The words (offset, lower, lemma) of the sentence piece of `src` that holds offset `pos`."""
+    return region_words(src.words_at, *_piece_bounds(src, pos))
+
+
+def _piece_bounds(src: Any, pos: int) -> tuple[int, int]:
+    """The [start, end) offsets of the sentence piece of `src` that holds offset `pos`."""
     ps = src.piece_starts or [0]
     p = max(0, bisect.bisect_right(ps, pos) - 1)
-    return region_words(src.words_at, ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text))
+    return ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text)
 
 
 def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool, parse=None) -> bool:
@@ -71,9 +76,7 @@ def polarity_elsewhere(doc, mismatch: dict[str, Any], pool: _Pool, parse=None) -
 def _said_on_parse(verb, src: Any, pos: int, parse) -> bool | None:
     """Does the source's word at `pos`, read on the parse of its sentence piece, state the unit verb's predication?
     None where the parse splits the piece otherwise (no token starts at `pos`)."""
-    ps = src.piece_starts or [0]
-    p = max(0, bisect.bisect_right(ps, pos) - 1)
-    a, b = ps[p], ps[p + 1] if p + 1 < len(ps) else len(src.text)
+    a, b = _piece_bounds(src, pos)
     docs = parse([src.text[a:b]])
     tok = next((t for t in docs[0] if t.idx == pos - a), None) if docs else None
     return None if tok is None else states_predication(verb, tok)

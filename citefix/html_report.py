@@ -53,6 +53,8 @@ JS = r"""
 const DATA = JSON.parse(document.getElementById('citefix-data').textContent);
 const esc = s => String(s).replace(/[&<>"]/g, c => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
 const fmt = x => (x === null || x === undefined) ? '—' : Number(x).toFixed(2);
+// the judge's probability cut, not rounded, to two decimals: on the same side of the decision points as the verdict
+const fmtP = x => (x === null || x === undefined) ? '—' : (Math.floor(Number(x) * 100 + 1e-6) / 100).toFixed(2);
 let current = DATA.start_round;
 function showRound(n) {
   current = n;
@@ -88,7 +90,7 @@ function selectUnit(uid) {
     + '<p><span class="k">verdict</span><span class="v v-' + esc(u.label || 'none') + '">' + esc(u.label || 'not checked')
     + '</span>' + (u.discrete ? ' (0/1)' : '') + '</p>'
     + '<p><span class="k">score</span><span class="score">' + fmt(u.score) + '</span></p>'
-    + (u.p_unsupported != null ? '<p><span class="k">p unsupported</span>' + fmt(u.p_unsupported) + '</p>' : '')
+    + (u.p_unsupported != null ? '<p><span class="k">p unsupported</span>' + fmtP(u.p_unsupported) + '</p>' : '')
     + (u.why ? '<p><span class="k">why</span>' + esc(u.why) + '</p>' : '')
     + '<p><span class="k">verifier</span>' + esc(u.verifier || '—') + '</p>';
   if (u.error) h += '<p><span class="k">error</span>' + esc(u.error) + '</p>';

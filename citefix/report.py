@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from typing import TYPE_CHECKING
 
 from citefix.models import Evaluation
@@ -161,6 +162,12 @@ def render(ev: Evaluation, *, run: RunRow | None = None, store_path: str | None 
     return buf.getvalue()
 
 
+def probability_text(p: float) -> str:
+    """The judge's probability as shown: cut, not rounded, to two decimals, so that it stands on the same side of the
+    decision points (two decimals, "unsupported at p >= 0.66") as the verdict beside it: 0.658 reads 0.65, not 0.66."""
+    return f"{math.floor(float(p) * 100 + 1e-6) / 100:.2f}"
+
+
 def _cells(ev: Evaluation, v) -> tuple[str, str, str]:
     """A unit's score, verdict (with the judge's probability) and evidence cells (with the reason, when flagged)."""
     if v is None:
@@ -168,7 +175,7 @@ def _cells(ev: Evaluation, v) -> tuple[str, str, str]:
     verdict = v.label + (" (0/1)" if v.discrete else "")
     p_uns = (v.details or {}).get("p_unsupported")
     if isinstance(p_uns, (int, float)):
-        verdict += f"\np={p_uns:.2f}"  # the judge's probability that the unit is not supported
+        verdict += f"\np={probability_text(p_uns)}"  # the judge's probability that the unit is not supported
     ev_text = ""
     if v.error:
         ev_text = f"error: {v.error}"

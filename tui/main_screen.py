@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from citefix.errors import UserError
+from citefix.report import probability_text
 from citefix.tui import render
 from citefix.tui.jobs import JobsMixin
 from citefix.tui.keys import KEYS
@@ -274,7 +275,7 @@ class MainScreen(JobsMixin, ShownMixin, Screen):
             t.append(f" {'—' if v.score is None else f'{v.score:.2f}'} by {v.verifier}")
             details = v.details or {}
             if isinstance(details.get("p_unsupported"), (int, float)):
-                t.append(f" · p(unsupported) {details['p_unsupported']:.2f}")
+                t.append(f" · p(unsupported) {probability_text(details['p_unsupported'])}")
             if details.get("why") and v.label != "supported":
                 t.append(f" · why: {details['why']}", style=VERDICT_STYLE.get(v.label, ""))
             if v.error:

@@ -30,6 +30,16 @@ MONTHS = {
 }
 WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 
+# phrases that bound a number from above or below, or say it is rough: "as much as €5,000" and "up to €5,000" are one
+# amount; "more than 5,000" and "fewer than 5,000" are not
+NUMBER_BOUNDS = {
+    "most": ("up to", "as much as", "as many as", "at most", "no more than", "less than", "fewer than", "under", "below",
+             "nearly", "almost", "just under", "just shy of", "close to"),
+    "least": ("more than", "over", "above", "at least", "upwards of", "in excess of", "just over", "exceeding",
+              "no fewer than", "no less than"),
+    "rough": ("about", "around", "roughly", "approximately", "some", "an estimated", "circa"),
+}
+
 # spaCy entity labels that name something (a person, a body, a place, a work, a law)
 NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"})
 # ... and languages: the labels whose words a source must hold for a text to state them

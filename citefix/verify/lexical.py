@@ -1,4 +1,4 @@
-"""Cheap lexical facts of a text for the offline verifier: normalised numbers, date words, negation cues.
+"""Cheap lexical facts of a text for the offline verifier: normalised numbers, negation cues (times: verify.times).
 
 Numbers keep their precision so a rounded mention ("about 3 million") still matches a precise source ("3,080,000"),
 while an invented figure ("£45m" against "£30m") does not.
@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 
-from citefix.lexicon import MONTHS, WEEKDAYS
+from citefix.lexicon import MONTHS, NUMBER_BOUNDS, WEEKDAYS
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -36,7 +36,8 @@ _SOFT = {"one", "zero"}
 APPROXIMATORS = frozenset({"roughly", "approximately", "nearly", "almost", "around", "about", "some", "just", "barely",
                            "merely", "only", "precisely", "exactly", "slightly", "close"})
 _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5, "fifths": 5,
-                 "sixth": 6, "sixths": 6, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10}
+                 "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7, "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9,
+                 "tenth": 10, "tenths": 10, "twentieth": 20, "twentieths": 20}
 _NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 # "a third of", "two-thirds", "fell by a quarter", "more than half of": a share, as the percentage it names
 _FRACTION = re.compile(
@@ -47,7 +48,8 @@ _SHARE_AFTER = re.compile(r"\s+of\b|\s*(?:[,.;:)]|$)")  # "two-thirds of"; a cou
 _SHARE_BEFORE = re.compile(r"\bby\s+(?:(?:" + "|".join(sorted(APPROXIMATORS)) + r")\s+)?$", re.IGNORECASE)  # "fell by roughly"
 # "four decades", "half a century": a span of years, as the number of years
 _SPAN = re.compile(r"\b(?:(?P<n>" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r"|a|\d+)\s+(?P<u>decades?|centuries|century)"
-                   r"|(?P<half>half)\s+a\s+(?P<u2>decade|century))\b", re.IGNORECASE)
+                   r"|(?P<half>half|a\s+quarter|three\s+quarters)\s+(?:of\s+)?a\s+(?P<u2>decade|century))\b", re.IGNORECASE)
+_SPAN_SHARE = {"half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
 # a simple fraction or a span in decades is a rounded value: it names whatever lies within a tenth of it (a quarter
 # for 22.5–27.5%; the next simple fractions, a fifth and a third, stay apart)
 _ROUNDED = 0.1
@@ -62,11 +64,28 @@ _NUMBER = re.compile(
     r"(?:(?:\s|-(?=(?:" + _WORD_SCALES + r"|hundred)\b))?(?P<scale>" + _SCALE_WORDS + r"|bn|mn|mln|tn|m|k|b)\b)?",
     re.IGNORECASE,
 )
+_BELOW_SCALE = "|".join(sorted(list(_UNITS) + list(_TENS) + ["hundred"], key=len, reverse=True))
 _WORDNUM = re.compile(
     r"\b(?P<words>(?:(?:" + _NUM_WORDS + r")\b(?:[\s-]+(?:and[\s-]+)?)?)+)"
-    r"(?:(?P<scale>" + _WORD_SCALES + r")\b)?",
+    r"(?:(?P<scale>" + _WORD_SCALES + r")\b"
+    # what follows a thousand or a million said in words: "two thousand five hundred", "a million and forty"
+    r"(?:[\s-]+(?:and[\s-]+)?(?P<rest>(?:(?:" + _BELOW_SCALE + r")\b(?:[\s-]+(?:and[\s-]+)?(?=" + _BELOW_SCALE
+    + r"))?)+))?)?",
     re.IGNORECASE,
 )
+
+# "seven in ten", "one out of every five", "3 in 4": a share, as the percentage it names (a rounded value, as a fraction
+# is); not where the second number counts a time or a share of its own ("2 in 10 days", "3 in 100%")
+_RATIO_NUM = r"(?:\d{1,3}|(?:" + "|".join(sorted(list(_UNITS) + list(_TENS), key=len, reverse=True)) + r"))"
+_RATIO = re.compile(r"\b(?P<a>" + _RATIO_NUM + r")\s+(?:in|out\s+of)\s+(?:every\s+)?(?P<b>" + _RATIO_NUM + r"|hundred)\b"
+                    r"(?!\s*(?:%|percent|per\s+cent|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?)\b)",
+                    re.IGNORECASE)
+# a bound phrase just before a number ("more than 200", "nearly £4m") or "or so" just after it
+_HEDGE_BEFORE = re.compile(r"\b(?P<p>" + "|".join(sorted((re.escape(p).replace(r"\ ", r"\s+") for ps in NUMBER_BOUNDS.values()
+                                                        for p in ps), key=len, reverse=True)) + r")\s+(?:[£$€¥]\s?)?$",
+                           re.IGNORECASE)
+_HEDGE_AFTER = re.compile(r"(?:\s+[a-z]+)?\s+or\s+so\b", re.IGNORECASE)  # "40 or so", "40 riders or so"
+_HEDGE_KIND = {p: k for k, ps in NUMBER_BOUNDS.items() for p in ps}
 
 # "not only", "n't just", "never merely" + a word: the cue scopes over the focus word, not the verb, and the sentence
 # says the verb holds and more ("doesn't just affect the victims but also …"); not after a modal ("cannot simply be
@@ -91,6 +110,9 @@ class Number:
     end: int
     soft: bool = False
     unit: str = ""  # what a rounded value counts: "%" for a share written as a fraction, "year" for decades
+    # the phrase that bounds the value or says it is rough (citefix.lexicon.NUMBER_BOUNDS): "most" ("nearly 200"),
+    # "least" ("more than 200"), "rough" ("about 200", "200 or so"); "" for a value stated as it is
+    approx: str = ""
 
 
 def _digits_precision(num: str) -> float:
@@ -122,10 +144,12 @@ def _words_value(words: str) -> float | None:
 
 def find_numbers(text: str) -> list[Number]:
     """Numbers in text with value and precision: '3.08 million', '£45m', '1,000', 'twenty-five', '3rd', 'three'."""
-    out: list[Number] = []
-    taken: list[tuple[int, int]] = []
+    out: list[Number] = _ratios(text)
+    taken: list[tuple[int, int]] = [(n.start, n.end) for n in out]
     value: float | None
     for m in _NUMBER.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
         num = m.group("num")
         try:
             value = float(num.replace(", ", "").replace(",", ""))  # "£50, 000": a detokeniser's thousands
@@ -143,11 +167,11 @@ def find_numbers(text: str) -> list[Number]:
         end = m.end() if scale_word else m.end("ord") if m.group("ord") else m.end("num")
         out.append(Number(value * scale, prec, text[m.start() : end].strip(), m.start(), end))
         taken.append((m.start(), end))
-    for n in _fractions(text) + _spans(text):
+    for n in _spans(text) + _fractions(text):
         if not any(a < n.end and n.start < b for a, b in taken):
             out.append(n)
             taken.append((n.start, n.end))
-    for n in spoken_decimals(text):
+    for n in spoken_decimals(text) + said_days(text):
         if not any(a < n.end and n.start < b for a, b in taken):
             out.append(n)
             taken.append((n.start, n.end))
@@ -161,8 +185,13 @@ def find_numbers(text: str) -> list[Number]:
         if value is None:
             continue
         scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
+        rest = _words_value(m.group("rest")) if m.group("rest") and scale > 100 else None
         soft = words.lower() in _SOFT and not m.group("scale")
         end = m.end() if m.group("scale") else m.start() + len(m.group("words").rstrip(" -"))
+        if rest is not None and rest < scale:
+            value, scale = value * scale + rest, 1.0  # "two thousand five hundred": 2,500, to the unit
+        elif m.group("rest"):
+            end = m.end("scale")
         out.append(Number(value * scale, 0.5 * scale if scale > 1 else 0.5, text[m.start() : end].strip(), m.start(), end, soft))
         taken.append((m.start(), end))
     # a bare scale word with an article: "a million" → 1e6
@@ -171,7 +200,28 @@ def find_numbers(text: str) -> list[Number]:
             s = _SCALES[m.group(1).lower()]
             out.append(Number(s, 0.5 * s, m.group(0), m.start(), m.end()))
     out.sort(key=lambda n: n.start)
-    return [_year_tail(_list_marker(_exact_day(n, text), text), text) for n in out]
+    return [_hedged(_year_tail(_list_marker(_exact_day(n, text), text), text), text) for n in out]
+
+
+def _ratios(text: str) -> list[Number]:
+    """Shares said as a count of a whole ("seven in ten" → 70, "one out of every five" → 20): rounded values."""
+    out = []
+    for m in _RATIO.finditer(text):
+        a, b = (float(x) if x.isdigit() else 100.0 if x.lower() == "hundred" else _words_value(x)
+                for x in (m.group("a"), m.group("b")))
+        if a is None or not b or not 0 < a < b:
+            continue
+        value = 100.0 * a / b
+        out.append(Number(value, _ROUNDED * value, m.group(0), m.start(), m.end(), unit="%"))
+    return out
+
+
+def _hedged(n: Number, text: str) -> Number:
+    """The number with the bound phrase that stands just before it ("more than", "nearly", "about") or "or so" after."""
+    m = _HEDGE_BEFORE.search(text, max(0, n.start - 24), n.start)
+    kind = _HEDGE_KIND.get(re.sub(r"\s+", " ", m.group("p").lower())) if m else (
+        "rough" if _HEDGE_AFTER.match(text, n.end) else "")
+    return replace(n, approx=kind) if kind else n
 
 
 _DIGIT_WORDS = "zero|oh|one|two|three|four|five|six|seven|eight|nine"
@@ -181,19 +231,20 @@ _WHOLE = r"(?P<a>(?:(?:" + _NUM_WORDS + r")\b[\s-]*)+?)"
 # and fifty", "ten pounds fifty"
 _SAID_POINT = re.compile(r"(?<!\bat\s)" + _WHOLE + r"\s*\b(?:point|dot)\s+(?P<b>(?:(?:" + _DIGIT_WORDS + r")\b[\s-]*)+|(?:"
                          + "|".join(_TENS) + r")(?:[\s-]+(?:" + _DIGIT_WORDS + r"))?\b|(?:" + "|".join(_UNITS)
-                         + r")\b)", re.IGNORECASE)
-_SAID_CENTS = re.compile(_WHOLE + r"\s*\b(?P<cur>euros?|pounds?|dollars?)\s+(?:and\s+)?(?P<b>(?:(?:" + "|".join(_TENS)
+                         + r")\b)(?:\s*\b(?P<scale>thousand|million|billion|trillion)\b)?", re.IGNORECASE)
+_SAID_CENTS = re.compile(r"(?:\b(?P<one>an?)\s+|" + _WHOLE + r"\s*)\b(?P<cur>euros?|pounds?|dollars?)\s+(?:and\s+)?(?P<b>(?:(?:" + "|".join(_TENS)
                          + r")(?:[\s-]+(?:" + _DIGIT_WORDS + r"))?|(?:" + "|".join(_UNITS) + r"))\b)"
-                         r"(?:\s+(?:cents?|pence|p)\b)?(?=\s*(?:[,.;:!?)]|$|and\b|or\b|so\b))", re.IGNORECASE)
+                         r"(?:\s+(?:cents?|pence|p)\b)?(?=\s*(?:[,.;:!?)]|$|and\b|or\b|so\b|to\b|an?\b|each\b|per\b))", re.IGNORECASE)
 
 
 def spoken_decimals(text: str) -> list[Number]:
-    """Decimals said in words ("twelve dot fifty" → 12.50, "two point one five" → 2.15) and amounts with their cents
-    said after the currency ("twelve euros and fifty" → 12.50): what a meeting transcript writes for "12.50"."""
+    """Decimals said in words ("twelve dot fifty" → 12.50, "two point one five" → 2.15, "one point four million"),
+    and amounts with their cents said after the currency ("twelve euros and fifty", "a dollar fifty" → 1.50): what a
+    meeting transcript writes for "12.50"."""
     out = []
     for pattern, cents in ((_SAID_POINT, False), (_SAID_CENTS, True)):
         for m in pattern.finditer(text):
-            whole = _words_value(m.group("a"))
+            whole = 1.0 if m.groupdict().get("one") else _words_value(m.group("a"))
             words = [w for w in re.split(r"[\s-]+", m.group("b").lower()) if w]
             if whole is None or not words:
                 continue
@@ -204,8 +255,9 @@ def spoken_decimals(text: str) -> list[Number]:
                 if part is None or part >= 100:
                     continue
                 digits = f"{int(part):02d}" if cents or part >= 10 else str(int(part))
+            scale = _SCALES[m.group("scale").lower()] if m.groupdict().get("scale") else 1.0
             value = float(f"{int(whole)}.{digits}")
-            out.append(Number(value, 0.5 * 10 ** -len(digits), m.group(0).strip(), m.start(), m.end()))
+            out.append(Number(value * scale, 0.5 * 10 ** -len(digits) * scale, m.group(0).strip(), m.start(), m.end()))
     return out
 
 
@@ -238,7 +290,7 @@ def _spans(text: str) -> list[Number]:
         unit = (m.group("u") or m.group("u2")).lower()
         years = 10.0 if unit.startswith("decade") else 100.0
         if m.group("half"):
-            count = 0.5
+            count = _SPAN_SHARE[re.sub(r"\s+", " ", m.group("half").lower())]
         else:
             n = m.group("n").lower()
             count = 1.0 if n == "a" else float(n) if n.isdigit() else float(_UNITS[n])
@@ -289,6 +341,26 @@ _DAY_BEFORE = re.compile(r"(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH_NAME + r"\b",
 _DAY_AFTER = re.compile(r"\b" + _MONTH_NAME + r"\.?\s+$", re.IGNORECASE)
 
 
+_DAY_WORDS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth fifteenth "
+    "sixteenth seventeenth eighteenth nineteenth twentieth".split())}
+_DAY_WORD = r"(?:(?:twenty|thirty)[\s-])?(?:" + "|".join(_DAY_WORDS) + r")|thirtieth"
+# a day of the month said in words, as a transcript writes it: "the second of June", "March the fourteenth"
+_SAID_DAY = re.compile(r"\b(?P<d>" + _DAY_WORD + r")(?=\s+of\s+" + _MONTH_NAME + r"\b)|\b" + _MONTH_NAME
+                       + r"\s+the\s+(?P<e>" + _DAY_WORD + r")\b", re.IGNORECASE)
+
+
+def said_days(text: str) -> list[Number]:
+    """Days of the month said in words ("the second of June" → 2): exact, as a day in digits is."""
+    out = []
+    for m in _SAID_DAY.finditer(text):
+        g = "d" if m.group("d") else "e"
+        words = re.split(r"[\s-]+", m.group(g).lower())
+        value = (30 if words[-1] == "thirtieth" else _DAY_WORDS[words[-1]]) + (_TENS[words[0]] if len(words) > 1 else 0)
+        out.append(Number(float(value), 1e-9, m.group(g), m.start(g), m.end(g)))
+    return out
+
+
 def _exact_day(n: Number, text: str) -> Number:
     """A day of the month ("5 April", "April 5", "the 5th of April") is exact: no rounding makes 4.8 of it."""
     if not 1 <= n.value <= 31 or n.value != int(n.value) or "." in n.text:  # (an endless number is no day)
@@ -311,7 +383,83 @@ def number_supported(n: Number, source_values: list[float]) -> bool:
         # a rounded amount may differ by 0.5%; a year ("2004" vs "1998") never does
         if not year and v and abs(v - n.value) <= 0.005 * abs(v):
             return True
+        if not year and within_bound(n, v):
+            return True
     return False
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_FIGURES_AT_MOST = 8  # a sentence with more figures is a table row or a list: its differences would name anything
+
+
+def differences(text: str) -> list[Number]:
+    """What a summary derives from two figures of one sentence of `text`: their difference ("risen from 88% to 93%"
+    gives the five points of "climbed five percentage points"; "£2.3 million, of which £1.6 million" the £700,000
+    that remains), of two percentages (unit "%") or of two other figures (unit ""). Never of a year or a day of the
+    month, which a difference would make a span of time."""
+    out = []
+    for sentence in _SENTENCE_END.split(text):
+        nums = [n for n in find_numbers(sentence) if not n.soft and n.precision > 1e-6 and not _year(n)]
+        if len(nums) > _FIGURES_AT_MOST:
+            continue
+        kinds = ["%" if _PERCENT_AFTER.match(sentence, n.end) or n.unit == "%" else "" for n in nums]
+        for i, a in enumerate(nums):
+            for j in range(i + 1, len(nums)):
+                b = nums[j]
+                if a.value != b.value and kinds[i] == kinds[j]:
+                    out.append(Number(abs(a.value - b.value), max(a.precision, b.precision), f"{a.text} – {b.text}",
+                                      a.start, b.end, unit=kinds[i]))
+    return out
+
+
+# a figure stated as a change or a remainder: "by 18 points", "the remaining £700,000", "a dozen more than",
+# "£3.8 million lower", "five percentage points" — not a level that an "up" or "down" follows ("13.8 percent, down 70
+# basis points": the level is the source's own figure, not a difference)
+_AS_CHANGE_BEFORE = re.compile(r"\b(?:by|remaining|another|other|extra|gap\s+of|margin\s+of|difference\s+of)\s+(?:(?:"
+                               + "|".join(sorted({p for ps in NUMBER_BOUNDS.values() for p in ps} | APPROXIMATORS))
+                               + r")\s+)?(?:the\s+)?$", re.IGNORECASE)
+_AS_CHANGE_AFTER = re.compile(r"(?:\s+(?:percentage|basis|[a-z]+s))?\s*(?:more|fewer|less|higher|lower|extra|points?)\b",
+                              re.IGNORECASE)
+_PERCENT_AFTER = re.compile(r"\s*(?:%|per\s*cent\b|percent\b)", re.IGNORECASE)
+_SHARE_POINTS = re.compile(r"\s*percentage\s+points?\b", re.IGNORECASE)
+
+
+def change_kinds(n: Number, text: str) -> set[str]:
+    """What `n`, stated as a change or a remainder, may be the difference of (`differences`' units): two percentages
+    for percentage points ({"%"}), either for bare points, two other figures for a count or an amount ({""}); none for
+    a level, or for a relative change ("grew by 19%": a rate the source states, not a difference of its figures)."""
+    if _PERCENT_AFTER.match(text, n.end) or not (_AS_CHANGE_BEFORE.search(text[max(0, n.start - 40):n.start])
+                                                 or _AS_CHANGE_AFTER.match(text, n.end)):
+        return set()
+    if _SHARE_POINTS.match(text, n.end):
+        return {"%"}
+    return {"", "%"} if re.match(r"\s*points?\b", text[n.end:], re.IGNORECASE) else {""}
+
+
+def derived_supported(n: Number, text: str, derived: list[Number]) -> bool:
+    """Is `n` of `text` stated as a change that is one of the `derived` differences of the sources' figures?"""
+    kinds = change_kinds(n, text)
+    return bool(kinds) and number_supported(n, [d.value for d in derived if d.unit in kinds])
+
+
+def change_kinds_in(text: str, start: int, end: int) -> set[str]:
+    """What the numbers of the value at text[start:end] may be differences of (change_kinds)."""
+    return {k for n in find_numbers(text) if start <= n.start < end for k in change_kinds(n, text)}
+
+
+def _year(n: Number) -> bool:
+    return n.precision == 0.5 and bool(re.fullmatch(r"(1[0-9]|20)\d\d", n.text.strip()))
+
+
+def within_bound(n: Number, v: float) -> bool:
+    """A value `v` that a bounded or rough number names: within a tenth of it (as a rounded value is), on the side its
+    bound phrase says ("more than 200" names 212, not 190; "nearly 200" names 190, not 212; "about 200" either)."""
+    if not n.approx:
+        return False
+    x, slack = n.value, _ROUNDED * abs(n.value)
+    lo = x if n.approx == "least" else x - slack
+    hi = x if n.approx == "most" else x + slack
+    return lo - 1e-9 <= v <= hi + 1e-9
 
 
 _CURRENCY_SIGNS = {"£": "pound", "$": "dollar", "€": "euro", "¥": "yen"}
@@ -340,68 +488,6 @@ def currency_conflict(n: Number, text: str, source_money: list[tuple[float, str 
         return False
     found = [c for v, c in source_money if number_supported(n, [v])]
     return bool(found) and all(c is not None and c != cur for c in found)
-
-
-def date_words(text: str) -> list[tuple[str, int, int]]:
-    """Month and weekday names (canonical form, span)."""
-    out = []
-    for m in re.finditer(r"\b[A-Za-z]+\b", text):
-        w = m.group(0).lower()
-        if w in WEEKDAYS:
-            out.append((w, m.start(), m.end()))
-        elif w in MONTHS and (len(w) > 3 or m.group(0)[0].isupper()) and w != "may":
-            out.append((MONTHS[w], m.start(), m.end()))
-        elif w == "may" and m.group(0) == "May" and m.start() > 0:
-            out.append(("may", m.start(), m.end()))
-    return out
-
-
-_TIME_UNIT = r"(?:day|days|week|weeks|weekend|month|months|year|years|decade|decades|season|seasons|spring|summer|autumn|winter|night|morning|afternoon|evening|century)"
-_TIME_PHRASE = re.compile(
-    r"\b(?:(?:last|next|this|previous|coming|past|following)\s+" + _TIME_UNIT + r"|"
-    r"(?:\d+|a|an|a\s+few|few|several|many|some|a\s+couple\s+of|(?:" + _NUM_WORDS + r")(?:[\s-]+(?:" + _NUM_WORDS + r"))?)"
-    r"\s+" + _TIME_UNIT + r"\s+(?:ago|earlier|later|before|after)|"
-    # a part of a named day ("Tuesday morning", "yesterday evening"): the day alone is a date word, its part is not
-    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|tomorrow)\s+(?:morning|afternoon|evening"
-    r"|night))\b",
-    re.IGNORECASE,
-)
-
-
-def time_phrases(text: str) -> list[tuple[str, int, int]]:
-    """Relative times ("last week", "three weeks ago", "two years earlier") and parts of named days ("Tuesday
-    morning"): (lower-cased phrase, start, end)."""
-    return [(re.sub(r"\s+", " ", m.group(0).lower()), m.start(), m.end()) for m in _TIME_PHRASE.finditer(text)]
-
-
-# A relative time as the step it counts from now: "last year", "the prior year" and "a year ago" are one time (one
-# year back), "three weeks ago" and "three weeks earlier" another; "next month" and "a month later" one step on.
-_BACK, _ON, _NOW = ("last", "previous", "prior", "preceding", "past"), ("next", "coming", "following"), ("this", "current")
-_STEP_UNIT = r"(?P<u>day|week|weekend|month|quarter|year|decade|season|century)s?"
-_STEP = re.compile(
-    r"\b(?:(?P<dir>" + "|".join(_BACK + _ON + _NOW) + r")\s+" + _STEP_UNIT + r"|"
-    r"(?P<n>\d+|an?|(?:" + _NUM_WORDS + r"))\s+" + _STEP_UNIT.replace("?P<u>", "?P<u2>")
-    + r"\s+(?P<way>ago|earlier|before|later|after))\b",
-    re.IGNORECASE,
-)
-
-
-def time_steps(text: str) -> list[tuple[int, str, int, int]]:
-    """The relative times of `text` as steps from now: (count, unit, start, end), the count negative for a time
-    back ("last year", "a year ago": -1, "year"), 0 for the current one ("this quarter")."""
-    out = []
-    for m in _STEP.finditer(text):
-        if m.group("dir"):
-            d = m.group("dir").lower()
-            n, unit = (-1 if d in _BACK else 1 if d in _ON else 0), m.group("u").lower()
-        else:
-            raw = m.group("n").lower()
-            count = 1.0 if raw in ("a", "an") else float(raw) if raw.isdigit() else _words_value(raw) or 0.0
-            n = int(count) * (-1 if m.group("way").lower() in ("ago", "earlier", "before") else 1)
-            unit = m.group("u2").lower()
-        if n or m.group("dir"):
-            out.append((n, unit, m.start(), m.end()))
-    return out
 
 
 def negations(text: str) -> int:
@@ -434,76 +520,6 @@ def common_word(word: str) -> bool:
     return any(w.endswith(suf) and len(w) > len(suf) + 1 and w[: len(w) - len(suf)] + rep in table for suf, rep in _DETACH)
 
 
-_TIME_UNITS = r"(?:seconds?|minutes?|hours?|days?|nights?|weeks?|months?|years?|decades?|seasons?|centuries|century)"
-_DURATION = re.compile(r"\b(?:\d+(?:\.\d+)?|a|an|" + "|".join(sorted(
-    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "fifteen",
-     "eighteen", "twenty", "thirty", "forty", "fifty", "hundred", "several", "few", "many"], key=len, reverse=True))
-    + r")[\s-]+(?:\w+[\s-]+)?" + _TIME_UNITS + r"\b", re.IGNORECASE)
-
-
-def time_grains(text: str) -> set[str]:
-    """What a time value fixes: a year, a month, a weekday, a clock time, a duration ("two years", "about eighteen
-    months"), a time counted from now ("last week"), else a number ("aged 52"). Two times contradict each other only on a grain both fix: "fall 2016" against "this year" (relative to a
-    date the source does not give) or "2018" against "Thursday" is no contradiction."""
-    out = set()
-    if re.search(r"\b(?:1[0-9]|20)\d\d\b", text):
-        out.add("year")
-    for d, _, _ in date_words(text):
-        out.add("weekday" if d in WEEKDAYS else "month")
-    if re.search(r"\b\d{1,2}(?::\d\d)?\s?(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d\d\b", text, re.IGNORECASE):
-        out.add("clock")
-    if _DURATION.search(text):
-        out.add("duration")
-    if re.search(r"\b(?:last|next|this|previous|coming|past|following)\s+\w+|\bago\b", text, re.IGNORECASE):
-        out.add("relative")  # "last week" / "last month": both counted from the same now
-    if not out and find_numbers(text):
-        out.add("number")  # "aged 52", "the age of 78": a count of no other grain
-    return out
-
-
-# Lengths of time in days, so that one span written two ways is one value: "18 months" / "a year and a half",
-# "every 15 minutes" / "every quarter of an hour", "two weeks" / "a fortnight".
-_IN_DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1.0, "week": 7.0, "fortnight": 14.0, "month": 365.25 / 12,
-            "year": 365.25, "decade": 3652.5, "century": 36525.0}
-_SPAN_UNIT = r"(?P<u>minutes?|hours?|days?|weeks?|fortnights?|months?|years?|decades?|centuries|century)"
-_SPAN_COUNT = (r"(?P<n>\d+(?:\.\d+)?|an?|(?:" + "|".join(_TENS) + r")[\s-](?:one|two|three|four|five|six|seven|eight|nine)|"
-               + "|".join(sorted(set(_UNITS) | set(_TENS), key=len, reverse=True)) + r")")
-_LENGTH = re.compile(
-    r"\b(?:(?P<part>half|(?:(?:a|one)\s+)?quarter|three\s+quarters)\s+(?:of\s+)?an?\s+" + _SPAN_UNIT
-    + r"|" + _SPAN_COUNT + r"(?P<and>\s+and\s+a\s+(?:half|quarter))?\s+" + _SPAN_UNIT.replace("?P<u>", "?P<u2>")
-    + r"(?P<after>\s+and\s+a\s+half)?)\b",
-    re.IGNORECASE,
-)
-
-
-def length_in_days(text: str) -> float | None:
-    """The one length of time `text` names, in days ("a year and a half" → 547.9, "18 months" → 547.9, "half an hour"
-    → 0.0208), or None when it names none or more than one."""
-    found = list(_LENGTH.finditer(text))
-    if len(found) != 1:
-        return None
-    m = found[0]
-    if m.group("part"):
-        part = m.group("part").lower()
-        count = 0.5 if part == "half" else (0.75 if part.startswith("three") else 0.25)
-        unit = m.group("u")
-    else:
-        raw = m.group("n").lower()
-        count = 1.0 if raw in ("a", "an") else (float(raw) if raw[0].isdigit() else float(_words_value(raw.replace("-", " ")) or 0))
-        if m.group("and") or m.group("after"):
-            count += 0.25 if "quarter" in (m.group("and") or "").lower() else 0.5
-        unit = m.group("u2")
-    unit = unit.lower()
-    unit = "century" if unit == "centuries" else unit.rstrip("s")
-    return count * _IN_DAYS[unit] if count > 0 else None
-
-
-def same_length(a: str, b: str) -> bool:
-    """Both values are one length of time each, and the same one in other units ("18 months" / "a year and a half")."""
-    x, y = length_in_days(a), length_in_days(b)
-    return x is not None and y is not None and abs(x - y) <= 0.01 * max(x, y)
-
-
 # words that join a value's parts without saying anything of it
 _VALUE_GLUE = frozenset({"the", "of"})
 
@@ -515,7 +531,9 @@ def value_tokens(s: str) -> list[str]:
     s = re.sub(r"\b(met|lit|kilomet|centimet|millimet)re(s?)\b", r"\1er\2", s.lower())
     # a decimal said in words, in digits ("twelve dot fifty euros", "twelve euros and fifty" → "12.50 euros")
     for d in sorted(spoken_decimals(s), key=lambda x: -x.start):
-        said = f"{d.value:.{round(-math.log10(2 * d.precision))}f}"
+        sc = re.search(r"\b(thousand|million|billion|trillion)\b", d.text)  # "one point four million" → "1.4 million"
+        k = _SCALES[sc.group(1)] if sc else 1.0
+        said = f"{d.value / k:.{round(-math.log10(2 * d.precision / k))}f}" + (f" {sc.group(1)}" if sc else "")
         cur = re.search(r"\b(euros?|pounds?|dollars?)\b", d.text)
         s = s[:d.start] + said + (f" {cur.group(1)}" if cur else "") + s[d.end:]
     # one period counted back from now, said several ways: "the previous year" / "the prior year" / "a year earlier" /
@@ -532,8 +550,8 @@ def value_tokens(s: str) -> list[str]:
         n = _UNITS.get(t, _TENS.get(t, _ORDINALS.get(t)))
         out.append(m.group(1) if m else str(n) if n is not None else t)
     # a range's words between its two ends: "$90 million to $100 million" / "between $90 million and $100 million" /
-    # "from 90 to 100"
-    if sum(1 for t in out if t[:1].isdigit()) >= 2:
+    # "from 90 to 100", and of months or days: "between April and October" / "from April to October"
+    if sum(1 for t in out if t[:1].isdigit() or t in MONTHS or t in WEEKDAYS) >= 2:
         out = [t for t in out if t not in RANGE_WORDS]
     return out
 

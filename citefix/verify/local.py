@@ -34,16 +34,18 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from citefix.decompose.details import SPEECH_VERBS
-from citefix.lexicon import NAME_KINDS, VALUE_LABELS
+from citefix.lexicon import NAME_KINDS, NUMBER_BOUNDS, VALUE_LABELS
 from citefix.verify.lexical import (
     Number,
+    change_kinds_in,
     currency,
+    differences,
     find_numbers,
-    same_length,
     spoken_decimals,
-    time_grains,
     value_tokens,
+    within_bound,
 )
+from citefix.verify.times import same_length, time_grains
 from citefix.verify.negation import negated_unit, source_negated
 from citefix.verify.predication import _clause_tokens, _words_of, same_predication
 from citefix.verify.slots import same_predicate, same_slot
@@ -387,7 +389,8 @@ def _one_number(a: str, b: str) -> bool:
     # a rounded value (a fraction, decades) names what lies within its rounding: "over half a century" / "more than
     # 50 years", "nearly two-thirds" / "64 percent"; the other side's word for what it counts goes with it
     rounded = x.unit or y.unit
-    if x.value != y.value and not (rounded and abs(x.value - y.value) <= max(x.precision, y.precision)):
+    if x.value != y.value and not (rounded and abs(x.value - y.value) <= max(x.precision, y.precision)) \
+            and not (within_bound(x, y.value) or within_bound(y, x.value)):
         return False
     drop = _COUNTED.get(rounded, set()) | _FOCUS_WORDS
 
@@ -407,14 +410,7 @@ _COUNTED = {"%": {"percent", "per", "cent"}, "year": {"year", "years"}}
 _FOCUS_WORDS = {"just", "only", "exactly", "precisely", "merely"}  # "just 23 individuals" is 23 individuals
 
 
-# phrases that bound a number from above or below, or say it is rough: "as much as €5,000" and "up to €5,000" are one
-# amount; "more than 5,000" and "fewer than 5,000" are not
-_BOUNDS = {
-    "most": ("up to", "as much as", "as many as", "at most", "no more than", "less than", "fewer than", "under", "below",
-             "nearly", "almost", "just under"),
-    "least": ("more than", "over", "above", "at least", "upwards of", "in excess of", "just over", "exceeding"),
-    "rough": ("about", "around", "roughly", "approximately", "some", "an estimated", "circa"),
-}
+_BOUNDS = NUMBER_BOUNDS  # the bound phrases (citefix.lexicon), read by _bound
 
 
 # … as value_tokens writes them ("in excess of" without its "of"), which is how _one_number reads a value's words
@@ -522,7 +518,7 @@ def _said_shorter(value: str, other: str) -> bool:
 
 def _said_in_words(value: str, spoken: Sequence[Number]) -> bool:
     """Is the value's number one of the region's decimals said in words (`spoken`: "twelve dot fifty euros" for
-    "12.50 euros"), which its entity recogniser cuts short ("twelve")?"""
+    "12.50 euros"), which its entity recogniser cuts short ("twelve"), or a figure derived from two of its figures?"""
     return any(abs(n.value - w.value) <= n.precision for n in spoken for w in find_numbers(value))
 
 
@@ -531,6 +527,9 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
     kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
     whole = _norm(doc.text)
     spoken = [n for rd in region_docs for n in spoken_decimals(rd.text)]
+    # the figures a summary derives from two of one region sentence ("five points" of "from 88% to 93%"), for a value
+    # stated as a change
+    derived = [n for rd in region_docs for n in differences(rd.text)]
     out = []
     for ent in doc.ents:
         kind = VALUE_LABELS.get(ent.label_)
@@ -544,6 +543,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
         # a time may hang on a noun or on the verb that noun hangs on with one meaning ("their revenue for the first
         # quarter is expected" / "for the first quarter, our revenue is expected")
         on = {lemma, a.head.lemma_.lower()} if kind == "time" and a.pos_ == "NOUN" else {lemma}
+        kinds = change_kinds_in(doc.text, ent.start_char, ent.end_char) if derived else set()
         # the region states the value on the same word (or on none): no conflict. The value on another word of the
         # region ("three" of another sentence) does not excuse "three freight boats" where it says "two freight boats"
         # (a name also when the unit's is the longer: "Russian Lt Gen Viktor Poznikhir" / "Viktor Poznikhir")
@@ -552,7 +552,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
                and any(one_anchor(slot_lemma(c, kind), w) for w in on)
                for rd in region_docs for c in rd.ents) or _said_on(ent.text, lemma, region_docs) or \
                 _copied_with_words(ent, lemma, region_docs) or copied_between(ent.doc, ent.start, ent.end, region_docs) or \
-                _said_in_words(ent.text, spoken):
+                _said_in_words(ent.text, spoken + [d for d in derived if d.unit in kinds]):
             continue
         for rd in region_docs:
             hit = None

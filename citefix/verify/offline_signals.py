@@ -16,17 +16,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 from citefix.lexicon import ENTITY_LABELS, MONTHS, NAME_KINDS, WEEKDAYS
 from citefix.models import Case, Unit
 from citefix.verify.certainty import surer_than_source, wider_than_source
-from citefix.verify.lexical import (
-    APPROXIMATORS,
-    common_word,
-    currency_conflict,
-    date_words,
-    find_numbers,
-    negations,
-    number_supported,
-    time_phrases,
-    time_steps,
-)
+from citefix.verify.lexical import (APPROXIMATORS, common_word, currency_conflict, derived_supported, find_numbers, negations,
+                                   number_supported)
+from citefix.verify.times import canonical_step, date_words, duration_supported, time_phrases, time_steps
 from citefix.verify.local import (
     focus_ranges,
     in_focus,
@@ -429,7 +421,9 @@ class UnitSignals(RegionFinder):
         found = find_numbers(text)
         nums = [n for n in found if not n.soft and in_focus(n.start, n.end, focus)]
         # an amount in another currency is not the amount
-        miss_num = [n for n in nums if not number_supported(n, pool.numbers) or currency_conflict(n, text, pool.money)]
+        miss_num = [n for n in nums if not (number_supported(n, pool.numbers) or duration_supported(n, text, pool.durations())
+                                            or derived_supported(n, text, pool.differences()))
+                    or currency_conflict(n, text, pool.money)]
         missing += [{"kind": "number", "text": n.text, "start": n.start, "end": n.end} for n in miss_num]
         num_spans = [(n.start, n.end) for n in nums]
         # dates (month / weekday names)
@@ -442,7 +436,7 @@ class UnitSignals(RegionFinder):
             # … or the same step from now written otherwise ("compared to last year" / "versus … a year ago")
             steps = pool.time_steps()
             miss_date += [x for x in times if x[0] not in src_lower
-                          and not {(n, u) for n, u, _, _ in time_steps(x[0])} & steps]
+                          and not {canonical_step(n, u) for n, u, _, _ in time_steps(x[0])} & steps]
             dates += times
         missing += [{"kind": "date", "text": text[s:e], "start": s, "end": e} for _, s, e in miss_date]
         ent_tokens, ent_groups, n_ent, ent_missing = self._entities(doc, pool, text, focus, num_spans, missing)

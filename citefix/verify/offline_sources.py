@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from citefix.chunking import Span, chunk_text, split_sentences, word_count
 from citefix.models import Case
-from citefix.verify.lexical import currency, date_words, find_numbers
+from citefix.verify.lexical import currency, find_numbers
+from citefix.verify.times import date_words
 
 
 @dataclass
@@ -135,6 +136,8 @@ class _Pool:
     tok_pos: Any = None  # per row of tok_emb: character offset in that source
     _lower: str | None = None
     _steps: set[tuple[int, str]] | None = None
+    _durations: list[float] | None = None
+    _differences: list[Any] | None = None  # lexical.Number
     _capitalised: frozenset[str] | None = None
     _senses: frozenset[int] | None = None
     # where each sentence of the checked text stands in these sources, word for word or with words left out
@@ -162,12 +165,28 @@ class _Pool:
         return self._senses
 
     def time_steps(self) -> set[tuple[int, str]]:
-        """The relative times the sources name, as steps from now (lexical.time_steps: (count, unit))."""
+        """The relative times the sources name, as steps from now (times.time_steps: (count, unit))."""
         if self._steps is None:
-            from citefix.verify.lexical import time_steps
+            from citefix.verify.times import canonical_step, time_steps
 
-            self._steps = {(n, u) for s in self.sources for n, u, _, _ in time_steps(s.text)}
+            self._steps = {canonical_step(n, u) for s in self.sources for n, u, _, _ in time_steps(s.text)}
         return self._steps
+
+    def durations(self) -> list[float]:
+        """The spans of time the sources name, in days (times.durations)."""
+        if self._durations is None:
+            from citefix.verify.times import durations
+
+            self._durations = [d for s in self.sources for d in durations(s.text)]
+        return self._durations
+
+    def differences(self) -> list[Any]:
+        """The differences of two figures of one source sentence (lexical.differences), which a summary may state."""
+        if self._differences is None:
+            from citefix.verify.lexical import differences
+
+            self._differences = [d for s in self.sources for d in differences(s.text)]
+        return self._differences
 
     def lower_text(self) -> str:
         """The sources' texts, lower-cased, whitespace collapsed (for phrase look-ups)."""

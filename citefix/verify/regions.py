@@ -13,7 +13,8 @@ from citefix.decompose.align import content_tokens
 from citefix.lexicon import ENTITY_LABELS
 from citefix.models import Case, Unit
 from citefix.verify.certainty import clause_start, hedged_in_text
-from citefix.verify.lexical import Number, currency, date_words, find_numbers
+from citefix.verify.lexical import Number, currency, find_numbers
+from citefix.verify.times import date_words
 from citefix.verify.local import focus_ranges, in_focus, region_words, widen
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.source_search import bag_host, compression_at, copy_at, copy_host

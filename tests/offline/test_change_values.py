@@ -9,7 +9,7 @@ import pytest
 from helpers import whole_unit_features
 
 from citefix.nlp import load_spacy
-from citefix.verify.lexical import time_steps
+from citefix.verify.times import time_steps
 from citefix.verify.local import anchor_lemma, change_prep
 from citefix.verify.offline import OfflineVerifier
 

@@ -123,7 +123,7 @@ def test_a_month_is_checked_as_a_date_not_as_a_name(verifier):
 
 def test_a_part_of_a_named_day_must_be_the_sources(verifier):
     """"Tuesday evening" where the source says "Tuesday morning": the weekday is there, the time of day is not."""
-    from citefix.verify.lexical import time_phrases
+    from citefix.verify.times import time_phrases
 
     assert [p for p, _, _ in time_phrases("He arrived on Tuesday evening, not yesterday night.")] == [
         "tuesday evening", "yesterday night"]

@@ -41,7 +41,7 @@ SETS = ("xsumfaith", "summeval", "wice", "attributionbench", "planted")
 EXTRA_SETS = ("summedits", "probes", "pool")
 POOL_SAMPLE = {"fever": 700, "fool_me_twice": 500, "factcg": 500}
 # (files 5-11, read since, stay out: trained on, they weigh the negation finding down until the held-out planted
-# negations fall below their floor; docs/quality.md, "Held-out probe files")
+# negations fall below their floor; docs/quality-tried.md)
 READ_PROBES = tuple(f"bench/probes/{n}" for n in ("dev_probes.jsonl", "heldout_probes_1.jsonl", "heldout_probes_2.jsonl",
                                                    "heldout_probes_3.jsonl", "heldout_probes_4.jsonl"))
 SIGNALS = ("lexical", "alignment", "similarity", "entail")

@@ -45,10 +45,10 @@ from citefix.verify.lexical import (
     value_tokens,
     within_bound,
 )
-from citefix.verify.times import same_length, time_grains
 from citefix.verify.negation import negated_unit, source_negated
 from citefix.verify.predication import _clause_tokens, _words_of, same_predication
 from citefix.verify.slots import same_predicate, same_slot
+from citefix.verify.times import same_length, time_grains
 
 _AGENT = {"nsubj", "csubj"}
 _PATIENT = {"dobj", "nsubjpass", "csubjpass"}

@@ -10,8 +10,8 @@ from functools import lru_cache
 from typing import Any, Container, Sequence
 
 from citefix.lexicon import NAME_LABELS
-from citefix.verify.times import date_words
 from citefix.verify.local import copied_between, copies, in_focus, name_slot, one_anchor, same_value
+from citefix.verify.times import date_words
 
 SUBSTITUTION_CONTEXT = 3  # words copied around the slot, on both sides together (a sentence edge counts as a side)
 _MAX_NAME_WORDS = 6

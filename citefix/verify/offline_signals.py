@@ -16,9 +16,14 @@ from typing import TYPE_CHECKING, Any, Sequence
 from citefix.lexicon import ENTITY_LABELS, MONTHS, NAME_KINDS, WEEKDAYS
 from citefix.models import Case, Unit
 from citefix.verify.certainty import surer_than_source, wider_than_source
-from citefix.verify.lexical import (APPROXIMATORS, common_word, currency_conflict, derived_supported, find_numbers, negations,
-                                   number_supported)
-from citefix.verify.times import canonical_step, date_words, duration_supported, time_phrases, time_steps
+from citefix.verify.lexical import (
+    APPROXIMATORS,
+    common_word,
+    currency_conflict,
+    find_numbers,
+    negations,
+    number_supported,
+)
 from citefix.verify.local import (
     focus_ranges,
     in_focus,
@@ -38,6 +43,7 @@ from citefix.verify.regions import RegionFinder, hedged_where_cut, in_host, loca
 from citefix.verify.slots import speaker_conflicts
 from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
 from citefix.verify.synonyms import said_otherwise
+from citefix.verify.times import canonical_step, date_words, time_phrases, time_steps
 
 # a unit this many words long or longer that stands word for word in a source is not contradicted in polarity or roles
 VERBATIM_WORDS = 4
@@ -421,9 +427,7 @@ class UnitSignals(RegionFinder):
         found = find_numbers(text)
         nums = [n for n in found if not n.soft and in_focus(n.start, n.end, focus)]
         # an amount in another currency is not the amount
-        miss_num = [n for n in nums if not (number_supported(n, pool.numbers) or duration_supported(n, text, pool.durations())
-                                            or derived_supported(n, text, pool.differences()))
-                    or currency_conflict(n, text, pool.money)]
+        miss_num = [n for n in nums if not pool.holds_number(n, text) or currency_conflict(n, text, pool.money)]
         missing += [{"kind": "number", "text": n.text, "start": n.start, "end": n.end} for n in miss_num]
         num_spans = [(n.start, n.end) for n in nums]
         # dates (month / weekday names)

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from citefix.chunking import Span, chunk_text, split_sentences, word_count
 from citefix.models import Case
-from citefix.verify.lexical import currency, find_numbers
-from citefix.verify.times import date_words
+from citefix.verify.lexical import currency, derived_supported, find_numbers, number_supported
+from citefix.verify.times import date_words, duration_supported
 
 
 @dataclass
@@ -187,6 +187,12 @@ class _Pool:
 
             self._differences = [d for s in self.sources for d in differences(s.text)]
         return self._differences
+
+    def holds_number(self, n: Any, text: str) -> bool:
+        """Do the sources hold the number `n` of `text` (a lexical.Number): as a value up to its rounding or bound, as a
+        span of time in any unit, or, stated as a change, as the difference of two figures of one source sentence?"""
+        return number_supported(n, self.numbers) or duration_supported(n, text, self.durations()) or \
+            derived_supported(n, text, self.differences())
 
     def lower_text(self) -> str:
         """The sources' texts, lower-cased, whitespace collapsed (for phrase look-ups)."""

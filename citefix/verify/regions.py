@@ -14,11 +14,11 @@ from citefix.lexicon import ENTITY_LABELS
 from citefix.models import Case, Unit
 from citefix.verify.certainty import clause_start, hedged_in_text
 from citefix.verify.lexical import Number, currency, find_numbers
-from citefix.verify.times import date_words
 from citefix.verify.local import focus_ranges, in_focus, region_words, widen
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.source_search import bag_host, compression_at, copy_at, copy_host
 from citefix.verify.synonyms import Bag, floor_held, said_otherwise, source_phrases
+from citefix.verify.times import date_words
 
 
 class RegionFinder:

@@ -81,9 +81,9 @@ _RATIO = re.compile(r"\b(?P<a>" + _RATIO_NUM + r")\s+(?:in|out\s+of)\s+(?:every\
                     r"(?!\s*(?:%|percent|per\s+cent|seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?)\b)",
                     re.IGNORECASE)
 # a bound phrase just before a number ("more than 200", "nearly £4m") or "or so" just after it
-_HEDGE_BEFORE = re.compile(r"\b(?P<p>" + "|".join(sorted((re.escape(p).replace(r"\ ", r"\s+") for ps in NUMBER_BOUNDS.values()
-                                                        for p in ps), key=len, reverse=True)) + r")\s+(?:[£$€¥]\s?)?$",
-                           re.IGNORECASE)
+_BOUND_PHRASES = sorted({p for ps in NUMBER_BOUNDS.values() for p in ps}, key=len, reverse=True)
+_HEDGE_BEFORE = re.compile(r"\b(?P<p>" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _BOUND_PHRASES)
+                           + r")\s+(?:[£$€¥]\s?)?$", re.IGNORECASE)
 _HEDGE_AFTER = re.compile(r"(?:\s+[a-z]+)?\s+or\s+so\b", re.IGNORECASE)  # "40 or so", "40 riders or so"
 _HEDGE_KIND = {p: k for k, ps in NUMBER_BOUNDS.items() for p in ps}
 
@@ -375,8 +375,8 @@ def _exact_day(n: Number, text: str) -> Number:
 def number_supported(n: Number, source_values: list[float]) -> bool:
     """True if some source number equals n up to n's written precision (rounding), or up to 0.5% either way."""
     written = n.text.strip()
-    year = n.precision == 0.5 and bool(re.fullmatch(r"(1[0-9]|20)\d\d", written)
-                                       or re.fullmatch(r"\d\d", written) and 1100 <= n.value <= 2100)  # "2018–19"
+    year = _year(n) or (n.precision == 0.5 and bool(re.fullmatch(r"\d\d", written))
+                        and 1100 <= n.value <= 2100)  # "2018–19"
     for v in source_values:
         if abs(v - n.value) <= max(n.precision, 1e-9):
             return True
@@ -416,7 +416,7 @@ def differences(text: str) -> list[Number]:
 # "£3.8 million lower", "five percentage points" — not a level that an "up" or "down" follows ("13.8 percent, down 70
 # basis points": the level is the source's own figure, not a difference)
 _AS_CHANGE_BEFORE = re.compile(r"\b(?:by|remaining|another|other|extra|gap\s+of|margin\s+of|difference\s+of)\s+(?:(?:"
-                               + "|".join(sorted({p for ps in NUMBER_BOUNDS.values() for p in ps} | APPROXIMATORS))
+                               + "|".join(sorted(set(_BOUND_PHRASES) | APPROXIMATORS))
                                + r")\s+)?(?:the\s+)?$", re.IGNORECASE)
 _AS_CHANGE_AFTER = re.compile(r"(?:\s+(?:percentage|basis|[a-z]+s))?\s*(?:more|fewer|less|higher|lower|extra|points?)\b",
                               re.IGNORECASE)

@@ -410,11 +410,9 @@ _COUNTED = {"%": {"percent", "per", "cent"}, "year": {"year", "years"}}
 _FOCUS_WORDS = {"just", "only", "exactly", "precisely", "merely"}  # "just 23 individuals" is 23 individuals
 
 
-_BOUNDS = NUMBER_BOUNDS  # the bound phrases (citefix.lexicon), read by _bound
-
-
-# … as value_tokens writes them ("in excess of" without its "of"), which is how _one_number reads a value's words
-_BOUND_WORDS = {k: {" ".join(value_tokens(p)) for p in phrases} for k, phrases in _BOUNDS.items()}
+# the bound phrases (citefix.lexicon.NUMBER_BOUNDS) as value_tokens writes them ("in excess of" without its "of"),
+# which is how _one_number reads a value's words
+_BOUND_WORDS = {k: {" ".join(value_tokens(p)) for p in phrases} for k, phrases in NUMBER_BOUNDS.items()}
 
 
 def _bound(words: str) -> str | None:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from citefix.chunking import Span, chunk_text, split_sentences, word_count
 from citefix.models import Case
-from citefix.verify.lexical import currency, derived_supported, find_numbers, number_supported
-from citefix.verify.times import date_words, duration_supported
+from citefix.verify.lexical import currency, derived_supported, differences, find_numbers, number_supported
+from citefix.verify.times import canonical_step, date_words, duration_supported, durations, time_steps
 
 
 @dataclass
@@ -167,24 +167,18 @@ class _Pool:
     def time_steps(self) -> set[tuple[int, str]]:
         """The relative times the sources name, as steps from now (times.time_steps: (count, unit))."""
         if self._steps is None:
-            from citefix.verify.times import canonical_step, time_steps
-
             self._steps = {canonical_step(n, u) for s in self.sources for n, u, _, _ in time_steps(s.text)}
         return self._steps
 
     def durations(self) -> list[float]:
         """The spans of time the sources name, in days (times.durations)."""
         if self._durations is None:
-            from citefix.verify.times import durations
-
             self._durations = [d for s in self.sources for d in durations(s.text)]
         return self._durations
 
     def differences(self) -> list[Any]:
         """The differences of two figures of one source sentence (lexical.differences), which a summary may state."""
         if self._differences is None:
-            from citefix.verify.lexical import differences
-
             self._differences = [d for s in self.sources for d in differences(s.text)]
         return self._differences
 

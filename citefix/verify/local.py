@@ -46,7 +46,7 @@ from citefix.verify.lexical import (
     within_bound,
 )
 from citefix.verify.negation import negated_unit, source_negated
-from citefix.verify.predication import _clause_tokens, _words_of, same_predication
+from citefix.verify.predication import _clause_tokens, _words_of, another_complement, same_predication
 from citefix.verify.slots import same_predicate, same_slot
 from citefix.verify.times import same_length, time_grains
 
@@ -155,7 +155,8 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
     (meta["align"]), so that a gap is not read across; `pauses` marks punctuation in `seq` (``word_pauses``).
     `parsed`, where given, holds for each word of `seq` its token in the region's parse (or None): an occurrence is
     then matched to the unit's verb by the words of its own predication (``same_predication``), not by the words
-    standing near it."""
+    standing near it; and a copula is not contradicted by occurrences of "be" that each say another complement of
+    their subject (``another_complement``)."""
     out = []
     pauses = pauses or {}
     for t in doc:
@@ -175,7 +176,8 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
             continue
         src_neg = [source_negated(seq, k, pauses) for k in hits]
         u_neg = negated_unit(t, align)
-        if all(n != u_neg for n in src_neg):
+        if all(n != u_neg for n in src_neg) and not (
+                parsed and all(parsed[k] is not None and another_complement(t, parsed[k]) for k in hits)):
             out.append({"kind": "polarity", "text": t.text, "start": t.idx, "end": t.idx + len(t.text),
                         "unit_negated": u_neg})
     return out

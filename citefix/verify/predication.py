@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from citefix.verify.slots import same_predicate
+
 _CLAUSAL = {"ccomp", "advcl", "conj", "parataxis", "relcl", "acl", "csubj", "xcomp"}
 
 
@@ -87,6 +89,47 @@ def same_predication(verb, tokens: Sequence[Any], keys: Sequence[int]) -> list[i
     counts = [len(words & _predication_words(tok)) for tok in tokens]
     best = max(counts, default=0)
     return [k for k, c in zip(keys, counts) if c == best] if best else []
+
+
+_COMPLEMENT = {"acomp", "attr", "oprd"}
+# where a source's "be" has no adjective or noun after it, what it says of its subject: "The costs are not under
+# [budget]", "was not there"
+_COPULA_REST = {"prep", "advmod", "npadvmod"}
+
+
+def _complements(tok) -> list[Any]:
+    """What a copula says of its subject: its adjective or noun after it (else a preposition or adverb after it),
+    with that word's conjuncts ("was tired and hungry"); for "be" as an auxiliary ("was not approved"), the verb it
+    serves."""
+    if tok.dep_ in ("aux", "auxpass"):
+        return [tok.head] if tok.head.i != tok.i else []
+    for deps in (_COMPLEMENT, _COPULA_REST):
+        first = next((c for c in tok.children if c.dep_ in deps and c.i > tok.i), None)
+        if first is not None:
+            return [first, *first.conjuncts]
+    return []
+
+
+def _says_any(words: Sequence[Any], tokens: Sequence[Any]) -> bool:
+    """Does any of `words` stand among `tokens` (by form or lemma), or a WordNet synonym of it?"""
+    forms = _words_of(tokens)
+    return any(w.lower_ in forms or w.lemma_.lower() in forms or any(same_predicate(w, t) for t in tokens)
+               for w in words)
+
+
+def another_complement(verb, other) -> bool:
+    """Does a source's "be" (`other`, a token of the region's parse) say another thing of its subject than the unit's
+    copula `verb` says ("it's not very expensive" / "the price was reasonable")? A negated copula denies only its
+    own complement: "not expensive" is no contradiction of "reasonable", which the unit's words found or not found in
+    the sources judge. True only where the unit's complement is none of the words of the source's predication (nor a
+    synonym of one) and the source's complement none of the unit's: "is not American" is still read against "is an
+    American bounty hunter"."""
+    if verb.lemma_.lower() != "be" or other.lemma_.lower() != "be" or verb.dep_ in ("aux", "auxpass"):
+        return False
+    mine, theirs = _complements(verb), _complements(other)
+    if not mine or not theirs or mine[0].dep_ not in _COMPLEMENT:
+        return False
+    return not _says_any(mine, predication_tokens(other) + theirs) and not _says_any(theirs, predication_tokens(verb))
 
 
 def parsed_words(docs: Sequence[Any], places: Sequence[tuple[int, int]]) -> list[Any]:

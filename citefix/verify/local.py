@@ -394,7 +394,9 @@ def _one_number(a: str, b: str) -> bool:
     if x.value != y.value and not (rounded and abs(x.value - y.value) <= max(x.precision, y.precision)) \
             and not (within_bound(x, y.value) or within_bound(y, x.value)):
         return False
-    drop = _COUNTED.get(rounded, set()) | _FOCUS_WORDS
+    # a percentage is one whether its sign or its word is written ("about 4%" / "roughly four percent"), and an
+    # article before a scale word is no word of the value ("over a hundred years" / "more than a century")
+    drop = _COUNTED.get(rounded, set()) | _FOCUS_WORDS | _ARTICLES | (_COUNTED["%"] if "%" in a + b else set())
 
     def rest(s: str, n) -> list[str]:
         return [w for w in value_tokens(s[: n.start] + " " + s[n.end :]) if w not in drop]
@@ -410,6 +412,7 @@ def _one_number(a: str, b: str) -> bool:
 
 _COUNTED = {"%": {"percent", "per", "cent"}, "year": {"year", "years"}}
 _FOCUS_WORDS = {"just", "only", "exactly", "precisely", "merely"}  # "just 23 individuals" is 23 individuals
+_ARTICLES = {"a", "an"}
 
 
 # the bound phrases (citefix.lexicon.NUMBER_BOUNDS) as value_tokens writes them ("in excess of" without its "of"),

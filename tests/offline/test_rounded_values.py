@@ -51,6 +51,17 @@ def test_a_rounded_value_names_what_lies_within_a_tenth_of_it():
     assert same_value("just 23", "23")
 
 
+@pytest.mark.parametrize("said, source, same", [
+    ("about 4%", "four percent", True),  # the sign or the word, and a rough amount against the amount
+    ("about 4%", "roughly 4 per cent", True),
+    ("about 4%", "five percent", False),
+    ("over a hundred years", "more than a century", True),  # an article before the scale word is no word of it
+    ("over a hundred years", "nearly a century", False),  # a bound either side of it
+])
+def test_one_value_said_with_its_sign_or_its_word(said, source, same):
+    assert same_value(said, source) is same and same_value(source, said) is same
+
+
 @pytest.mark.parametrize("text", [
     "More than three-quarters of voting union members backed strike action, on a turnout of nearly two-thirds.",
     "The club reached its first cup final in more than four decades.",

@@ -183,6 +183,8 @@ def load(cache: Path, overlay: dict[str, Any] | None = None, entail: str | None 
             if not _ok(r["whole"]):
                 continue
             sname = f"summedits:{r['group']}" if name == "summedits" else name
+            for u, role in zip(r["units"], r.get("roles") or []):
+                u.setdefault("role", role)  # the decomposer's role of the unit (core, modifier, clause, …)
             units = [u for u in r["units"] if _ok(u)] or [r["whole"]]
             bad = int(r["label"] < 2) if name == "wice" else int(r["label"] == 0)
             item = Item(sname, str(r["id"]), int(r["label"]), bad, r.get("group"), np.array(row(r["whole"])),

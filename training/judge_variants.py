@@ -441,6 +441,17 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
                           lambda it, f, row: [row[inv] * novelty(it.raw_whole)],
                           lambda it: [it.whole[inv] * novelty(it.raw_whole)])
         return lodo_summary(sets)
+    if name in ("roles", "roles+signals"):
+        # the decomposer's role of the unit (a detail cut from a modifier, a clause, a speaker's words, …; the core
+        # unit is the baseline) as columns of either sign; "roles+signals": also each role times the geometric mean
+        cols = [f"role {r}" for r in ROLES] + ([f"role {r} x signals" for r in ROLES] if name == "roles+signals" else [])
+
+        def role_cols(f, row):
+            hot = [float(f.get("role") == r) for r in ROLES]
+            return hot + ([h * row[0] for h in hot] if name == "roles+signals" else [])
+
+        _with_columns(sets, cols, [0] * len(cols), lambda it, f, row: role_cols(f, row), lambda it: [0.0] * len(cols))
+        return lodo_summary(sets)
     if name == "relative":
         _with_columns(sets, ["unit below its text's mean", "text mean"], [-1, 0],
                       lambda it, f, row: [row[0] - it.units[:, 0].mean(), it.units[:, 0].mean()],
@@ -520,7 +531,8 @@ VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "r
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
             "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations", "attribute-invented",
             "pooled+attribute-invented", "names-partial", "names-partial-any", "names-misplaced",
-            "names-partial+misplaced", "unframed")
+            "names-partial+misplaced", "unframed", "roles", "roles+signals")
+ROLES = ("modifier", "clause", "content", "speaker", "attribute", "condition")
 
 # What a unit is read against (citefix.verify.judge.in_context), compared by --context:
 #   whole      the whole text scored as one statement (the shipped judge)

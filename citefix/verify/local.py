@@ -29,6 +29,7 @@ Pure functions over spaCy docs and the verifier's per-source word lists; no mode
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -394,12 +395,14 @@ def _one_number(a: str, b: str) -> bool:
     if x.value != y.value and not (rounded and abs(x.value - y.value) <= max(x.precision, y.precision)) \
             and not (within_bound(x, y.value) or within_bound(y, x.value)):
         return False
-    # a percentage is one whether its sign or its word is written ("about 4%" / "roughly four percent"), and an
-    # article before a scale word is no word of the value ("over a hundred years" / "more than a century")
-    drop = _COUNTED.get(rounded, set()) | _FOCUS_WORDS | _ARTICLES | (_COUNTED["%"] if "%" in a + b else set())
+    # a percentage is one whether its sign or its word is written ("about 4%" / "roughly four percent")
+    drop = _COUNTED.get(rounded, set()) | _FOCUS_WORDS | (_COUNTED["%"] if "%" in a + b else set())
 
     def rest(s: str, n) -> list[str]:
-        return [w for w in value_tokens(s[: n.start] + " " + s[n.end :]) if w not in drop]
+        # an article right before the number is no word of the value ("over a hundred years" / "more than a
+        # century"); one before a bound phrase is ("an estimated")
+        before = _ARTICLE_BEFORE.sub("", s[: n.start])
+        return [w for w in value_tokens(before + " " + s[n.end :]) if w not in drop]
 
     ra, rb = rest(a, x), rest(b, y)
     if ra == rb:
@@ -412,7 +415,7 @@ def _one_number(a: str, b: str) -> bool:
 
 _COUNTED = {"%": {"percent", "per", "cent"}, "year": {"year", "years"}}
 _FOCUS_WORDS = {"just", "only", "exactly", "precisely", "merely"}  # "just 23 individuals" is 23 individuals
-_ARTICLES = {"a", "an"}
+_ARTICLE_BEFORE = re.compile(r"\b(?:a|an)\s*$", re.IGNORECASE)
 
 
 # the bound phrases (citefix.lexicon.NUMBER_BOUNDS) as value_tokens writes them ("in excess of" without its "of"),

@@ -57,6 +57,7 @@ def test_a_rounded_value_names_what_lies_within_a_tenth_of_it():
     ("about 4%", "five percent", False),
     ("over a hundred years", "more than a century", True),  # an article before the scale word is no word of it
     ("over a hundred years", "nearly a century", False),  # a bound either side of it
+    ("an estimated £600,000", "around £600,000", True),  # the article of a bound phrase is the phrase's
 ])
 def test_one_value_said_with_its_sign_or_its_word(said, source, same):
     assert same_value(said, source) is same and same_value(source, said) is same

@@ -132,9 +132,7 @@ def length_in_days(text: str) -> float | None:
         if m.group("and") or m.group("after"):
             count += 0.25 if "quarter" in (m.group("and") or "").lower() else 0.5
         unit = m.group("u2")
-    unit = unit.lower()
-    unit = "century" if unit == "centuries" else unit.rstrip("s")
-    return count * _IN_DAYS[unit] if count > 0 else None
+    return count * _unit_days(unit) if count > 0 else None
 
 
 def same_length(a: str, b: str) -> bool:

@@ -392,6 +392,21 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
         finally:
             for it, w, u in kept_rows:
                 it.whole, it.units = w, u
+    if name.startswith("signal-floor"):
+        # each of the three signals floored (signal-floor:EPS, default 0.02) before their geometric mean, so that one
+        # signal at 0 no longer sends the mean to its floor whatever the other two say
+        eps = float(name.partition(":")[2] or 0.02)
+        kept = [(it, it.whole, it.units) for items in sets.values() for it in items]
+        for it, w, u in kept:
+            it.whole, it.units = w.copy(), u.copy()
+            it.whole[0] = _floored_log(it.raw_whole, eps)
+            for k, f in enumerate(it.raw_units):
+                it.units[k, 0] = _floored_log(f, eps)
+        try:
+            return lodo_summary(sets)
+        finally:
+            for it, w, u in kept:
+                it.whole, it.units = w, u
     if name == "graded-atomic":
         idx = [J.FEATURES.index(k) for k in GRADED_WORDS]
         kept = [(it, it.whole, it.units) for items in sets.values() for it in items]
@@ -452,12 +467,34 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
 
         _with_columns(sets, cols, [0] * len(cols), lambda it, f, row: role_cols(f, row), lambda it: [0.0] * len(cols))
         return lodo_summary(sets)
+    if name in ("short-signals", "novel-signals"):
+        # the geometric mean's weight let to depend on the unit's length ("short-signals": times 1 / (1 + words / 5),
+        # a fragment's signals read otherwise than a clause's) or on how abstractive its whole text is
+        # ("novel-signals": times the share of the text's lemmas the sources lack); the product a column of either sign
+        def factor(it, f):
+            if name == "short-signals":
+                return 1.0 / (1.0 + max(float(f.get("n_words", 0) or 0), 1.0) / 5.0)
+            return _share(it.raw_whole, "missing_word_frac")
+
+        _with_columns(sets, [name], [0], lambda it, f, row: [row[0] * factor(it, f)],
+                      lambda it: [it.whole[0] * factor(it, it.raw_whole)])
+        return lodo_summary(sets)
     if name == "relative":
         _with_columns(sets, ["unit below its text's mean", "text mean"], [-1, 0],
                       lambda it, f, row: [row[0] - it.units[:, 0].mean(), it.units[:, 0].mean()],
                       lambda it: [0.0, it.units[:, 0].mean()])
         return lodo_summary(sets)
     raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}, or raw:KEY")
+
+
+def _floored_log(f: dict[str, Any], eps: float) -> float:
+    """The log of the geometric mean of the three signals of raw features `f`, each floored at `eps` (a unit copied
+    word for word from a source without its similarity, as the verifier reads it)."""
+    vals = {"lexical": math.exp(max(-30.0, float(f.get("lexical_log", -30.0)))),
+            "alignment": float(f.get("local_alignment", f.get("alignment", 0.0)) or 0.0),
+            "similarity": float(f.get("similarity", 0.0) or 0.0)}
+    names = ["lexical", "alignment"] if f.get("copied") else list(vals)
+    return sum(math.log(max(eps, min(1.0, vals[n]))) for n in names) / len(names)
 
 
 GRADED_WORDS = ("invented_share", "invented_pair", "misplaced_word_frac")
@@ -526,7 +563,7 @@ def whole_own_rows(sets) -> None:
 NAME_COLUMNS = {"names-partial": ("name partly missing",), "names-partial-any": ("a name partly missing",),
                 "names-misplaced": ("names held away from the evidence",),
                 "names-partial+misplaced": ("name partly missing", "names held away from the evidence")}
-VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
+VARIANTS = ("lr", "short-signals", "novel-signals", "signal-floor", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
             "novel-discount", "invented-kinds", "relations",
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
             "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations", "attribute-invented",

@@ -396,27 +396,19 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
         # each of the three signals floored (signal-floor:EPS, default 0.02) before their geometric mean, so that one
         # signal at 0 no longer sends the mean to its floor whatever the other two say
         eps = float(name.partition(":")[2] or 0.02)
-        kept = [(it, it.whole, it.units) for items in sets.values() for it in items]
-        for it, w, u in kept:
-            it.whole, it.units = w.copy(), u.copy()
-            it.whole[0] = _floored_log(it.raw_whole, eps)
+        v = J._verifier()
+
+        def floored(it, w, u):
+            w, u = w.copy(), u.copy()
+            w[0] = _floored_log(v, it.raw_whole, eps)
             for k, f in enumerate(it.raw_units):
-                it.units[k, 0] = _floored_log(f, eps)
-        try:
-            return lodo_summary(sets)
-        finally:
-            for it, w, u in kept:
-                it.whole, it.units = w, u
+                u[k, 0] = _floored_log(v, f, eps)
+            return w, u
+
+        return _rows_rewritten(sets, floored, lodo_summary)
     if name == "graded-atomic":
         idx = [J.FEATURES.index(k) for k in GRADED_WORDS]
-        kept = [(it, it.whole, it.units) for items in sets.values() for it in items]
-        for it, w, u in kept:
-            it.whole, it.units = _graded_off(it, w, u, idx)
-        try:
-            return lodo_summary(sets)
-        finally:
-            for it, w, u in kept:
-                it.whole, it.units = w, u
+        return _rows_rewritten(sets, lambda it, w, u: _graded_off(it, w, u, idx), lodo_summary)
     if name == "length":
         def n(f):
             return math.log1p(max(float(f.get("n_words", 0) or 0), float(f.get("clause_words", 0) or 0)))
@@ -487,14 +479,26 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
     raise SystemExit(f"unknown variant {name!r}; choose from {', '.join(VARIANTS)}, or raw:KEY")
 
 
-def _floored_log(f: dict[str, Any], eps: float) -> float:
-    """The log of the geometric mean of the three signals of raw features `f`, each floored at `eps` (a unit copied
-    word for word from a source without its similarity, as the verifier reads it)."""
-    vals = {"lexical": math.exp(max(-30.0, float(f.get("lexical_log", -30.0)))),
-            "alignment": float(f.get("local_alignment", f.get("alignment", 0.0)) or 0.0),
-            "similarity": float(f.get("similarity", 0.0) or 0.0)}
-    names = ["lexical", "alignment"] if f.get("copied") else list(vals)
-    return sum(math.log(max(eps, min(1.0, vals[n]))) for n in names) / len(names)
+def _rows_rewritten(sets, rewrite, lodo_summary) -> dict[str, Any]:
+    """`lodo_summary(sets)` with every item's rows replaced by `rewrite(item, whole, units)` → (whole, units), the
+    rows put back afterwards."""
+    kept = [(it, it.whole, it.units) for items in sets.values() for it in items]
+    for it, w, u in kept:
+        it.whole, it.units = rewrite(it, w, u)
+    try:
+        return lodo_summary(sets)
+    finally:
+        for it, w, u in kept:
+            it.whole, it.units = w, u
+
+
+def _floored_log(v, f: dict[str, Any], eps: float) -> float:
+    """The judge's local_log of raw features `f` with each signal floored at `eps` before the verifier `v` takes their
+    geometric mean (OfflineVerifier._local_score, the packaged floor of citefix.verify.judge.vector after it)."""
+    g = {**f, "lexical_log": max(math.log(eps), float(f.get("lexical_log", -30.0))),
+         "similarity": max(eps, float(f.get("similarity", 0.0) or 0.0))}
+    g["local_alignment"] = max(eps, float(f.get("local_alignment", f.get("alignment", 0.0)) or 0.0))
+    return vector(v._local_score(g, v.profile_params(f.get("profile"))), {}, g)["local_log"]
 
 
 GRADED_WORDS = ("invented_share", "invented_pair", "misplaced_word_frac")
@@ -563,8 +567,8 @@ def whole_own_rows(sets) -> None:
 NAME_COLUMNS = {"names-partial": ("name partly missing",), "names-partial-any": ("a name partly missing",),
                 "names-misplaced": ("names held away from the evidence",),
                 "names-partial+misplaced": ("name partly missing", "names held away from the evidence")}
-VARIANTS = ("lr", "short-signals", "novel-signals", "signal-floor", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
-            "novel-discount", "invented-kinds", "relations",
+VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
+            "novel-discount", "short-signals", "novel-signals", "signal-floor", "invented-kinds", "relations",
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
             "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations", "attribute-invented",
             "pooled+attribute-invented", "names-partial", "names-partial-any", "names-misplaced",

@@ -51,6 +51,10 @@ whole statements and multiple-instance unit labels):
     no-pool        the logistic model trained without the pool's claim-evidence pairs (FEVER, Fool Me Twice, FactCG)
     pool-quarter   … with those pairs at a quarter of a dataset's weight
     no-planted     … without the planted dev suite
+    raw-alignment  the logistic model with the raw token alignment against the evidence region (before its calibration
+                   clips it at 0) as a column that may only lower the probability; raw-signals: and the raw cosine
+                   similarity
+    ridge:L2       the logistic model with the ridge on its weights at L2 (the shipped 1e-4)
     pooled+invented-kinds, pooled+relations, pooled+attribute-invented   the pooled model with those columns
     pooled-held+relations   … with the words-found-nowhere findings held at or above 0.5 (--held-up; as --floor)
     A variant may join "relations" and the "pairs-…" variants with "+" (relations+pairs-share), each a column,
@@ -314,6 +318,15 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
 
     if name == "lr":
         return lodo_summary(sets)
+    if name.startswith("ridge:"):
+        # the logistic model with a stronger ridge on its weights (training/judge.py L2), pulling every finding's
+        # weight toward 0 so that fewer of them carry one set's habits to another
+        keep = J.L2
+        J.L2 = float(name.partition(":")[2])
+        try:
+            return lodo_summary(sets)
+        finally:
+            J.L2 = keep
     if name == "pooled":
         return lodo_summary(sets, fitter=J.fit_pooled)
     if name == "gbm":
@@ -471,6 +484,17 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
         _with_columns(sets, [name], [0], lambda it, f, row: [row[0] * factor(it, f)],
                       lambda it: [it.whole[0] * factor(it, it.raw_whole)])
         return lodo_summary(sets)
+    if name in ("raw-alignment", "raw-signals"):
+        # the signals before their calibration clips them at 0 (token alignment below its baseline reads 0 on a twelfth
+        # of XSumFaith's units, whatever its raw value): the raw token alignment against the evidence region (and with
+        # "raw-signals" the raw cosine similarity) as columns that may only lower the probability
+        keys = ["local_alignment_raw"] + (["similarity_raw"] if name == "raw-signals" else [])
+
+        def raw(f):
+            return [min(1.0, max(0.0, float(f.get(k, f.get(k.removeprefix("local_"), 0)) or 0))) for k in keys]
+
+        _with_columns(sets, keys, [-1] * len(keys), lambda it, f, row: raw(f), lambda it: raw(it.raw_whole))
+        return lodo_summary(sets)
     if name == "relative":
         _with_columns(sets, ["unit below its text's mean", "text mean"], [-1, 0],
                       lambda it, f, row: [row[0] - it.units[:, 0].mean(), it.units[:, 0].mean()],
@@ -570,7 +594,7 @@ NAME_COLUMNS = {"names-partial": ("name partly missing",), "names-partial-any": 
 VARIANTS = ("lr", "pooled", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
             "novel-discount", "short-signals", "novel-signals", "signal-floor", "invented-kinds", "relations",
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
-            "no-planted", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations", "attribute-invented",
+            "no-planted", "raw-alignment", "raw-signals", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations", "attribute-invented",
             "pooled+attribute-invented", "names-partial", "names-partial-any", "names-misplaced",
             "names-partial+misplaced", "unframed", "roles", "roles+signals")
 ROLES = ("modifier", "clause", "content", "speaker", "attribute", "condition")

@@ -245,6 +245,11 @@ def _set_weight(name: str) -> float:
     return 0.25 if name.startswith("summedits:") else 1.0
 
 
+def _ridge(w: np.ndarray) -> float:
+    """The ridge penalty on the weights `w`: L2 one strength for all, or (training/judge_variants.py) one per column."""
+    return float(L2 * (w ** 2).sum()) if np.isscalar(L2) else float((L2 * w ** 2).sum())
+
+
 def _bounds(drop: tuple[str, ...] | None,
             least: dict[str, float] | None = None) -> list[tuple[float | None, float | None]]:
     """L-BFGS-B bounds: the intercept free, each weight to its sign (COLUMN_SIGNS), features in `drop` held at 0, a
@@ -305,7 +310,7 @@ def fit_pooled(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, .
         gw = ww_ * (pw - yw_)  # d/dz of each whole statement's term
         gu = (wt_ * (pt - yt_))[own] * e / tot[own]  # … of each unit's, through the soft maximum
         grad = np.concatenate([[gw.sum() + gu.sum()], Xw.T @ gw + Xu.T @ gu + 2 * L2 * w])
-        return float(ll + L2 * (w ** 2).sum()), grad
+        return float(ll + _ridge(w)), grad
 
     bounds = _bounds(drop, least)
     v0 = np.array([0.0] + [lo or 0.0 for lo, _ in bounds[1:]])
@@ -336,7 +341,7 @@ def fit(sets: dict[str, list[Item]], names: list[str], drop: tuple[str, ...] | N
             pz = 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
             ll = -(sw * (y * np.log(pz + 1e-12) + (1 - y) * np.log(1 - pz + 1e-12))).sum()
             g = np.concatenate([[(sw * (pz - y)).sum()], X.T @ (sw * (pz - y)) + 2 * L2 * v[1:]])
-            return float(ll + L2 * (v[1:] ** 2).sum()), g
+            return float(ll + _ridge(v[1:])), g
 
         w = minimize(loss, w, jac=True, bounds=bounds, method="L-BFGS-B").x
         model = Model(w[1:].copy(), float(w[0]))

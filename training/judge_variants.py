@@ -54,7 +54,8 @@ whole statements and multiple-instance unit labels):
     raw-alignment  the logistic model with the raw token alignment against the evidence region (before its calibration
                    clips it at 0) as a column that may only lower the probability; raw-signals: and the raw cosine
                    similarity
-    ridge:L2       the logistic model with the ridge on its weights at L2 (the shipped 1e-4)
+    ridge:L2       the logistic model with the ridge on its weights at L2 (the shipped 1e-4); graded-ridge:L2: on the
+                   graded findings' weights only
     pooled+invented-kinds, pooled+relations, pooled+attribute-invented   the pooled model with those columns
     pooled-held+relations   … with the words-found-nowhere findings held at or above 0.5 (--held-up; as --floor)
     A variant may join "relations" and the "pairs-…" variants with "+" (relations+pairs-share), each a column,
@@ -84,7 +85,7 @@ from typing import Any
 
 import numpy as np
 
-from citefix.verify.judge import _share, partly_named, vector
+from citefix.verify.judge import GRADED, _share, partly_named, vector
 from citefix.verify.pairs import PAIR_POS, frames_report, invented_pair_share, word_pairs
 from training import judge as J
 
@@ -318,11 +319,15 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
 
     if name == "lr":
         return lodo_summary(sets)
-    if name.startswith("ridge:"):
+    if name.startswith(("ridge:", "graded-ridge:")):
         # the logistic model with a stronger ridge on its weights (training/judge.py L2), pulling every finding's
-        # weight toward 0 so that fewer of them carry one set's habits to another
+        # weight toward 0 so that fewer of them carry one set's habits to another; "graded-ridge:": on the graded
+        # findings only (those that fire on most faithful texts of some sets), the signals and the hard checks at the
+        # shipped ridge
         keep = J.L2
-        J.L2 = float(name.partition(":")[2])
+        strength = float(name.partition(":")[2])
+        J.L2 = strength if name.startswith("ridge:") else np.array(
+            [strength if c in GRADED else keep for c in J.COLUMNS])
         try:
             return lodo_summary(sets)
         finally:

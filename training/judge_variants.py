@@ -496,7 +496,7 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
         keys = ["local_alignment_raw"] + (["similarity_raw"] if name == "raw-signals" else [])
 
         def raw(f):
-            return [min(1.0, max(0.0, float(f.get(k, f.get(k.removeprefix("local_"), 0)) or 0))) for k in keys]
+            return [_share(f, k) for k in keys]
 
         _with_columns(sets, keys, [-1] * len(keys), lambda it, f, row: raw(f), lambda it: raw(it.raw_whole))
         return lodo_summary(sets)

@@ -39,14 +39,6 @@ NUMBER_BOUNDS = {
               "no fewer than", "no less than"),
     "rough": ("about", "around", "roughly", "approximately", "some", "an estimated", "circa"),
 }
-# ... of them, those that say the value lies close to the bound ("nearly 400" is not 300); the others bound it on one
-# side only, as far as the stated value's rounding reaches ("more than 300" is 340, "under 2,000" is 1,400)
-NEAR_BOUNDS = frozenset({"nearly", "almost", "close to", "just under", "just shy of", "just over"})
-
-# A people's or a place's adjective and the place's name share a stem ("Scottish" / "Scotland", "American" / "America",
-# "British" / "Britain", "Kenyan" / "Kenya"): the ending the adjective drops, and the endings the name may add back
-DEMONYM_ENDINGS = ("tish", "ish", "ian", "an", "ese", "i", "n")
-PLACE_ENDINGS = ("land", "ain", "ia", "a", "y", "")
 
 # spaCy entity labels that name something (a person, a body, a place, a work, a law)
 NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"})
@@ -65,6 +57,3 @@ NAME_KINDS = frozenset({"person", "org", "place", "group"})
 
 # A list item's marker at the start of a line ("1.", "2)", "(3)", "a)", "-", "•"): the item's label, not its words
 LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:[-*•‣▪◦]|\d{1,3}[.)]|\(\d{1,3}\)|\(?[a-z][.)])[ \t]+(?=\S)")
-
-# Two words before a verb that say it was not done in place of another ("rather than write", "instead of waiting")
-INSTEAD_OF = frozenset({("rather", "than"), ("instead", "of")})

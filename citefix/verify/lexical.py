@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 
-from citefix.lexicon import MONTHS, NEAR_BOUNDS, NUMBER_BOUNDS, WEEKDAYS
+from citefix.lexicon import MONTHS, NUMBER_BOUNDS, WEEKDAYS
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -83,7 +83,7 @@ _RATIO = re.compile(r"\b(?P<a>" + _RATIO_NUM + r")\s+(?:in|out\s+of)\s+(?:every\
 # a bound phrase just before a number ("more than 200", "nearly £4m") or "or so" just after it
 _BOUND_PHRASES = sorted({p for ps in NUMBER_BOUNDS.values() for p in ps}, key=len, reverse=True)
 _HEDGE_BEFORE = re.compile(r"\b(?P<p>" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _BOUND_PHRASES)
-                           + r")\s+(?:an?\s+)?(?:[£$€¥]\s?)?$", re.IGNORECASE)  # "more than a hundred"
+                           + r")\s+(?:[£$€¥]\s?)?$", re.IGNORECASE)
 _HEDGE_AFTER = re.compile(r"(?:\s+[a-z]+)?\s+or\s+so\b", re.IGNORECASE)  # "40 or so", "40 riders or so"
 _HEDGE_KIND = {p: k for k, ps in NUMBER_BOUNDS.items() for p in ps}
 
@@ -113,7 +113,6 @@ class Number:
     # the phrase that bounds the value or says it is rough (citefix.lexicon.NUMBER_BOUNDS): "most" ("nearly 200"),
     # "least" ("more than 200"), "rough" ("about 200", "200 or so"); "" for a value stated as it is
     approx: str = ""
-    near: bool = False  # the bound phrase says the value lies close to it (citefix.lexicon.NEAR_BOUNDS)
 
 
 def _digits_precision(num: str) -> float:
@@ -145,8 +144,7 @@ def _words_value(words: str) -> float | None:
 
 def find_numbers(text: str) -> list[Number]:
     """Numbers in text with value and precision: '3.08 million', '£45m', '1,000', 'twenty-five', '3rd', 'three'."""
-    out: list[Number] = _scaled_fractions(text)
-    out += [n for n in _ratios(text) if not any(a < n.end and n.start < b for a, b in ((o.start, o.end) for o in out))]
+    out: list[Number] = _ratios(text)
     taken: list[tuple[int, int]] = [(n.start, n.end) for n in out]
     value: float | None
     for m in _NUMBER.finditer(text):
@@ -205,23 +203,6 @@ def find_numbers(text: str) -> list[Number]:
     return [_hedged(_year_tail(_list_marker(_exact_day(n, text), text), text), text) for n in out]
 
 
-# "a quarter of a million", "half a billion", "three quarters of a million": an amount, the fraction of the scale
-_SCALED_FRACTION = re.compile(r"\b(?P<f>half|a\s+quarter|three\s+quarters|a\s+third|two\s+thirds|a\s+fifth)\s+(?:of\s+)?an?\s+"
-                              r"(?P<s>thousand|million|billion|trillion)\b", re.IGNORECASE)
-_SCALED_SHARE = {"half": 0.5, "a quarter": 0.25, "three quarters": 0.75, "a third": 1 / 3, "two thirds": 2 / 3,
-                 "a fifth": 0.2}
-
-
-def _scaled_fractions(text: str) -> list[Number]:
-    """Amounts written as a fraction of a scale word ("a quarter of a million" → 250,000): rounded values, as a
-    fraction is."""
-    out = []
-    for m in _SCALED_FRACTION.finditer(text):
-        value = _SCALED_SHARE[re.sub(r"\s+", " ", m.group("f").lower())] * _SCALES[m.group("s").lower()]
-        out.append(Number(value, _ROUNDED * value, m.group(0), m.start(), m.end()))
-    return out
-
-
 def _ratios(text: str) -> list[Number]:
     """Shares said as a count of a whole ("seven in ten" → 70, "one out of every five" → 20): rounded values."""
     out = []
@@ -238,9 +219,9 @@ def _ratios(text: str) -> list[Number]:
 def _hedged(n: Number, text: str) -> Number:
     """The number with the bound phrase that stands just before it ("more than", "nearly", "about") or "or so" after."""
     m = _HEDGE_BEFORE.search(text, max(0, n.start - 24), n.start)
-    phrase = re.sub(r"\s+", " ", m.group("p").lower()) if m else ""
-    kind = _HEDGE_KIND.get(phrase) if m else ("rough" if _HEDGE_AFTER.match(text, n.end) else "")
-    return replace(n, approx=kind, near=phrase in NEAR_BOUNDS) if kind else n
+    kind = _HEDGE_KIND.get(re.sub(r"\s+", " ", m.group("p").lower())) if m else (
+        "rough" if _HEDGE_AFTER.match(text, n.end) else "")
+    return replace(n, approx=kind) if kind else n
 
 
 _DIGIT_WORDS = "zero|oh|one|two|three|four|five|six|seven|eight|nine"
@@ -394,7 +375,7 @@ def _exact_day(n: Number, text: str) -> Number:
 def number_supported(n: Number, source_values: list[float]) -> bool:
     """True if some source number equals n up to n's written precision (rounding), or up to 0.5% either way."""
     written = n.text.strip()
-    year = is_year(n) or (n.precision == 0.5 and bool(re.fullmatch(r"\d\d", written))
+    year = _year(n) or (n.precision == 0.5 and bool(re.fullmatch(r"\d\d", written))
                         and 1100 <= n.value <= 2100)  # "2018–19"
     for v in source_values:
         if abs(v - n.value) <= max(n.precision, 1e-9):
@@ -418,7 +399,7 @@ def differences(text: str) -> list[Number]:
     month, which a difference would make a span of time."""
     out = []
     for sentence in _SENTENCE_END.split(text):
-        nums = [n for n in find_numbers(sentence) if not n.soft and n.precision > 1e-6 and not is_year(n)]
+        nums = [n for n in find_numbers(sentence) if not n.soft and n.precision > 1e-6 and not _year(n)]
         if len(nums) > _FIGURES_AT_MOST:
             continue
         kinds = ["%" if _PERCENT_AFTER.match(sentence, n.end) or n.unit == "%" else "" for n in nums]
@@ -466,7 +447,7 @@ def change_kinds_in(text: str, start: int, end: int) -> set[str]:
     return {k for n in find_numbers(text) if start <= n.start < end for k in change_kinds(n, text)}
 
 
-def is_year(n: Number) -> bool:
+def _year(n: Number) -> bool:
     return n.precision == 0.5 and bool(re.fullmatch(r"(1[0-9]|20)\d\d", n.text.strip()))
 
 
@@ -476,25 +457,9 @@ def within_bound(n: Number, v: float) -> bool:
     if not n.approx:
         return False
     x, slack = n.value, _ROUNDED * abs(n.value)
-    # a one-sided bound reaches as far as the stated value's rounding step on its open side ("more than 300": up to
-    # 400; "more than a hundred": 120), a near one a tenth
-    reach = slack if n.near or n.approx == "rough" else max(slack, rounding_step(n))
-    lo = x if n.approx == "least" else x - (reach if n.approx == "most" else slack)
-    hi = x if n.approx == "most" else x + (reach if n.approx == "least" else slack)
+    lo = x if n.approx == "least" else x - slack
+    hi = x if n.approx == "most" else x + slack
     return lo - 1e-9 <= v <= hi + 1e-9
-
-
-def rounding_step(n: Number) -> float:
-    """The step a value is rounded to as written: its last written digit with the zeros after it ("300" → 100,
-    "1.5 million" → 100,000, "340" → 10), or its scale word ("a hundred" → 100)."""
-    m = re.search(r"\d[\d,]*(?:\.\d+)?", n.text)
-    if not m and n.value != int(n.value):
-        return 2 * n.precision
-    digits = m.group(0).replace(",", "") if m else str(int(n.value))  # in words: "a hundred" as "100"
-    if "." in digits or not float(digits):
-        return 2 * n.precision
-    zeros = len(digits) - len(digits.rstrip("0"))
-    return max(2 * n.precision, 10 ** zeros * n.value / float(digits))
 
 
 _CURRENCY_SIGNS = {"£": "pound", "$": "dollar", "€": "euro", "¥": "yen"}

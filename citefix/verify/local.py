@@ -36,7 +36,6 @@ from typing import Any, Mapping, Sequence
 
 from citefix.decompose.details import SPEECH_VERBS
 from citefix.lexicon import NAME_KINDS, NUMBER_BOUNDS, VALUE_LABELS
-from citefix.verify.amounts import agree_in_context
 from citefix.verify.lexical import (
     Number,
     change_kinds_in,
@@ -529,10 +528,6 @@ def _said_in_words(value: str, spoken: Sequence[Number]) -> bool:
     return any(abs(n.value - w.value) <= n.precision for n in spoken for w in find_numbers(value))
 
 
-# the value kinds that are amounts: one written rounded or bounded names the other's figure (lexical.agree_in_context)
-_AMOUNT_KINDS = frozenset({"number", "money", "percent"})
-
-
 def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence[Any]) -> list[dict]:
     """Values of the focus that the region contradicts: the region lacks the value but holds another of the same
     kind on a word with the same lemma as the value's anchor (a name also in the same role). Region docs need NER."""
@@ -570,9 +565,7 @@ def value_conflicts(doc, focus: Sequence[tuple[int, int]], region_docs: Sequence
             for cand in rd.ents:
                 ck = VALUE_LABELS.get(cand.label_)
                 if (not (ck == kind or {ck, kind} <= _ACTORS) or _norm(cand.text) in whole
-                        or same_value(cand.text, ent.text)
-                        or (kind in _AMOUNT_KINDS and agree_in_context(doc.text, ent.start_char, ent.end_char, rd.text,
-                                                                       cand.start_char, cand.end_char))):
+                        or same_value(cand.text, ent.text)):
                     continue
                 if kind == "time" and not grains & time_grains(cand.text):
                     continue  # "fall 2016" / "this year", "2018" / "Thursday": times that cannot be told apart

@@ -9,8 +9,7 @@ import difflib
 from functools import lru_cache
 from typing import Any, Container, Sequence
 
-from citefix.lexicon import DEMONYM_ENDINGS, NAME_LABELS, PLACE_ENDINGS
-from citefix.verify.amounts import agree_in_context
+from citefix.lexicon import NAME_LABELS
 from citefix.verify.local import copied_between, copies, in_focus, name_slot, one_anchor, same_value
 from citefix.verify.times import date_words
 
@@ -295,8 +294,6 @@ def value_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Sequ
         old, new = doc.text[start:end], b[0].doc.text[es:ee]
         if start in seen or not in_focus(start, end, focus) or same_value(old, new):
             continue
-        if kind == "number" and agree_in_context(doc.text, start, end, b[0].doc.text, es, ee):
-            continue  # "about £214 million" / "£214.3 million": the value rounded
         if copied_between(doc, a[0].i, a[-1].i + 1, region_docs, content=False):
             continue  # the region also writes the unit's value in the unit's words ("or $0.19 per share")
         seen.add(start)
@@ -337,21 +334,3 @@ def _same_words_around(a, b, n: int = 2) -> bool:
         toks = doc[max(0, span.start - n):span.start] if before else doc[span.end:span.end + n]
         return [t.lower_ for t in toks if not t.is_punct]
     return any(len(w := words(a, side)) == n and w == words(b, side) for side in (True, False))
-
-
-def name_form(t, words: frozenset[str] | set[str]) -> bool:
-    """name_form_of for a token of a unit: a people's adjective where it names a people or qualifies a noun."""
-    return name_form_of(t.lower_, words, t.ent_type_ == "NORP" or t.dep_ == "amod")
-
-
-def name_form_of(word: str, words: frozenset[str] | set[str], people: bool) -> bool:
-    """Do the sources write the name in another of its forms: the plural a place takes ("Highland" / "the
-    Highlands"), or, for a word that names a people or qualifies a noun (`people`: "Scottish scientists"), the place
-    it names ("Scottish" / "Scotland", "American" / "America"; not the person "Julian" for "Julia")?"""
-    if len(word) > 3 and word + "s" in words:
-        return True
-    for end in DEMONYM_ENDINGS if people else ():
-        stem = word[:len(word) - len(end)]
-        if word.endswith(end) and len(stem) >= 4 and any(stem + p in words for p in PLACE_ENDINGS if stem + p != word):
-            return True
-    return False

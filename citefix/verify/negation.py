@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from citefix.lexicon import INSTEAD_OF
 from citefix.verify.lexical import FOCUS_AFTER_CUE, MODALS
 
 NEG_WORDS = {"not", "n't", "n\u2019t", "never", "no", "nobody", "nothing", "neither", "nor", "without", "cannot", "none",
@@ -46,8 +45,6 @@ def negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
     if any(c.dep_ == "neg" and not _focus_after(doc, c.i) for c in tok.children):
         return True
     here = _original_offset(align, tok.idx)
-    if tok.i >= 2 and (doc[tok.i - 2].lower_, doc[tok.i - 1].lower_) in INSTEAD_OF:
-        return True  # "chose to keep it restrained rather than write a polemic": the verb not done
     if tok.i + 2 < len(doc) and _no_after(tok.lemma_.lower(), doc[tok.i + 1].lower_, doc[tok.i + 2].lower_) and \
             _original_offset(align, doc[tok.i + 1].idx) - here == doc[tok.i + 1].idx - tok.idx:
         return True

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from citefix.lexicon import ENTITY_LABELS, MONTHS, NAME_KINDS, WEEKDAYS
 from citefix.models import Case, Unit
-from citefix.verify.amounts import conflict_span_held
 from citefix.verify.certainty import surer_than_source, wider_than_source
 from citefix.verify.lexical import (
     APPROXIMATORS,
@@ -34,7 +33,7 @@ from citefix.verify.local import (
     role_swaps,
     value_conflicts,
 )
-from citefix.verify.names import name_form, name_said_in_slot, name_substitutions, value_substitutions
+from citefix.verify.names import name_said_in_slot, name_substitutions, value_substitutions
 from citefix.verify.negation import word_pauses
 from citefix.verify.offline_sources import Host, _Pool
 from citefix.verify.pairs import frames_report, invented_pair_share
@@ -360,7 +359,6 @@ class UnitSignals(RegionFinder):
             # a name is excused only where a source sentence says it in the unit's slot, not anywhere near its word
             said = (name_said_in_slot(doc, c, pool.sentences(), self._parse_regions) if c.get("value_kind") in NAME_KINDS
                     else anchored(c["start"], c["end"]))
-            said = said or conflict_span_held(doc.text, c, pool)  # "ten years" / "a decade ago"
             return not said and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))
 
         conflicts = [c for c in value_conflicts(doc, focus, rdocs) if stands(c)] if not verbatim else []
@@ -540,7 +538,7 @@ class UnitSignals(RegionFinder):
     def _known(t, pool: _Pool) -> bool:
         # an abbreviation the source writes with its full stop ("St." / "st", the unit's tokenizer split the stop off)
         return (t.lower_ in pool.words or t.lemma_.lower() in pool.lemmas or t.lower_ in pool.lemmas
-                or t.lower_ + "." in pool.words or _singular(t) in pool.words or name_form(t, pool.words))
+                or t.lower_ + "." in pool.words or _singular(t) in pool.words)
 
     # --- verdicts --------------------------------------------------------------------------------------------------
 

@@ -264,21 +264,7 @@ def modifier_flip(tok, region_docs) -> Any | None:
     hl = head.lemma_.lower()
     if not opposite or any(_describes(x, pos, frozenset({lemma}), hl) for rd in region_docs for x in rd):
         return None
-    kinds = _kinds(head)
-    return next((x for rd in region_docs for x in rd if _describes(x, pos, opposite, hl)
-                 and not (kinds and (other := _kinds(_described(x, hl))) and kinds.isdisjoint(other))), None)
-
-
-def _kinds(noun) -> frozenset[str]:
-    """The compound words that say which kind of thing a noun is ("cadence" of "the cadence sensor")."""
-    return frozenset(c.lemma_.lower() for c in noun.children if c.dep_ == "compound") if noun is not None else frozenset()
-
-
-def _described(x, head: str):
-    """The region's noun that modifier `x` describes (``_describes``): its head, or the subject it is said of."""
-    if x.head.lemma_.lower() == head:
-        return x.head
-    return next((c for c in x.head.children if c.dep_ in ("nsubj", "nsubjpass") and c.lemma_.lower() == head), None)
+    return next((x for rd in region_docs for x in rd if _describes(x, pos, opposite, hl)), None)
 
 
 # --- an antonym said in another part of speech -------------------------------------------------------------------------

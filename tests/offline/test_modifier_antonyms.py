@@ -35,8 +35,6 @@ def test_the_table_has_wordnets_adverbs():
      "The ministry said there was a slow recovery after the floods of 2024.", ("slow", "fast")),
     ("The 07:40 train from Corran arrived early on Monday, the operator said.",
      "The 07:40 train from Corran arrived late on Monday, the operator said.", ("late", "early")),
-    ("The new cadence sensor is the biggest upgrade on the Urban 3, the reviewer said.",
-     "The old cadence sensor is the biggest upgrade on the Urban 3, the reviewer said.", ("old", "new")),
 ])
 def test_a_modifier_said_the_other_way_round_is_unsupported(verifier, source, text, pair):
     v = _verdict(verifier, text, source)
@@ -53,9 +51,6 @@ def test_a_modifier_said_the_other_way_round_is_unsupported(verifier, source, te
      "The new trains will replace the old carriages on the Corran line from December."),
     ("The new trains will replace older carriages; the old station will close in December.",
      "The old station will close in December."),
-    # one noun, two kinds of it: the new torque sensor is not the old cadence sensor
-    ("The torque sensor, new for this model, is the biggest upgrade: the Urban 2 used a cadence sensor.",
-     "The reviewer said the torque sensor gives smoother assistance than the old cadence sensor."),
 ])
 def test_a_modifier_of_another_noun_is_no_antonym(verifier, source, text):
     assert not _antonyms(_verdict(verifier, text, source))

@@ -708,6 +708,7 @@ def evaluate(args) -> None:
               f"{r['partial_units']:.2f} ({r0['partial_units']:.2f} at {former:.2f}) | {pf:.2f} | {pb:.2f} | "
               f"{ppart:.2f} |")
     document_table(raw, sets, folds, shrink)
+    length_table(raw, sets, folds, shrink)
     held = load(Path(args.planted_heldout)) if args.planted_heldout else {}
     cited_table(raw, sets, folds, shrink, pk, held.get("planted"))
     operating_points(raw, sets, sorted({0.0, *shrink.values()}), held.get("planted"))
@@ -779,6 +780,33 @@ def document_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list
         n = sum(v[0] for v in docs.values())
         print(f"| {held} | {len(docs)} | {sum(1 for v in docs.values() if v[1])} | {n} | "
               f"{sum(v[1] for v in docs.values())} |")
+
+
+LENGTH_BINS = ((1, 1), (2, 3), (4, 6), (7, 10), (11, 15), (16, 10_000))
+
+
+def length_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], shrink: dict[str, float]) -> None:
+    """The verdicts by how many atomic units a text has, over every human-labelled set (LODO, the verdicts above): a
+    text of many units has more chances of one unit read unsupported, so the share of faithful texts flagged rises
+    with the count unless the share of units flagged falls."""
+    rows: list[tuple[int, int, bool, float]] = []  # (units, with an error, flagged, share of its units flagged)
+    for held in folds:
+        ctx, a, b, probs = _held_out(raw, sets, folds, held, shrink[held])
+        pu, _ = choose(probs, sets)
+        for it, u in zip(sets[held], ctx[held].units):
+            p = _sig(u, a, b)
+            rows.append((len(u), it.bad, bool(p.max() >= pu), float(np.mean(p >= pu))))
+    print("\n## The verdicts by the number of atomic units in a text (every human-labelled set, LODO)\n")
+    print("| units | faithful texts | flagged | their units flagged | texts with an error | flagged | their units flagged |")
+    print("|---|---|---|---|---|---|---|")
+    for lo, hi in LENGTH_BINS:
+        cells = []
+        for bad in (0, 1):
+            r = [x for x in rows if x[1] == bad and lo <= x[0] <= hi]
+            cells += [str(len(r)), f"{np.mean([x[2] for x in r]):.3f}" if r else "–",
+                      f"{np.mean([x[3] for x in r]):.3f}" if r else "–"]
+        span = f"{lo} or more" if hi >= 10_000 else str(lo) if lo == hi else f"{lo}–{hi}"
+        print(f"| {span} | " + " | ".join(cells) + " |")
 
 
 def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], shrink: dict[str, float],

@@ -240,3 +240,33 @@ def test_the_decision_points_the_docs_state_are_the_packaged_ones():
         for uns, part in found:
             assert (float(uns), float(part)) == packaged, \
                 f"{page}: says unsupported at {uns}, partial at {part}; the packaged judge has {packaged}"
+
+
+def test_the_length_table_counts_texts_and_flags_by_their_number_of_units(capsys):
+    """training.judge's table of verdicts by how many units a text has: each text in its bin, a long faithful text
+    with one unit read unsupported counted flagged, and the share of its units flagged counted per text."""
+    import numpy as np
+
+    from training import judge as J
+
+    def item(n, bad):
+        return J.Item("s", f"{n}-{bad}", 1 - bad, bad, None, np.zeros(len(J.COLUMNS)), np.zeros((n, len(J.COLUMNS))))
+
+    sets, raw = {}, {}
+    for name in ("a", "b", "c"):
+        its = [item(2, 0), item(2, 1), item(20, 0), item(20, 0), item(20, 1)] * 4
+        units = [np.full(len(it.units), -8.0) for it in its]
+        for it, u in zip(its, units):
+            if it.bad:
+                u[0] = 8.0
+        units[2][5] = 8.0  # one of each set's eight long faithful texts with a unit read unsupported
+        sets[name] = its
+        raw[name] = J.OOF(np.array([8.0 if it.bad else -8.0 for it in its]), units)
+    J.length_table(raw, sets, list(sets), {n: 0.0 for n in sets})
+    rows = {line.split(" | ")[0].strip("| "): line.strip("| ").split(" | ")[1:]
+            for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "units" not in line}
+    assert rows["2–3"][:3] == ["12", "0.000", "0.000"]
+    assert rows["2–3"][3:5] == ["12", "1.000"]
+    assert rows["16 or more"][:3] == ["24", "0.125", "0.006"]
+    assert rows["16 or more"][3:6] == ["12", "1.000", "0.050"]
+    assert rows["1"] == ["0", "–", "–", "0", "–", "–"]

@@ -701,6 +701,64 @@ def floor_rows(sets, held: list | None, grid=(0.0, 0.5, 1.0, 1.5, 2.0, 3.0)) -> 
               f"{low_h} | " + " | ".join(f"{units[n]:.3f}" for n in folds) + " |", flush=True)
 
 
+def _joined(items, units, k: int, rng) -> list[tuple[int, np.ndarray]]:
+    """Texts of `k` parts put together at random from one set's texts (each part once): faithful when every part is,
+    with an error when one is (the other k − 1 faithful); each part's units with their out-of-fold logits as read in
+    their own text. (bad, unit logits) per joined text."""
+    good = [u for it, u in zip(items, units) if not it.bad]
+    bad = [u for it, u in zip(items, units) if it.bad]
+    rng.shuffle(good)
+    out = [(0, np.concatenate(good[i:i + k])) for i in range(0, len(good) - k + 1, k)]
+    for j, u in enumerate(bad):
+        rest = [good[(j * (k - 1) + i) % len(good)] for i in range(k - 1)] if good and k > 1 else []
+        out.append((1, np.concatenate([u, *rest])))
+    return out
+
+
+def length_rows(sets, parts=(1, 2, 4, 8), seed: int = 0) -> None:
+    """The verdicts on longer texts put together from the human-labelled ones (_joined), leave one dataset out, at the
+    shipped decision rule and at one that holds a text's chance of a false flag to that of a text of typical length:
+    a unit of a text of n units is unsupported at the lowest point t at which 1 − (1 − q(t))^n is at most
+    1 − (1 − q(t₀))^n₀ (q: the share of the other sets' faithful units at or above t; t₀ the shipped point; n₀ the
+    median number of units of the other sets' faithful texts), t₀ for texts of n₀ units or fewer."""
+    folds = [n for n in J.HUMAN if n in sets]
+    raw = J.lodo(sets)
+    share = J.choose_context(raw, sets, folds)
+    ctx = {n: raw[n].in_context(share) for n in folds}
+    rng = np.random.default_rng(seed)
+    grid = np.round(np.arange(0.20, 0.991, 0.01), 2)
+    res: dict[tuple[int, str], list[tuple[float, float]]] = {}
+    for held in folds:
+        others = [n for n in folds if n != held]
+        a, b = J.platt({n: ctx[n] for n in others}, sets)
+        probs = {n: [J._sig(u, a, b) for u in ctx[n].units] for n in others}
+        t0, _ = J.choose(probs, sets)
+        fu = np.concatenate([p for n in others for it, p in zip(sets[n], probs[n]) if not it.bad])
+        n0 = float(np.median([len(p) for n in others for it, p in zip(sets[n], probs[n]) if not it.bad]))
+        q = {t: float(np.mean(fu >= t)) for t in grid}
+        budget = 1 - (1 - q[t0]) ** n0
+
+        def point(n: int) -> float:
+            if n <= n0:
+                return t0
+            return next((t for t in grid if t >= t0 and 1 - (1 - q[t]) ** n <= budget), float(grid[-1]))
+
+        for k in parts:
+            texts = _joined(sets[held], ctx[held].units, k, rng)
+            for rule in ("shipped", "by length"):
+                flags = [(bad, float(J._sig(u, a, b).max() >= (t0 if rule == "shipped" else point(len(u)))))
+                         for bad, u in texts]
+                ff = np.mean([f for bad, f in flags if not bad]) if any(not bad for bad, _ in flags) else np.nan
+                bf = np.mean([f for bad, f in flags if bad]) if any(bad for bad, _ in flags) else np.nan
+                res.setdefault((k, rule), []).append((ff, bf))
+    print("| parts joined | rule | faithful texts flagged (mean over sets) | most on one set | with an error flagged |")
+    print("|---|---|---|---|---|")
+    for (k, rule), v in res.items():
+        ff = [x for x, _ in v if x == x]
+        bf = [y for _, y in v if y == y]
+        print(f"| {k} | {rule} | {np.mean(ff):.3f} | {max(ff):.3f} | {np.mean(bf):.3f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", required=True, help="the feature cache bench/lodo.py features wrote")
@@ -716,6 +774,8 @@ def main() -> None:
                     "planted split (training/judge.py eval's option)")
     ap.add_argument("--held-up", type=float, default=0.5, help="pooled-held+…: the least weight of the "
                     "words-found-nowhere findings")
+    ap.add_argument("--lengths", action="store_true", help="the verdicts on longer texts put together from the "
+                    "human-labelled ones, at the shipped decision rule and at one by the text's number of units")
     ap.add_argument("--drop", default="", help="judge features held at 0 in every variant, comma-separated (the "
                     "judge without them; the gbm variants ignore it)")
     args = ap.parse_args()
@@ -732,6 +792,9 @@ def main() -> None:
         return
     if args.whole_own:
         whole_own_rows(sets)
+        return
+    if args.lengths:
+        length_rows(sets)
         return
     folds = [n for n in J.HUMAN if n in sets]
     drop = tuple(k for k in args.drop.split(",") if k)

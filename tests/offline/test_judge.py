@@ -270,3 +270,22 @@ def test_the_length_table_counts_texts_and_flags_by_their_number_of_units(capsys
     assert rows["16 or more"][:3] == ["24", "0.125", "0.006"]
     assert rows["16 or more"][3:6] == ["12", "1.000", "0.050"]
     assert rows["1"] == ["0", "–", "–", "0", "–", "–"]
+
+
+def test_joined_texts_are_faithful_only_when_every_part_is():
+    """training.judge_variants' longer texts put together from labelled ones: k faithful parts make a faithful text,
+    a text with an error is its own units and k − 1 faithful texts' units, and every faithful text is used once."""
+    import numpy as np
+
+    from training import judge as J
+    from training.judge_variants import _joined
+
+    items = [J.Item("s", str(i), 1, 0, None, np.zeros(1), np.zeros((1, 1))) for i in range(6)]
+    items += [J.Item("s", "e", 0, 1, None, np.zeros(1), np.zeros((1, 1)))]
+    units = [np.full(2, float(i)) for i in range(6)] + [np.full(3, 99.0)]
+    out = _joined(items, units, 3, np.random.default_rng(0))
+    good = [u for bad, u in out if not bad]
+    assert len(good) == 2 and all(len(u) == 6 for u in good)
+    assert sorted(np.concatenate(good).tolist()) == sorted(np.concatenate(units[:6]).tolist())
+    (bad,) = [u for b, u in out if b]
+    assert len(bad) == 3 + 2 * 2 and (bad == 99.0).sum() == 3

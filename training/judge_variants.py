@@ -738,25 +738,28 @@ def length_rows(sets, parts=(1, 2, 4, 8), seed: int = 0) -> None:
         q = {t: float(np.mean(fu >= t)) for t in grid}
         budget = 1 - (1 - q[t0]) ** n0
 
-        def point(n: int) -> float:
+        def point(n: int, cap: float) -> float:
             if n <= n0:
                 return t0
-            return next((t for t in grid if t >= t0 and 1 - (1 - q[t]) ** n <= budget), float(grid[-1]))
+            return next((t for t in grid if t >= t0 and 1 - (1 - q[t]) ** n <= cap), float(grid[-1]))
 
+        at = {"shipped": lambda n: t0, "by length": lambda n: point(n, budget),
+              "by length, to the target": lambda n: point(n, max(budget, J.FF_TARGET))}
         for k in parts:
             texts = _joined(sets[held], ctx[held].units, k, rng)
-            for rule in ("shipped", "by length"):
-                flags = [(bad, float(J._sig(u, a, b).max() >= (t0 if rule == "shipped" else point(len(u)))))
-                         for bad, u in texts]
+            for rule, where in at.items():
+                flags = [(bad, float(J._sig(u, a, b).max() >= where(len(u)))) for bad, u in texts]
                 ff = np.mean([f for bad, f in flags if not bad]) if any(not bad for bad, _ in flags) else np.nan
                 bf = np.mean([f for bad, f in flags if bad]) if any(bad for bad, _ in flags) else np.nan
                 res.setdefault((k, rule), []).append((ff, bf))
-    print("| parts joined | rule | faithful texts flagged (mean over sets) | most on one set | with an error flagged |")
-    print("|---|---|---|---|---|")
+    print("| parts joined | rule | faithful texts flagged (mean over sets) | most on one set | with an error flagged | "
+          "balanced accuracy |")
+    print("|---|---|---|---|---|---|")
     for (k, rule), v in res.items():
         ff = [x for x, _ in v if x == x]
         bf = [y for _, y in v if y == y]
-        print(f"| {k} | {rule} | {np.mean(ff):.3f} | {max(ff):.3f} | {np.mean(bf):.3f} |")
+        print(f"| {k} | {rule} | {np.mean(ff):.3f} | {max(ff):.3f} | {np.mean(bf):.3f} | "
+              f"{(1 - np.mean(ff) + np.mean(bf)) / 2:.3f} |")
 
 
 def main() -> None:

@@ -702,9 +702,9 @@ def floor_rows(sets, held: list | None, grid=(0.0, 0.5, 1.0, 1.5, 2.0, 3.0)) -> 
 
 
 def _joined(items, units, k: int, rng) -> list[tuple[int, np.ndarray]]:
-    """Texts of `k` parts put together at random from one set's texts (each part once): faithful when every part is,
-    with an error when one is (the other k − 1 faithful); each part's units with their out-of-fold logits as read in
-    their own text. (bad, unit logits) per joined text."""
+    """Texts of `k` parts put together at random from one set's texts: the faithful ones k at a time (each once), and
+    each text with an error beside k − 1 faithful ones (a joined text is faithful only when every part is); each
+    part's units with their out-of-fold logits as read in their own text. (bad, unit logits) per joined text."""
     good = [u for it, u in zip(items, units) if not it.bad]
     bad = [u for it, u in zip(items, units) if it.bad]
     rng.shuffle(good)
@@ -720,7 +720,8 @@ def length_rows(sets, parts=(1, 2, 4, 8), seed: int = 0) -> None:
     shipped decision rule and at one that holds a text's chance of a false flag to that of a text of typical length:
     a unit of a text of n units is unsupported at the lowest point t at which 1 − (1 − q(t))^n is at most
     1 − (1 − q(t₀))^n₀ (q: the share of the other sets' faithful units at or above t; t₀ the shipped point; n₀ the
-    median number of units of the other sets' faithful texts), t₀ for texts of n₀ units or fewer."""
+    median number of units of the other sets' faithful texts), t₀ for texts of n₀ units or fewer; and the same with
+    the bound raised to FF_TARGET where that is higher ("to the target")."""
     folds = [n for n in J.HUMAN if n in sets]
     raw = J.lodo(sets)
     share = J.choose_context(raw, sets, folds)

@@ -725,14 +725,12 @@ def length_rows(sets, parts=(1, 2, 4, 8), seed: int = 0) -> None:
     folds = [n for n in J.HUMAN if n in sets]
     raw = J.lodo(sets)
     share = J.choose_context(raw, sets, folds)
-    ctx = {n: raw[n].in_context(share) for n in folds}
     rng = np.random.default_rng(seed)
     grid = np.round(np.arange(0.20, 0.991, 0.01), 2)
     res: dict[tuple[int, str], list[tuple[float, float]]] = {}
     for held in folds:
-        others = [n for n in folds if n != held]
-        a, b = J.platt({n: ctx[n] for n in others}, sets)
-        probs = {n: [J._sig(u, a, b) for u in ctx[n].units] for n in others}
+        ctx, a, b, probs = J._held_out(raw, sets, folds, held, share)
+        others = list(probs)
         t0, _ = J.choose(probs, sets)
         fu = np.concatenate([p for n in others for it, p in zip(sets[n], probs[n]) if not it.bad])
         n0 = float(np.median([len(p) for n in others for it, p in zip(sets[n], probs[n]) if not it.bad]))

@@ -46,6 +46,8 @@ import numpy as np
 from citefix.nlp import load_spacy
 from citefix.verify.judge import CHECKS, FEATURES, LOCAL_FLOOR, REGISTRY, SIGNS, in_context, vector
 from citefix.verify.pairs import invented_pair_share
+from bench.lodo import _data_dir
+from training.error_spans import known_spans, units_meeting
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,6 +73,10 @@ CLAIM_SETS = ("pool", "planted")
 CLAIM_FEATURES = ("local_log", "stands_in_source", *CHECKS)
 SIGNALS = ("lexical", "alignment", "similarity")
 MIL_ROUNDS = 3
+# whether a statement's annotated error span, where its set gives one (training/error_spans.py), narrows the choice of
+# its unsupported unit in training to the units that meet it (measured, not shipped: training/judge_variants.py
+# "spans"; eval's table "Where the red falls" reads the spans either way)
+PICK_BY_SPANS = False
 # how sharply a statement's units are pooled into one logit by fit_pooled (measured, not shipped): 1/r·log Σ exp(r·z),
 # between their log-sum (r = 1) and their maximum (large r)
 POOL_SHARPNESS = 2.0
@@ -102,6 +108,9 @@ class Item:
     # the sentence each unit was cut from
     sentences: list[np.ndarray | None] = field(repr=False, default_factory=list)
     unit_sentence: list[int | None] = field(repr=False, default_factory=list)
+    # of a statement with an error whose set says where the error lies (training/error_spans.py): the units whose own
+    # span meets it, among which training picks the unsupported one (None: any unit)
+    error_units: list[int] | None = field(repr=False, default=None)
 
 
 def _entail_scores(cache: Path, folder: str) -> dict[tuple[str, str], float]:
@@ -174,6 +183,7 @@ def load(cache: Path, overlay: dict[str, Any] | None = None, entail: str | None 
         extra = [scores.get((f.get("unit_text", ""), f.get("region_text", "")), 0.5)] if entail else []
         return [x[k] for k in FEATURES] + extra
 
+    spans = known_spans(_data_dir(None))
     out: dict[str, list[Item]] = {}
     for name in ("xsumfaith", "summeval", "wice", "attributionbench", "summedits", "probes", "pool", "planted"):
         p = cache / f"{name}.json"
@@ -185,10 +195,14 @@ def load(cache: Path, overlay: dict[str, Any] | None = None, entail: str | None 
             sname = f"summedits:{r['group']}" if name == "summedits" else name
             for u, role in zip(r["units"], r.get("roles") or []):
                 u.setdefault("role", role)  # the decomposer's role of the unit (core, modifier, clause, …)
-            units = [u for u in r["units"] if _ok(u)] or [r["whole"]]
+            kept = [k for k, u in enumerate(r["units"]) if _ok(u)]
+            units = [r["units"][k] for k in kept] or [r["whole"]]
             bad = int(r["label"] < 2) if name == "wice" else int(r["label"] == 0)
             item = Item(sname, str(r["id"]), int(r["label"]), bad, r.get("group"), np.array(row(r["whole"])),
                         np.array([row(u) for u in units]), r["whole"], units)
+            if bad and str(r["id"]) in spans and kept:
+                own = [tuple(r["spans"][k]) for k in kept] if len(r.get("spans") or []) == len(r["units"]) else []
+                item.error_units = units_meeting(spans[str(r["id"])], own) or None
             if r.get("sentences") and len(r.get("unit_sentence") or []) == len(r["units"]) == len(units):
                 item.sentences = [np.array(row(f)) if _ok(f) else None for f in r["sentences"]]
                 item.unit_sentence = list(r["unit_sentence"])
@@ -218,7 +232,8 @@ def _design(items: list[Item], model: Model | None):
             # the unit taken as the unsupported one: the most suspect under the model (first round: the weakest mean
             # of the signals, raised by any finding)
             z = model.logit(it.units) if model is not None else -it.units[:, 0] + 3.0 * it.units[:, 1:].sum(1)
-            xs.append(it.units[int(np.argmax(z))])
+            among = (PICK_BY_SPANS and it.error_units) or list(range(len(z)))  # where the set says the error lies
+            xs.append(it.units[among[int(np.argmax(z[among]))]])
             ys.append(1)
             ws.append(1.0)
         else:
@@ -709,6 +724,7 @@ def evaluate(args) -> None:
               f"{ppart:.2f} |")
     document_table(raw, sets, folds, shrink)
     length_table(raw, sets, folds, shrink)
+    localization_table(raw, sets, folds, shrink)
     held = load(Path(args.planted_heldout)) if args.planted_heldout else {}
     cited_table(raw, sets, folds, shrink, pk, held.get("planted"))
     operating_points(raw, sets, sorted({0.0, *shrink.values()}), held.get("planted"))
@@ -807,6 +823,41 @@ def length_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[s
                       f"{np.mean([x[3] for x in r]):.3f}" if r else "–"]
         span = f"{lo} or more" if hi >= 10_000 else str(lo) if lo == hi else f"{lo}–{hi}"
         print(f"| {span} | " + " | ".join(cells) + " |")
+
+
+def localization_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str],
+                       shrink: dict[str, float]) -> None:
+    """Where the red falls in a text with an error, on the sets that say where its error lies (training/error_spans.py:
+    XSumFaith's annotated spans, the words a SummEdits edit changed), LODO at the verdicts above: of the texts with an
+    error flagged, how often a unit marked unsupported meets the error, and the share of their unsupported units
+    that do; and how often the unit with the highest probability is one that meets it, against the share of units
+    that meet it (what a unit picked at random would score)."""
+    rows = [h for h in folds if any(it.error_units for it in sets[h])]
+    if not rows:
+        return
+    print("\n## Where the red falls: texts with an error whose set marks where it lies (LODO, the verdicts above)\n")
+    print("| set | texts with the error marked | flagged | of those, a unit marked unsupported meets the error | "
+          "unsupported units that meet it | the most suspect unit meets it | units that meet it (chance) |")
+    print("|---|---|---|---|---|---|---|")
+    for held in rows:
+        ctx, a, b, probs = _held_out(raw, sets, folds, held, shrink[held])
+        pu, _ = choose(probs, sets)
+        n = top = flagged = hit = red = red_on = 0
+        chance = []
+        for it, u in zip(sets[held], ctx[held].units):
+            if not it.bad or not it.error_units:
+                continue
+            p, on = _sig(u, a, b), set(it.error_units)
+            n += 1
+            top += int(np.argmax(p)) in on
+            chance.append(len(on) / len(p))
+            marked = [k for k in range(len(p)) if p[k] >= pu]
+            flagged += bool(marked)
+            hit += any(k in on for k in marked)
+            red += len(marked)
+            red_on += sum(k in on for k in marked)
+        print(f"| {held} | {n} | {flagged / n:.2f} | {hit / max(flagged, 1):.2f} | {red_on / max(red, 1):.2f} | "
+              f"{top / n:.2f} | {np.mean(chance):.2f} |")
 
 
 def cited_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: list[str], shrink: dict[str, float],

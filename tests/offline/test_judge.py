@@ -289,3 +289,71 @@ def test_joined_texts_are_faithful_only_when_every_part_is():
     assert sorted(np.concatenate(good).tolist()) == sorted(np.concatenate(units[:6]).tolist())
     (bad,) = [u for b, u in out if b]
     assert len(bad) == 3 + 2 * 2 and (bad == 99.0).sum() == 3
+
+
+def test_an_edit_is_located_at_the_words_it_changed(tmp_path):
+    """training.error_spans: the words an edited summary changed, and for words only taken out the words around the
+    gap; a SummEdits edit with an error is located against its document's original summary, a faithful edit not."""
+    from training.error_spans import edit_spans, summedits_spans, units_meeting
+
+    og = "The company is increasing its dividend to $0.13 per share."
+    new = "The company is increasing its dividend to $0.15 per share."
+    assert [new[a:b] for a, b in edit_spans(og, new)] == ["$0.15"]
+    cut = "The company is increasing its dividend per share."
+    assert [cut[a:b] for a, b in edit_spans(og, cut)] == ["dividend per"]
+    assert edit_spans(og, og) == []
+    assert units_meeting(edit_spans(og, new), [(0, 38), (39, 57), (None, None)]) == [1]
+    pool = tmp_path / "pool.jsonl"
+    rows = [{"id": "summedits-x-doc_og", "claim": og, "label": 1, "source": "summedits"},
+            {"id": "summedits-x-doc_0", "claim": new, "label": 0, "source": "summedits"},
+            {"id": "summedits-x-doc_1", "claim": cut, "label": 1, "source": "summedits"},
+            {"id": "fever-1", "claim": new, "label": 0, "source": "fever"}]
+    pool.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert summedits_spans(pool) == {"summedits-x-doc_0": [(42, 47)]}
+
+
+def test_where_the_red_falls_counts_flagged_units_on_the_marked_error(capsys):
+    """training.judge's table of where a flagged text's unsupported units lie: a text flagged on the unit that meets
+    its marked error counts, one flagged on another unit does not, and texts without a marked error are left out."""
+    import numpy as np
+
+    from training import judge as J
+
+    def item(bad, on):
+        it = J.Item("s", f"{bad}-{on}", 1 - bad, bad, None, np.zeros(len(J.COLUMNS)), np.zeros((4, len(J.COLUMNS))))
+        it.error_units = on
+        return it
+
+    sets, raw = {}, {}
+    for name in ("a", "b", "c"):
+        its = [item(0, None), item(1, [0]), item(1, [1]), item(1, None)] * 3
+        units = [np.full(4, -8.0) for _ in its]
+        for it, u in zip(its, units):
+            if it.bad:
+                u[0] = 8.0  # the first unit flagged: on the error for "[0]", beside it for "[1]"
+        sets[name], raw[name] = its, J.OOF(np.array([8.0 if it.bad else -8.0 for it in its]), units)
+    J.localization_table(raw, sets, list(sets), {n: 0.0 for n in sets})
+    rows = [line.strip("| ").split(" | ") for line in capsys.readouterr().out.splitlines()
+            if line.startswith("| a ")]
+    assert rows == [["a", "6", "1.00", "0.50", "0.50", "0.50", "0.25"]]
+
+
+def test_training_may_pick_the_unsupported_unit_where_the_error_is_marked():
+    """With PICK_BY_SPANS, a statement's unsupported unit in training is the most suspect of the units that meet its
+    marked error, not the most suspect of all."""
+    import numpy as np
+
+    from training import judge as J
+
+    n = len(J.COLUMNS)
+    units = np.zeros((3, n))
+    units[0, 0], units[2, 0] = -5.0, -1.0  # unit 0 reads least supported, the error lies in unit 2
+    it = J.Item("s", "e", 0, 1, None, np.zeros(n), units)
+    it.error_units = [1, 2]
+    pick = lambda: J._design([it], None)[0][1]  # noqa: E731 — the row after the whole statement's
+    assert pick()[0] == -5.0
+    J.PICK_BY_SPANS = True
+    try:
+        assert pick()[0] == -1.0
+    finally:
+        J.PICK_BY_SPANS = False

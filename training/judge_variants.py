@@ -7,6 +7,13 @@ whole statements and multiple-instance unit labels):
     lr             the shipped model, for the baseline row
     pooled         the logistic model trained on each statement's units through their pooled logit (a soft maximum)
                    instead of one unit labelled per statement: the text-level decision `check` makes
+    spans          the logistic model with a statement's unsupported unit picked among the units that meet its
+                   annotated error span, where its set gives one (XSumFaith, the SummEdits domains)
+    benign-words   the logistic model with a learned weight for each word found nowhere in the sources: the share of
+                   the training sets' source documents with a faithful text that has it, against those with an error
+                   in it (in the annotated error span where the set gives one), learned anew for each held-out set
+                   from the others; the unit's sum of those weights over its words is a column that may only lower
+                   the probability
     gbm            a gradient-boosted model of the same features, each monotone in the direction of its sign (trained
                    on multiple-instance unit labels, as lr)
     gbm+signals    the same, with the three signals apart (lexical log-probability, alignment, similarity) as further
@@ -295,6 +302,45 @@ def _with_columns(sets, names: list[str], signs: list[int], unit_cols, whole_col
             it.units = np.concatenate([base_u, np.array(extra).reshape(len(base_u), len(names))], 1)
 
 
+BENIGN_MIN_DOCS, BENIGN_MIN_SETS, BENIGN_PRIOR = 3, 2, 2.0
+
+
+def _found_nowhere(f: dict[str, Any]) -> set[str]:
+    return {str(w.get("text", "")).lower() for w in (f.get("invented") or []) if w.get("kind") == "word"}
+
+
+def benign_lexicon(sets, names: list[str]) -> dict[str, float]:
+    """Per word found nowhere in the sources, over the sets `names`: d_f / (d_f + d_e + BENIGN_PRIOR), d_f the source
+    documents with a faithful text that has it, d_e those with a text with an error that has it (in a unit meeting the
+    annotated error span where the set gives one); only words of at least BENIGN_MIN_DOCS such documents in at least
+    BENIGN_MIN_SETS sets."""
+    good: dict[str, set] = {}
+    bad: dict[str, set] = {}
+    where: dict[str, set] = {}
+    for n in names:
+        for it in sets[n]:
+            doc = (n, J._document(it.id))
+            ks = (it.error_units or range(len(it.raw_units))) if it.bad else range(len(it.raw_units))
+            for w in set().union(set(), *[_found_nowhere(it.raw_units[k]) for k in ks]):
+                (bad if it.bad else good).setdefault(w, set()).add(doc)
+                if not it.bad:
+                    where.setdefault(w, set()).add(n)
+    return {w: len(d) / (len(d) + len(bad.get(w, ())) + BENIGN_PRIOR) for w, d in good.items()
+            if len(d) >= BENIGN_MIN_DOCS and len(where[w]) >= BENIGN_MIN_SETS}
+
+
+def benign_fit(sets, names, drop=None):
+    """The logistic model with the column "benign words" set on every set's items from the lexicon of `names` only."""
+    lex = benign_lexicon(sets, [n for n in names if n != HELD])
+
+    def col(f: dict[str, Any]) -> list[float]:
+        words = max(float(f.get("n_words", 0) or 0), float(f.get("clause_words", 0) or 0), 1.0)
+        return [min(1.0, sum(lex.get(w, 0.0) for w in _found_nowhere(f)) / words)]
+
+    _with_columns(sets, ["benign words"], [-1], lambda it, f, row: col(f), lambda it: col(it.raw_whole))
+    return J.fit(sets, names, drop)
+
+
 def _reset(sets) -> None:
     _with_columns(sets, [], [], lambda it, f, row: [], lambda it: [])
 
@@ -334,6 +380,8 @@ def run_variant(name: str, sets, held_up: float = 0.5, drop: tuple[str, ...] = (
             J.L2 = keep
     if name == "pooled":
         return lodo_summary(sets, fitter=J.fit_pooled)
+    if name == "benign-words":
+        return lodo_summary(sets, fitter=benign_fit)
     if name == "spans":
         # a statement's unsupported unit picked among the units that meet its annotated error span, where its set
         # gives one (XSumFaith, the SummEdits domains: training/error_spans.py), not among all its units
@@ -604,7 +652,7 @@ def whole_own_rows(sets) -> None:
 NAME_COLUMNS = {"names-partial": ("name partly missing",), "names-partial-any": ("a name partly missing",),
                 "names-misplaced": ("names held away from the evidence",),
                 "names-partial+misplaced": ("name partly missing", "names held away from the evidence")}
-VARIANTS = ("lr", "pooled", "spans", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
+VARIANTS = ("lr", "pooled", "spans", "benign-words", "gbm", "gbm+signals", "lr+signals", "whole-only", "relative", "novel-relative",
             "novel-discount", "short-signals", "novel-signals", "signal-floor", "invented-kinds", "relations",
             "pairs-any", "pairs-share", "pairs-unframed", "pairs-siblings", "length", "graded-atomic", "no-pool", "pool-quarter",
             "no-planted", "raw-alignment", "raw-signals", "pooled+invented-kinds", "pooled+relations", "pooled-held+relations", "attribute-invented",
@@ -769,6 +817,38 @@ def length_rows(sets, parts=(1, 2, 4, 8), seed: int = 0) -> None:
               f"{(1 - np.mean(ff) + np.mean(bf)) / 2:.3f} |")
 
 
+AGGREGATES = {"min": np.min, "mean": np.mean, "mean of the two": lambda s: (np.mean(s) + np.min(s)) / 2}
+
+
+def aggregate_rows(sets) -> None:
+    """ROC-AUC of a text's score made from its units' scores otherwise than by the weakest (meta-eval's default;
+    `check` shows the mean): the judge's out-of-fold support (1 − p, read in context) and each single signal's, by
+    the weakest unit, the mean, and the mean of the two; beside them each signal's whole-statement score."""
+    folds = [n for n in J.HUMAN if n in sets]
+    raw = J.lodo(sets)
+    share = J.choose_context(raw, sets, folds)
+    rows: dict[str, dict[str, float]] = {}
+    for held in folds:
+        ctx, a, b, _ = J._held_out(raw, sets, folds, held, share)
+        pk, _ = J._packaged_scores(sets[held])
+        for an, f in AGGREGATES.items():
+            support = [1 - J._sig(u, a, b) for u in ctx[held].units]
+            rows.setdefault(f"judge, {an}", {})[held] = J.agreement(held, np.array([f(s) for s in support]), sets[held])
+            for sig in J.SIGNALS:
+                rows.setdefault(f"{sig}, {an}", {})[held] = J.agreement(
+                    held, np.array([f(u) for u in pk[sig][1]]), sets[held])
+        for sig in J.SIGNALS:
+            rows.setdefault(f"{sig}, whole", {})[held] = J.agreement(held, pk[sig][0], sets[held])
+    print("| text score | mean | " + " | ".join(folds) + " |")
+    print("|---|---|" + "---|" * len(folds))
+    for k, r in rows.items():
+        print(f"| {k} | {np.mean(list(r.values())):.4f} | " + " | ".join(f"{r[n]:.3f}" for n in folds) + " |")
+    for an in AGGREGATES:
+        best = {n: max(r[n] for k, r in rows.items() if not k.startswith("judge")) for n in folds}
+        print(f"| judge, {an}: margin over the best single signal in any reading | | "
+              + " | ".join(f"{rows[f'judge, {an}'][n] - best[n]:+.3f}" for n in folds) + " |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", required=True, help="the feature cache bench/lodo.py features wrote")
@@ -788,8 +868,13 @@ def main() -> None:
                     "human-labelled ones, at the shipped decision rule and at one by the text's number of units")
     ap.add_argument("--drop", default="", help="judge features held at 0 in every variant, comma-separated (the "
                     "judge without them; the gbm variants ignore it)")
+    ap.add_argument("--aggregates", action="store_true", help="a text's score from its units' scores by the weakest, "
+                    "the mean, and the mean of the two: ROC-AUC of each, the judge's and each signal's")
     args = ap.parse_args()
     sets = J.load(Path(args.cache))
+    if args.aggregates:
+        aggregate_rows(sets)
+        return
     if args.floor:
         held = J.load(Path(args.planted_heldout)).get("planted") if args.planted_heldout else None
         floor_rows(sets, held)

@@ -357,3 +357,28 @@ def test_training_may_pick_the_unsupported_unit_where_the_error_is_marked():
         assert pick()[0] == -1.0
     finally:
         J.PICK_BY_SPANS = False
+
+
+def test_the_benign_word_weights_count_documents_not_texts():
+    """training.judge_variants' learned weight of a word found nowhere: source documents with a faithful text that has
+    it against those with an error that has it (in the marked error's units where the set marks it), a word of too few
+    documents or of one set left out."""
+    import numpy as np
+
+    from training import judge as J
+    from training.judge_variants import benign_lexicon
+
+    def item(set_, doc, bad, words, error_units=None):
+        units = [{"invented": [{"kind": "word", "text": w}]} for w in words] or [{}]
+        it = J.Item(set_, f"{doc}_{len(words)}{bad}", 1 - bad, bad, None, np.zeros(1), np.zeros((len(units), 1)),
+                    {}, units)
+        it.error_units = error_units
+        return it
+
+    sets = {"a": [item("a", "d1", 0, ["overall"]), item("a", "d1", 0, ["overall", "x"]), item("a", "d2", 0, ["overall"])],
+            "b": [item("b", "d3", 0, ["overall", "rose"]), item("b", "d4", 0, ["rose"]), item("b", "d5", 0, ["rose"]),
+                  item("b", "d6", 1, ["overall", "rose"], error_units=[1])]}
+    lex = benign_lexicon(sets, ["a", "b"])
+    assert lex["overall"] == 3 / (3 + 0 + 2)  # d1 once though two of its texts have it; d6's error lies elsewhere
+    assert "rose" not in lex  # a word of one set only
+    assert "x" not in lex

@@ -220,6 +220,7 @@ def _parse_line(path: Path, lineno: int, raw: str) -> dict[str, Any]:
 class SkippedRecord(BaseModel):
     line: int
     problem: str
+    fix: str = ""
 
 
 class Loaded(BaseModel):
@@ -268,16 +269,21 @@ def iter_items(
                     raise DataFileError(exc.file, exc.line, exc.problem,
                                         f"{exc.fix}; or drop --strict to leave such records out") from None
                 if skipped is not None:
-                    skipped.append(SkippedRecord(line=lineno, problem=exc.problem))
+                    skipped.append(SkippedRecord(line=lineno, problem=exc.problem, fix=exc.fix))
                 continue
             yield item
 
 
 def load(path: str | Path, format: str = "auto", limit: int | None = None, *, skip_invalid: bool = False) -> Loaded:
-    """Read a whole file: shape, items, and the records skipped as invalid."""
+    """Read a whole file: shape, items, and the records skipped as invalid. A file none of whose records can be used
+    raises :class:`DataFileError` (naming the first record's problem), skipped or not: there is nothing to measure."""
     shape = detect_format(path) if format == "auto" else format
     skipped: list[SkippedRecord] = []
     items = list(iter_items(path, format=shape, limit=limit, skip_invalid=skip_invalid, skipped=skipped))
+    if not items and skipped:
+        first = skipped[0]
+        raise DataFileError(path, first.line, f"none of its {len(skipped)} records can be used; the first: "
+                            f"{first.problem}", first.fix or "correct the records")
     return Loaded(path=str(path), shape=shape, items=items, skipped=skipped)  # type: ignore[arg-type]
 
 

@@ -194,6 +194,15 @@ def test_skip_invalid_collects_problems(tmp_path):
     assert [i.id for i in iter_items(p, skip_invalid=True, limit=1)] == ["s1"]
 
 
+def test_a_file_with_no_usable_record_is_an_error_even_when_skipping(tmp_path):
+    """Leaving every record out leaves nothing to measure: the file is named with its first problem and its fix,
+    not read as an empty result."""
+    p = write(tmp_path, [dict(SUMMEVAL, label="1"), dict(SUMMEVAL, id="s2", label="0")])
+    with pytest.raises(DataFileError, match=r":1: none of its 2 records can be used; the first: field 'label' must be "
+                       r"0 or 1, found '1'\. Fix: write 'label' as 1 or 0"):
+        load(p, skip_invalid=True)
+
+
 # ----------------------------------------------------------------------------------------------- the real files
 
 REAL = [

@@ -390,6 +390,20 @@ def test_cli_reports_bad_input(tmp_path, capsys):
     assert "bad.jsonl:1" in capsys.readouterr().err
 
 
+def test_cli_refuses_a_file_whose_every_record_is_left_out(tmp_path, capsys):
+    """Without --strict invalid records are left out; when that is all of them, the run stops with the first
+    record's problem (exit 2) instead of writing a report of nothing, and no --by field is blamed for it."""
+    from citefix.cli import main
+
+    p = tmp_path / "strings.jsonl"
+    p.write_text("".join(json.dumps({"document": "The cup is glass.", "summary": "The cup is glass.", "label": v,
+                                     "error_type": "none"}) + "\n" for v in ("1", "0")))
+    assert main(["meta-eval", str(p), "--no-store", "--by", "error_type", "--report", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "strings.jsonl:1: none of its 2 records can be used" in err and "write 'label' as 1 or 0" in err
+    assert "error_type" not in err and not (tmp_path / "r").exists()
+
+
 @pytest.mark.slow
 def test_cli_meta_eval_with_real_offline_verifier(tmp_path, capsys):
     from citefix.cli import main

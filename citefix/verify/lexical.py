@@ -142,10 +142,25 @@ def _words_value(words: str) -> float | None:
     return total + cur if seen else None
 
 
+_RANGE_JOIN = re.compile(r"\s*(?:[-\u2013\u2014]|to)\s*")
+
+
+def _share_range_scales(text: str, nums: list[Number], scales: list[float | None]) -> None:
+    """A range written with one scale word ("$705–$712 million", "3 to 4 billion"): its first figure is read on the
+    second's scale, as every reader reads it, not as 705 dollars."""
+    for k in range(len(nums) - 1):
+        a, b = nums[k], nums[k + 1]
+        if scales[k] is None and scales[k + 1] and _RANGE_JOIN.fullmatch(text[a.end:b.start]) and \
+                a.value * scales[k + 1] <= b.value and (text[b.start] not in "£$€¥" or text[a.start] == text[b.start]):
+            f = scales[k + 1] or 1.0
+            nums[k] = Number(a.value * f, a.precision * f, a.text, a.start, a.end, a.soft, a.unit, a.approx)
+
+
 def find_numbers(text: str) -> list[Number]:
     """Numbers in text with value and precision: '3.08 million', '£45m', '1,000', 'twenty-five', '3rd', 'three'."""
     out: list[Number] = _ratios(text)
     taken: list[tuple[int, int]] = [(n.start, n.end) for n in out]
+    scales: list[float | None] = [None] * len(out)  # each number's scale word's factor, None without one
     value: float | None
     for m in _NUMBER.finditer(text):
         if any(a < m.end() and m.start() < b for a, b in taken):
@@ -167,6 +182,8 @@ def find_numbers(text: str) -> list[Number]:
         end = m.end() if scale_word else m.end("ord") if m.group("ord") else m.end("num")
         out.append(Number(value * scale, prec, text[m.start() : end].strip(), m.start(), end))
         taken.append((m.start(), end))
+        scales.append(scale if scale_word else None)
+    _share_range_scales(text, out, scales)
     for n in _spans(text) + _fractions(text):
         if not any(a < n.end and n.start < b for a, b in taken):
             out.append(n)

@@ -388,3 +388,28 @@ def test_a_modifiers_antonym_under_the_same_negation_still_contradicts(tools):
                  "The model learns visual concepts without implicit supervision on any of them.")
     assert any(s.startswith("antonym: implicit") for v in out.values() for s in v.details["structure"]), \
         {k: v.details["structure"] for k, v in out.items()}
+
+
+@pytest.mark.parametrize("source, text, flagged", [
+    # a negation of another verb does not reach the verb after it, on either side
+    ('"I don\'t even remember it going in," Tull said afterwards.', "Tull said he did not remember it going in.",
+     False),
+    # "failed to" and "unable to" deny the verb after them, as "not" does
+    ("The lawyer said the previous owner had failed to replace an aging boiler.",
+     "The lawyer said the previous owner had not replaced an aging boiler.", False),
+    ("On 17 April customers were unable to complete purchases for two hours.",
+     "On 17 April customers could not complete purchases for two hours.", False),
+    ("On 17 April customers were unable to complete purchases for two hours.",
+     "On 17 April customers completed purchases for two hours.", True),
+    # a noun right after "no" is the cue's own: "no customers were charged" denies "charged"
+    ("No customer payment data was exposed, and no customers were charged for failed orders.",
+     "No one was charged for the failed orders.", False),
+    ("No customer payment data was exposed, and no customers were charged for failed orders.",
+     "Customers were charged for the failed orders.", True),
+    # "failed" with no "to" after it denies nothing
+    ("The failed bid was rejected by the board on Monday.", "The board rejected the failed bid on Monday.", False),
+])
+def test_negation_said_otherwise_is_read_the_same_on_both_sides(tools, source, text, flagged):
+    out = _check(tools, source, text)
+    found = [s for v in out.values() for s in _polarity(v)]
+    assert bool(found) == flagged, {u: v.details["structure"] for u, v in out.items()}

@@ -546,6 +546,7 @@ def value_tokens(s: str) -> list[str]:
     out = []
     # a unit spelt the British or the American way ("230 metres" / "230 meters")
     s = re.sub(r"\b(met|lit|kilomet|centimet|millimet)re(s?)\b", r"\1er\2", s.lower())
+    s = re.sub(r"(?<=\w)['\u2019]s\b", "", s)  # a name's possessive is the name: "Fenwick & Hale's" / "Fenwick & Hale"
     # a decimal said in words, in digits ("twelve dot fifty euros", "twelve euros and fifty" → "12.50 euros")
     for d in sorted(spoken_decimals(s), key=lambda x: -x.start):
         sc = re.search(r"\b(thousand|million|billion|trillion)\b", d.text)  # "one point four million" → "1.4 million"

@@ -239,6 +239,8 @@ def name_substitutions(doc, focus: Sequence[tuple[int, int]], region_docs: Seque
         a, b = utoks[i1:i2], stoks[j1:j2]
         if _in_parentheses(stoks, j1):
             continue  # the evidence's slot is an aside in brackets the unit left out ("Verve Records (Richie …)")
+        if any(all(t.tag_ == "POS" or t.is_punct for t in side) for side in (a, b)):
+            continue  # a possessive's "'s" stands in no name's place ("Fenwick & Hale's offices" / "Fenwick & Hale LLP")
         if not (_is_name(a, names_known) and _is_name(b)) or _one_spelling(a, b):
             continue  # not two names, or one name written two ways ("u.s." / "U.S.", "COVID-19" / "COVID")
         # the whole names: a copied name word next to the stretch belongs to it ("Mr Brown" / "David Brown")

@@ -41,7 +41,7 @@ from citefix.verify.predicates import antonym_predicates
 from citefix.verify.predication import parsed_words
 from citefix.verify.regions import RegionFinder, hedged_where_cut, in_host, located_evidence, value_evidence
 from citefix.verify.slots import speaker_conflicts
-from citefix.verify.source_search import anchored_test, copied, polarity_elsewhere, said_with_name
+from citefix.verify.source_search import anchored_test, copied, one_bearer, polarity_elsewhere, said_with_name
 from citefix.verify.synonyms import said_otherwise
 from citefix.verify.times import canonical_step, date_words, time_phrases, time_steps
 
@@ -357,8 +357,8 @@ class UnitSignals(RegionFinder):
         # unless a source sentence says the unit's words with its value
         def stands(c: dict[str, Any]) -> bool:  # not excused, and taken from one place
             # a name is excused only where a source sentence says it in the unit's slot, not anywhere near its word
-            said = (name_said_in_slot(doc, c, pool.sentences(), self._parse_regions) if c.get("value_kind") in NAME_KINDS
-                    else anchored(c["start"], c["end"]))
+            said = (name_said_in_slot(doc, c, pool.sentences(), self._parse_regions) or one_bearer(c, pool)
+                    if c.get("value_kind") in NAME_KINDS else anchored(c["start"], c["end"]))
             return not said and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))
 
         conflicts = [c for c in value_conflicts(doc, focus, rdocs) if stands(c)] if not verbatim else []
@@ -375,7 +375,8 @@ class UnitSignals(RegionFinder):
         # the slot, so a sentence elsewhere holding the name on the same word does not excuse it
         taken = {c["start"] for c in conflicts}
         subs = [c for c in name_substitutions(doc, focus, rdocs, known=pool.capitalised())
-                if c["start"] not in taken and not said_with_name(doc, c, pool) and not pinned(c["start"], c["end"])]
+                if c["start"] not in taken and not said_with_name(doc, c, pool) and not pinned(c["start"], c["end"])
+                and not one_bearer(c, pool)]
         structure += subs
         return structure, n_pol, swaps, conflicts, subs
 

@@ -5,6 +5,7 @@ copied word for word). Used by citefix.verify.offline_signals."""
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Any, Iterable
 
 from citefix.verify.lexical import find_numbers
@@ -97,6 +98,17 @@ def said_with_name(doc, sub: dict[str, Any], pool: _Pool) -> bool:
             if all(any(x == u for x in piece) for u in words):  # a subsequence: the iterator is consumed
                 return True
     return False
+
+
+def one_bearer(finding: dict[str, Any], pool: _Pool) -> bool:
+    """Do the unit's name and the evidence's other name stand side by side as one name in a source ("Ashbury Rovers":
+    "Rovers manager" where the evidence says "Ashbury manager"; "Clara Penhallow": "Clara" / "Penhallow")? Then they
+    are two words of one bearer's name, not two bearers."""
+    a, b = str(finding.get("text") or "").strip(), str(finding.get("evidence") or "").strip()
+    if not a or not b or a.lower() == b.lower() or not (a[:1].isupper() and b[:1].isupper()):
+        return False
+    pair = re.compile(rf"(?<!\w)(?:{re.escape(a)}\s+{re.escape(b)}|{re.escape(b)}\s+{re.escape(a)})(?!\w)")
+    return any(pair.search(src.text) for src in pool.sources)
 
 
 def copied(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> bool:

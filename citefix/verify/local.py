@@ -175,7 +175,7 @@ def polarity_mismatches(doc, focus: Sequence[tuple[int, int]], seq: Sequence[tup
             hits = _aligned_hits(found, seq, _content_words(doc, t), pauses)
         if not hits:
             continue
-        src_neg = [source_negated(seq, k, pauses, parsed) for k in hits]
+        src_neg = [source_negated(seq, k, pauses) for k in hits]
         u_neg = negated_unit(t, align)
         if all(n != u_neg for n in src_neg) and not (
                 parsed and all(parsed[k] is not None and another_complement(t, parsed[k]) for k in hits)):
@@ -274,13 +274,6 @@ def anchor(span) -> Any:
     copula that opens a clause of its own ("… improved to $3.69 and net income was $971 million": the amount is said
     on "was", not on "improved")."""
     inside = {t.i for t in span}
-    # a count of a part hangs on the whole it counts ("eliminating 340 of the factory's 910 jobs": 340 jobs, as 910
-    # jobs): the noun of its "of", not the verb
-    of = next((c for c in span.root.children if c.dep_ == "prep" and c.lower_ == "of" and c.i not in inside), None) \
-        if span.root.like_num or span.root.ent_type_ in ("CARDINAL", "PERCENT", "QUANTITY") else None
-    whole = next((g for g in of.children if g.dep_ == "pobj" and g.pos_ in ("NOUN", "PROPN")), None) if of else None
-    if whole is not None:
-        return whole
     head = next((t.head for t in span if t.head.i not in inside), None)
     # a value joined to another value hangs where that one does ("a net profit of $8.2 million or $0.19 per share":
     # both on "profit")

@@ -7,7 +7,7 @@ negations it looks for elsewhere in a source.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from citefix.verify.lexical import FOCUS_AFTER_CUE, MODALS
 
@@ -40,11 +40,11 @@ def _original_offset(align: Sequence[Sequence[int]] | None, x: int) -> int:
 
 def negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
     """A negation cue on the verb: a `neg` child, "no" right after it ("shown no remorse"), or a cue among the three
-    words before it, with no punctuation, no inflected word but auxiliaries and no other verb between (as on the
-    source side, ``source_negated``), that stood right there in the text the unit was cut from too — a cue of another
-    verb must not reach across words the decomposer left out ("won't translate [into Bernie Sanders] becoming":
-    "becoming" is not negated), nor across that verb ("did not remember it going in": "going" is not negated). A noun
-    right after "no" is the cue's own ("no customers were charged"), and "failed to" or "unable to" is a cue."""
+    words before it, with no punctuation and no inflected word but auxiliaries between (as on the source side,
+    ``source_negated``), that stood right there in the text the unit was cut from too — a cue of another verb must
+    not reach across words the decomposer left out ("won't translate [into Bernie Sanders] becoming": "becoming" is
+    not negated). A noun right after "no" is the cue's own ("no customers were charged"), and "failed to" or "unable
+    to" is a cue."""
     doc = tok.doc
     if any(c.dep_ == "neg" and not _focus_after(doc, c.i) for c in tok.children):
         return True
@@ -59,7 +59,7 @@ def negated_unit(tok, align: Sequence[Sequence[int]] | None = None) -> bool:
         cue = w.lower_ in NEG_WORDS or (w.lower_ in IMPLICATIVE_NEG and j + 1 < len(doc) and doc[j + 1].lower_ == "to")
         if cue and here - _original_offset(align, w.idx) == tok.idx - w.idx:
             return not _focus_after(doc, j)
-        if w.pos_ == "VERB" or (_ends_cue(w.lower_, w.lemma_.lower()) and not (j > 0 and doc[j - 1].lower_ == "no")):
+        if _ends_cue(w.lower_, w.lemma_.lower()) and not (j > 0 and doc[j - 1].lower_ == "no"):
             return False
     return False
 
@@ -106,14 +106,12 @@ def word_pauses(words: Sequence[tuple[int, str, str]], text: str, lo: int = 1,
     return out
 
 
-def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[int, bool] | None = None,
-                   parsed: Sequence[Any] | None = None) -> bool:
+def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[int, bool] | None = None) -> bool:
     """Whether word k of a source word sequence (position, word, lemma) is negated: a cue among the three words
     before it with no punctuation (`pauses`, from ``word_pauses``) and no inflected word but auxiliaries between, or
     right after it for "be", "have" and "do" ("he was not happy"), as spaCy parses the unit's side; or "no" right
     after it ("had shown no remorse"), as on the unit's side. As there, a noun right after "no" is the cue's own, and
-    "failed to" or "unable to" is a cue; with `parsed` (each word's token in the region's parse, or None), no other
-    verb stands between."""
+    "failed to" or "unable to" is a cue."""
     pauses = pauses or {}
     for j in range(k - 1, max(0, k - 3) - 1, -1):
         if j + 1 in pauses:
@@ -122,8 +120,7 @@ def source_negated(seq: Sequence[tuple[int, str, str]], k: int, pauses: Mapping[
             if _source_focus_after(seq, j, pauses):
                 break  # "did not only flood the town": not the verb's negation
             return True
-        verb = parsed is not None and j < len(parsed) and parsed[j] is not None and parsed[j].pos_ == "VERB"
-        if verb or (_ends_cue(seq[j][1], seq[j][2]) and not (j > 0 and j not in pauses and seq[j - 1][1] == "no")):
+        if _ends_cue(seq[j][1], seq[j][2]) and not (j > 0 and j not in pauses and seq[j - 1][1] == "no"):
             break
     if k + 2 < len(seq) and k + 1 not in pauses and _no_after(seq[k][2], seq[k + 1][1], seq[k + 2][1]):
         return True

@@ -357,7 +357,7 @@ class UnitSignals(RegionFinder):
         # unless a source sentence says the unit's words with its value
         def stands(c: dict[str, Any]) -> bool:  # not excused, and taken from one place
             # a name is excused only where a source sentence says it in the unit's slot, not anywhere near its word
-            said = (name_said_in_slot(doc, c, pool.sentences(), self._parse_regions) or one_bearer(c, pool)
+            said = (name_said_in_slot(doc, c, pool.sentences(), self._parse_regions) or one_bearer(c, pool, self._parse_regions)
                     if c.get("value_kind") in NAME_KINDS else anchored(c["start"], c["end"]))
             return not said and (not align or any(r[0] <= c["start"] and c["end"] <= r[1] for r in align))
 
@@ -376,7 +376,7 @@ class UnitSignals(RegionFinder):
         taken = {c["start"] for c in conflicts}
         subs = [c for c in name_substitutions(doc, focus, rdocs, known=pool.capitalised())
                 if c["start"] not in taken and not said_with_name(doc, c, pool) and not pinned(c["start"], c["end"])
-                and not one_bearer(c, pool)]
+                and not one_bearer(c, pool, self._parse_regions)]
         structure += subs
         return structure, n_pol, swaps, conflicts, subs
 

@@ -100,15 +100,26 @@ def said_with_name(doc, sub: dict[str, Any], pool: _Pool) -> bool:
     return False
 
 
-def one_bearer(finding: dict[str, Any], pool: _Pool) -> bool:
+def one_bearer(finding: dict[str, Any], pool: _Pool, parse) -> bool:
     """Do the unit's name and the evidence's other name stand side by side as one name in a source ("Ashbury Rovers":
     "Rovers manager" where the evidence says "Ashbury manager"; "Clara Penhallow": "Clara" / "Penhallow")? Then they
-    are two words of one bearer's name, not two bearers."""
+    are two words of one bearer's name, not two bearers. One name in the parse of the source's sentence (`parse`:
+    texts → their spaCy docs): one entity, or one word a compound of the other — not two names a lost full stop put
+    side by side ("… chose Arsenal Sanchez has made …")."""
     a, b = str(finding.get("text") or "").strip(), str(finding.get("evidence") or "").strip()
     if not a or not b or a.lower() == b.lower() or not (a[:1].isupper() and b[:1].isupper()):
         return False
     pair = re.compile(rf"(?<!\w)(?:{re.escape(a)}\s+{re.escape(b)}|{re.escape(b)}\s+{re.escape(a)})(?!\w)")
-    return any(pair.search(src.text) for src in pool.sources)
+    for src in pool.sources:
+        for m in pair.finditer(src.text):
+            lo, hi = next(((x, y) for x, y in src.sentence_bounds() if x <= m.start() < y), (0, len(src.text)))
+            doc = parse([src.text[lo:hi]])[0]
+            toks = [t for t in doc if m.start() - lo <= t.idx < m.end() - lo and not t.is_space]
+            if len(toks) >= 2 and (any(all(e.start <= t.i < e.end for t in toks) for e in doc.ents)
+                                   or all(t.dep_ in ("compound", "flat") and t.head.i in {x.i for x in toks}
+                                          for t in toks[:-1])):
+                return True
+    return False
 
 
 def copied(doc, pool: _Pool, min_words: int = COPY_MIN_WORDS) -> bool:

@@ -100,3 +100,22 @@ def test_reuse_fresh_compares_a_cited_answers_verdicts_too(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     m = re.search(r"1 cited answers edited \(drop\), (\d+) verdicts, (\d+) reused, 0 differ", r.stdout)
     assert m and int(m.group(1)) >= 2 and int(m.group(2)) >= 1, r.stdout
+
+
+def test_bench_flagged_names_each_unsupported_unit_and_counts_why(tmp_path):
+    """bench.flagged on a two-statement file: the faithful one has none flagged, the one with an invented figure is
+    flagged for a figure the source lacks, and the counts say so."""
+    doc = "The new bridge over the River Aln cost £6.3 million. It opened to traffic in May after two years of work."
+    rows = [{"id": "ok", "document": doc, "summary": "The bridge over the Aln cost £6.3 million.", "label": 1},
+            {"id": "bad", "document": doc, "summary": "The bridge over the Aln cost £9.8 million.", "label": 0}]
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    r = _run("bench.flagged", str(path), "--faithful", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().endswith("0 of 1 statements with a unit unsupported; 0 units:")
+    r = _run("bench.flagged", str(path), "--errors", tmp_path=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "== bad:" in r.stdout and "£9.8 million" in r.stdout
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("1 of 1 statements with a unit unsupported") and ("not in the source" in last
+                                                                             or "said otherwise" in last), last

@@ -7,7 +7,8 @@ set's), and a count of the reasons by kind.
 
 Kinds: "said otherwise" (the evidence gives another value, name or speaker in the slot), "polarity or antonym",
 "not in the source" (a figure or date the sources lack), "certainty", and "little found" (the signals: few of its
-words matched, words found nowhere). Never run it on a held-out probe file: what it prints is what reading means.
+words matched, words found nowhere). On a held-out probe file, only with --counts: the units it prints are what
+reading the file means.
 """
 
 from __future__ import annotations

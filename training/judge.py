@@ -835,14 +835,14 @@ def localization_table(raw: dict[str, OOF], sets: dict[str, list[Item]], folds: 
     rows = [h for h in folds if any(it.error_units for it in sets[h])]
     if not rows:
         return
-    print("\n## Where the red falls: texts with an error whose set marks where it lies (LODO, the verdicts above)\n")
-    print("| set | texts with the error marked | flagged | of those, a unit marked unsupported meets the error | "
-          "unsupported units that meet it | the most suspect unit meets it | units that meet it (chance) |")
-    print("|---|---|---|---|---|---|---|")
+    cols = ("set", "texts with the error marked", "flagged", "of those, a unit marked unsupported meets the error",
+            "unsupported units that meet it", "the most suspect unit meets it", "units that meet it (chance)")
+    print("\n## Where the red falls: texts with an error whose set marks where it lies (LODO, the verdicts above)\n\n"
+          + "| " + " | ".join(cols) + " |\n" + "|---" * len(cols) + "|")
     for held in rows:
         ctx, a, b, probs = _held_out(raw, sets, folds, held, shrink[held])
-        pu, _ = choose(probs, sets)
         n = top = flagged = hit = red = red_on = 0
+        pu, _ = choose(probs, sets)
         chance = []
         for it, u in zip(sets[held], ctx[held].units):
             if not it.bad or not it.error_units:

@@ -149,10 +149,9 @@ def _share_range_scales(text: str, nums: list[Number], scales: list[float | None
     """A range written with one scale word ("$705–$712 million", "3 to 4 billion"): its first figure is read on the
     second's scale, as every reader reads it, not as 705 dollars."""
     for k in range(len(nums) - 1):
-        a, b = nums[k], nums[k + 1]
-        if scales[k] is None and scales[k + 1] and _RANGE_JOIN.fullmatch(text[a.end:b.start]) and \
-                a.value * scales[k + 1] <= b.value and (text[b.start] not in "£$€¥" or text[a.start] == text[b.start]):
-            f = scales[k + 1] or 1.0
+        a, b, f = nums[k], nums[k + 1], scales[k + 1]
+        if scales[k] is None and f and _RANGE_JOIN.fullmatch(text[a.end:b.start]) and a.value * f <= b.value and \
+                (text[b.start] not in "£$€¥" or text[a.start] == text[b.start]):
             nums[k] = Number(a.value * f, a.precision * f, a.text, a.start, a.end, a.soft, a.unit, a.approx)
 
 

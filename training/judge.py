@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
+from bench.lodo import _data_dir
 from citefix.nlp import load_spacy
 from citefix.verify.judge import CHECKS, FEATURES, LOCAL_FLOOR, REGISTRY, SIGNS, in_context, vector
 from citefix.verify.pairs import invented_pair_share
-from bench.lodo import _data_dir
 from training.error_spans import known_spans, units_meeting
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,7 +109,7 @@ class Item:
     sentences: list[np.ndarray | None] = field(repr=False, default_factory=list)
     unit_sentence: list[int | None] = field(repr=False, default_factory=list)
     # of a statement with an error whose set says where the error lies (training/error_spans.py): the units whose own
-    # span meets it, among which training picks the unsupported one (None: any unit)
+    # span meets it (None: not known) — read by eval's "Where the red falls", and by training with PICK_BY_SPANS
     error_units: list[int] | None = field(repr=False, default=None)
 
 
